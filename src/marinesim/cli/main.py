@@ -1,0 +1,110 @@
+"""The ``marinesim`` command: one entry point, sub-commands from ``marinesim.cli.*``.
+
+Errors derived from :class:`~marinesim.core.errors.MarinesimError` are printed without a
+traceback (``--debug`` shows it): exit 2 for configuration and data errors, 1 for a failed or
+diverged run.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import typer
+
+from marinesim import __version__
+from marinesim.core.errors import (
+    ConfigError,
+    ConfigWarning,
+    DataError,
+    DependencyNotInstalled,
+    MarinesimError,
+)
+
+app = typer.Typer(
+    name="marinesim",
+    help="Simulate marine vehicles: uSimMarine-exact kinematics, 6-DOF, actuators, SURFTRAK.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+_DEBUG = False
+
+
+@app.callback()
+def _root(
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks of errors."),
+) -> None:
+    global _DEBUG
+    _DEBUG = debug
+
+
+@app.command("version")
+def version() -> None:
+    """Print the marinesim version."""
+    typer.echo(f"marinesim {__version__}")
+
+
+def _add_subcommands() -> None:
+    # Each module defines `register(app)`; the import is inside so that a module's own heavy
+    # imports load only when the command line is built.
+    from marinesim.cli import bench, run, usm, verify
+
+    for module in (usm, verify, run, bench):
+        module.register(app)
+    for optional in ("vehicles", "surftrak", "alloc"):
+        try:
+            module = __import__(f"marinesim.cli.{optional}", fromlist=["register"])
+        except ModuleNotFoundError as exc:
+            if exc.name != f"marinesim.cli.{optional}":
+                raise
+            continue
+        module.register(app)
+
+
+_add_subcommands()
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+    stream = file or sys.stderr
+    label = "warning" if issubclass(category, ConfigWarning) else category.__name__
+    print(f"{label}: {message}", file=stream)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    warnings.showwarning = _show_warning
+    try:
+        app(args=argv, standalone_mode=False)
+    except (ConfigError, DataError, DependencyNotInstalled) as exc:
+        if _DEBUG:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except MarinesimError as exc:
+        if _DEBUG:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except typer.Exit as exc:
+        return int(exc.exit_code or 0)
+    except SystemExit as exc:
+        return int(exc.code or 0) if isinstance(exc.code, int) else 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.exceptions.Abort):
+            return 130
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            return exc.exit_code
+        raise
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""Validated parameter models.
+
+Every model, actuator and plugin declares its parameters as a subclass of :class:`ParamsBase`
+(pydantic v2): unknown keys are rejected, instances are immutable, units live in the field
+metadata (``Field(..., json_schema_extra={"unit": "m/s"})`` or the :func:`field` shortcut).
+:func:`validate` turns pydantic's errors into :class:`~marinesim.core.errors.ConfigError` with
+``file:line:column: dotted.path: message`` and a did-you-mean for unknown keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from marinesim.core.errors import ConfigError, suggest
+
+__all__ = ["Marks", "ParamsBase", "field", "field_units", "validate"]
+
+#: Mapping from a dotted path ("entities.0.motion.params.turn_rate") to (line, column), 1-based.
+Marks = Mapping[str, tuple[int, int]]
+
+P = TypeVar("P", bound="ParamsBase")
+
+
+class ParamsBase(BaseModel):
+    """Base of every parameter model: ``extra="forbid"``, frozen, finite floats only."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+def field(default: Any = ..., *, unit: str = "", description: str = "", **kwargs: Any) -> Any:
+    """A pydantic ``Field`` with a ``unit`` in its metadata.
+
+    Parameters
+    ----------
+    default : Any
+        Default value (``...`` = required).
+    unit : str
+        SI unit ("m", "m/s", "deg", "%", "" for dimensionless).
+    description : str
+        One line shown by ``--example`` and ``plugins show``.
+    """
+    extra = dict(kwargs.pop("json_schema_extra", {}) or {})
+    extra["unit"] = unit
+    return Field(default, description=description, json_schema_extra=extra, **kwargs)
+
+
+def field_units(model: type[BaseModel]) -> dict[str, str]:
+    """Map each field of ``model`` to its unit string ("" when none was declared)."""
+    out: dict[str, str] = {}
+    for name, info in model.model_fields.items():
+        extra = info.json_schema_extra
+        out[name] = str(extra.get("unit", "")) if isinstance(extra, dict) else ""
+    return out
+
+
+def _mark_for(marks: Marks | None, path: str) -> tuple[int | None, int | None]:
+    if not marks:
+        return None, None
+    probe = path
+    while True:
+        if probe in marks:
+            return marks[probe]
+        if "." not in probe:
+            return None, None
+        probe = probe.rsplit(".", 1)[0]
+
+
+def _known_fields(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """Field names of the (nested) model an error location points into."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            info = current.model_fields.get(str(part))
+            if info is None:
+                return []
+            ann = info.annotation
+            current = ann
+        else:
+            return []
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return []
+
+
+def validate(
+    model: type[P],
+    data: Mapping[str, Any] | None,
+    *,
+    file: str | Path | None = None,
+    marks: Marks | None = None,
+    prefix: str = "",
+) -> P:
+    """Build ``model`` from ``data`` or raise a located :class:`ConfigError`.
+
+    Parameters
+    ----------
+    model : type of ParamsBase
+        The parameter model.
+    data : mapping
+        Raw values (e.g. from YAML).
+    file : str or Path, optional
+        Source file, for the message.
+    marks : mapping, optional
+        Dotted path → (line, column) of the source nodes.
+    prefix : str
+        Dotted path of ``data`` inside the file (e.g. ``"entities.0.motion.params"``).
+
+    Raises
+    ------
+    ConfigError
+        For the first problem, with file, line, column, the dotted path and a suggestion for
+        unknown keys.
+    """
+    try:
+        return model.model_validate(dict(data or {}))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(err.get("loc", ()))
+        rel = ".".join(str(p) for p in loc)
+        path = f"{prefix}.{rel}" if prefix and rel else (prefix or rel)
+        line, col = _mark_for(marks, path)
+        msg = str(err.get("msg", "invalid value"))
+        if err.get("type") == "extra_forbidden" and loc:
+            close = suggest(str(loc[-1]), _known_fields(model, loc))
+            msg = "extra field not permitted"
+            if close:
+                msg += f" (did you mean {close[0]!r}?)"
+        elif err.get("type") == "missing":
+            msg = "required value missing"
+        elif "input" in err and err.get("type") not in ("extra_forbidden",):
+            msg += f" (got {err['input']!r})"
+        raise ConfigError(msg, file=file, line=line, column=col, param=path or None) from None
+
+
+def make_checker(model: type[P]) -> Callable[[Mapping[str, Any]], P]:
+    """Return ``data -> model`` raising :class:`ConfigError` (convenience for callbacks)."""
+    return lambda data: validate(model, data)

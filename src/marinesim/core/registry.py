@@ -1,0 +1,129 @@
+"""Registry of named implementations (motion models, plugins, actuator variants, ...).
+
+Entries are ``"module:Attr"`` strings imported lazily on first use, so importing marinesim
+costs nothing and the layers stay independent.  Third parties register through the
+entry-point group ``marinesim.plugins`` (entry-point name ``"<kind>/<name>"``, value
+``"module:Attr"``).  A failed lookup raises :class:`~marinesim.core.errors.UnknownNameError`
+with close matches.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib import metadata
+from typing import Any
+
+from marinesim.core.errors import ConfigError, UnknownNameError
+
+__all__ = ["get", "known", "names", "register", "resolve"]
+
+#: Built-in entries: (kind, name) -> "module:Attr".  Kinds are free strings; the plugin kinds
+#: of the engine are "motion", "sensor", "controller", "autonomy", "interaction", "metric",
+#: "network"; model families use e.g. "thruster_dynamics", "thrust_conversion", "lift_drag".
+_BUILTIN: dict[tuple[str, str], str] = {
+    # --- engine plugins (marinesim.engine.plugins) ---
+    ("motion", "usm"): "marinesim.engine.plugins.usm:UsmMotion",
+    ("motion", "usm_v22"): "marinesim.engine.plugins.usm:UsmV22Motion",
+    ("controller", "heading_speed_depth_pid"): "marinesim.engine.plugins.pid:HeadingSpeedDepthPid",
+    ("autonomy", "waypoints"): "marinesim.engine.plugins.waypoints:Waypoints",
+    ("autonomy", "event_script"): "marinesim.engine.plugins.script:EventScript",
+    # --- actuator model families (issue: 6-DOF and actuators) ---
+    # --- allocation (issue: thruster allocation) ---
+    # --- control / sensors (issue: SURFTRAK) ---
+}
+
+_LOADED: dict[tuple[str, str], Any] = {}
+_ENTRY_POINTS_READ = False
+
+
+def register(kind: str, name: str, target: str | Any, *, replace: bool = False) -> None:
+    """Register ``target`` (an object or a ``"module:Attr"`` string) as ``name`` of ``kind``.
+
+    Raises
+    ------
+    ConfigError
+        If the name is already registered for that kind and ``replace`` is false.
+    """
+    _read_entry_points()
+    key = (kind, name)
+    if not replace and (key in _BUILTIN or key in _LOADED):
+        raise ConfigError(f"duplicate {kind} name {name!r}: it is already registered")
+    if isinstance(target, str):
+        _BUILTIN[key] = target
+        _LOADED.pop(key, None)
+    else:
+        _BUILTIN.pop(key, None)
+        _LOADED[key] = target
+
+
+def _read_entry_points() -> None:
+    global _ENTRY_POINTS_READ
+    if _ENTRY_POINTS_READ:
+        return
+    _ENTRY_POINTS_READ = True
+    try:
+        eps = metadata.entry_points(group="marinesim.plugins")
+    except Exception:  # pragma: no cover - broken metadata of another package
+        return
+    for ep in eps:
+        if "/" not in ep.name:
+            continue
+        kind, name = ep.name.split("/", 1)
+        key = (kind, name)
+        if key in _BUILTIN or key in _LOADED:
+            raise ConfigError(
+                f"entry point {ep.name!r} of {ep.value!r} duplicates an existing {kind} name"
+            )
+        _BUILTIN[key] = ep.value
+
+
+def resolve(target: str) -> Any:
+    """Import ``"package.module:Attr"`` and return the attribute."""
+    module_name, _, attr = target.partition(":")
+    module = importlib.import_module(module_name)
+    obj: Any = module
+    for part in attr.split(".") if attr else []:
+        obj = getattr(obj, part)
+    return obj
+
+
+def names(kind: str) -> list[str]:
+    """Sorted registered names of one kind."""
+    _read_entry_points()
+    return sorted({n for (k, n) in list(_BUILTIN) + list(_LOADED) if k == kind})
+
+
+def known() -> dict[str, list[str]]:
+    """All kinds and their names."""
+    _read_entry_points()
+    kinds = sorted({k for (k, _) in list(_BUILTIN) + list(_LOADED)})
+    return {k: names(k) for k in kinds}
+
+
+def get(kind: str, name: str, *, label: str | None = None) -> Any:
+    """Return the implementation registered as ``name`` of ``kind`` (imported on first use).
+
+    Parameters
+    ----------
+    kind : str
+        Registry kind, e.g. ``"motion"``.
+    name : str
+        Registered name, e.g. ``"usm"``.
+    label : str, optional
+        How to call the kind in an error (default: ``kind`` with underscores as blanks,
+        e.g. ``"motion model"`` can be passed for motion).
+
+    Raises
+    ------
+    UnknownNameError
+        With did-you-mean suggestions and the list of known names.
+    """
+    _read_entry_points()
+    key = (kind, name)
+    if key in _LOADED:
+        return _LOADED[key]
+    if key not in _BUILTIN:
+        raise UnknownNameError(label or kind.replace("_", " "), name, names(kind))
+    obj = resolve(_BUILTIN[key])
+    _LOADED[key] = obj
+    return obj

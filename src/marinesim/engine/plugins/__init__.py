@@ -1,0 +1,1 @@
+"""marinesim.engine.plugins."""

@@ -1,0 +1,1 @@
+"""Replays of reference cases produced by real peer programs (``marinesim verify``)."""
