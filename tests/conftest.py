@@ -1,21 +1,42 @@
-"""Test-suite guards: no global randomness anywhere in marinesim (engine spec §10.4)."""
+"""Test-suite guards: no global randomness anywhere in marinesim (engine spec §10.4).
+
+numpy's legacy global functions and Python's ``random`` functions are wrapped for the whole
+suite: a call made from a ``marinesim`` module raises, calls from elsewhere (hypothesis seeds
+the global generators itself) go through.
+"""
 
 from __future__ import annotations
 
+import functools
 import random
+import sys
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
 
-_GLOBAL_NP = ("rand", "randn", "random", "normal", "uniform", "randint", "choice", "seed", "shuffle", "permutation")
+_GLOBAL_NP = (
+    "rand", "randn", "random", "random_sample", "normal", "uniform", "randint", "choice",
+    "seed", "shuffle", "permutation", "standard_normal", "exponential", "poisson",
+)
+_GLOBAL_PY = ("random", "uniform", "gauss", "normalvariate", "randint", "choice", "seed", "shuffle")
+
+
+def _guard(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if caller == "marinesim" or caller.startswith("marinesim."):
+            raise AssertionError(f"{caller} used the global random state ({name})")
+        return original(*args, **kwargs)
+
+    return wrapper
 
 
 @pytest.fixture(autouse=True)
 def _no_global_rng(monkeypatch: pytest.MonkeyPatch) -> None:
-    def _forbidden(*_a: object, **_k: object) -> None:
-        raise AssertionError("global random state used (np.random.<function> or random.<function>)")
-
     for name in _GLOBAL_NP:
-        monkeypatch.setattr(np.random, name, _forbidden)
-    for name in ("random", "uniform", "gauss", "randint", "choice", "seed", "shuffle"):
-        monkeypatch.setattr(random, name, _forbidden)
+        monkeypatch.setattr(np.random, name, _guard(f"np.random.{name}", getattr(np.random, name)))
+    for name in _GLOBAL_PY:
+        monkeypatch.setattr(random, name, _guard(f"random.{name}", getattr(random, name)))
