@@ -1,1 +1,204 @@
-"""Public conformance checkers for plugins and models (``check_plugin``, ``check_model``)."""
+"""Public conformance checkers for plugins (``check_plugin``).
+
+``check_plugin(cls)`` runs a plugin class through the engine contract (architecture spec §3):
+unknown parameter keys are rejected with a ConfigError, topic declarations are well formed,
+a run is deterministic for a seed, the N = 1 run equals row 0 of an N = 5 run bit for bit,
+every signal it logs has N rows, and a controller or autonomy runs without truth access
+(no ``uses_truth``).  It raises ``AssertionError`` listing what failed, and returns the names
+of the checks that passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from marinesim.core.errors import ConfigError, EngineError
+from marinesim.core.params import validate
+from marinesim.core.state import VehicleState
+from marinesim.engine.entity import BlockSpec, PluginSpec, Spawn
+from marinesim.engine.plugin import HOOKS, Plugin, overridden_hooks
+from marinesim.engine.results import RunResult
+from marinesim.engine.simulation import Simulation
+
+__all__ = ["HarnessMotion", "HarnessSetpoints", "build_params", "check_plugin"]
+
+
+class HarnessMotion(Plugin):
+    """Test motion: constant-speed arcs (heading rate 2 deg/s) at the spawn depth; no inputs."""
+
+    kind: ClassVar[str] = "motion"
+
+    def substep(self, ctx: Any, rng: Any) -> None:
+        """Advance the arc over one substep."""
+        st = ctx.truth
+        h = np.radians(st.heading_deg + 2.0 * ctx.h)
+        speed = 1.5
+        pos = st.pos.copy()
+        pos[:, 0] += speed * np.cos(h) * ctx.h
+        pos[:, 1] += speed * np.sin(h) * ctx.h
+        new = VehicleState.from_pose(
+            pos[:, 0], pos[:, 1], pos[:, 2], np.degrees(h), speed=np.full(ctx.n, speed)
+        )
+        ctx.set_truth(new)
+
+
+class HarnessSetpoints(Plugin):
+    """Test autonomy: publishes DESIRED_HEADING/SPEED/DEPTH that change with time."""
+
+    kind: ClassVar[str] = "autonomy"
+    publishes: ClassVar[dict[str, str]] = {
+        "DESIRED_HEADING": "double",
+        "DESIRED_SPEED": "double",
+        "DESIRED_DEPTH": "double",
+    }
+
+    def autonomy(self, ctx: Any, rng: Any) -> None:
+        """Publish the setpoints of time t."""
+        ctx.publish("DESIRED_HEADING", (30.0 * ctx.t) % 360.0)
+        ctx.publish("DESIRED_SPEED", 1.0 + 0.1 * ctx.t)
+        ctx.publish("DESIRED_DEPTH", 2.0)
+
+
+def build_params(cls: type[Plugin], mapping: Mapping[str, Any] | None) -> Any:
+    """Validated params of ``cls`` from a mapping (through ``build_params`` where defined)."""
+    if hasattr(cls, "build_params"):
+        return cls.build_params(dict(mapping or {}))[0]  # type: ignore[attr-defined]
+    return validate(cls.Params, dict(mapping or {}))
+
+
+def _run(cls: type[Plugin], params: Any, n: int, seed: int, ticks: int, dt: float) -> RunResult:
+    plugin = cls("under_test", params)
+    kind = cls.kind
+    motion = PluginSpec(plugin) if kind == "motion" else PluginSpec(HarnessMotion("harness_motion"))
+    controllers: tuple[PluginSpec, ...] = ()
+    autonomy: tuple[PluginSpec, ...] = ()
+    sensors: tuple[PluginSpec, ...] = ()
+    setpoints = PluginSpec(HarnessSetpoints("harness_setpoints"))
+    if kind == "controller":
+        controllers = (PluginSpec(plugin),)
+        autonomy = (setpoints,)
+    elif kind == "autonomy":
+        autonomy = (PluginSpec(plugin),)
+    elif kind == "sensor":
+        sensors = (PluginSpec(plugin),)
+    else:
+        autonomy = (setpoints,)
+    block = BlockSpec(
+        "block",
+        n,
+        motion,
+        controllers,
+        autonomy,
+        sensors,
+        Spawn(north=1.0, east=2.0, depth=0.5, heading_deg=30.0, speed=1.0),
+    )
+    sim = Simulation([block], dt=dt, end=ticks * dt, seed=seed)
+    return sim.run()
+
+
+def _same(a: RunResult, b: RunResult, rows_b: slice | None = None) -> list[str]:
+    bad = []
+    if set(a.signals) != set(b.signals):
+        return [f"signal names differ: {sorted(set(a.signals) ^ set(b.signals))}"]
+    for name in a.signals:
+        va = a[name]
+        vb = b[name] if rows_b is None else b[name][rows_b]
+        if va.shape != vb.shape or not np.array_equal(va, vb, equal_nan=True):
+            bad.append(name)
+    return bad
+
+
+def check_plugin(
+    cls: type[Plugin],
+    params: Mapping[str, Any] | None = None,
+    *,
+    seed: int = 1234,
+    ticks: int = 40,
+    dt: float = 0.1,
+) -> list[str]:
+    """Check a plugin class against the engine contract.
+
+    Parameters
+    ----------
+    cls : type of Plugin
+    params : mapping, optional
+        Parameters to build it with (default: ``cls.example_params`` or ``{}``).
+    seed : int
+        Seed of the harness runs.
+    ticks : int
+        Ticks per harness run.
+    dt : float
+        Tick [s].
+
+    Returns
+    -------
+    list of str
+        Names of the checks that passed.
+
+    Raises
+    ------
+    AssertionError
+        Listing every failed check.
+    """
+    failures: list[str] = []
+    passed: list[str] = []
+    mapping = dict(params if params is not None else getattr(cls, "example_params", {}) or {})
+
+    if cls.kind not in HOOKS:
+        raise AssertionError(f"{cls.__name__}: unknown kind {cls.kind!r}")
+    hooks = overridden_hooks(cls)
+    if not hooks:
+        failures.append("declares no hook")
+    else:
+        passed.append("hooks")
+
+    try:
+        build_params(cls, {**mapping, "definitely_not_a_parameter": 1})
+        failures.append("an unknown parameter key was accepted")
+    except ConfigError as exc:
+        if "definitely_not_a_parameter" not in str(exc):
+            failures.append(f"unknown key error does not name the key: {exc}")
+        else:
+            passed.append("unknown_key_rejected")
+
+    try:
+        p = build_params(cls, mapping)
+    except ConfigError as exc:
+        raise AssertionError(f"{cls.__name__}: cannot build with {mapping!r}: {exc}") from None
+    inst = cls("probe", p)
+    for label, decl in (("publishes", inst.publishes), ("subscribes", inst.subscribes)):
+        if not isinstance(decl, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in decl.items()
+        ):
+            failures.append(f"{label} must map topic names to type names")
+    if not failures or "publishes" not in " ".join(failures):
+        passed.append("declarations")
+
+    try:
+        r1 = _run(cls, p, 5, seed, ticks, dt)
+        r2 = _run(cls, p, 5, seed, ticks, dt)
+        r_single = _run(cls, p, 1, seed, ticks, dt)
+    except EngineError as exc:
+        raise AssertionError(f"{cls.__name__}: engine contract violated: {exc}") from None
+    diff = _same(r1, r2)
+    if diff:
+        failures.append(f"not deterministic for a seed: {diff}")
+    else:
+        passed.append("deterministic")
+    diff = _same(r_single, r1, slice(0, 1))
+    if diff:
+        failures.append(f"N=1 differs from row 0 of N=5: {diff}")
+    else:
+        passed.append("batch_equals_single")
+    for name, sig in r1.signals.items():
+        if sig.values.shape[0] != 5 or sig.values.ndim != 3:
+            failures.append(f"signal {name} has shape {sig.values.shape}, expected (5, T, k)")
+    passed.append("signal_shapes")
+    if r1.status != "completed":
+        failures.append(f"harness run ended with status {r1.status}")
+    if failures:
+        raise AssertionError(f"{cls.__name__}: " + "; ".join(failures))
+    return passed

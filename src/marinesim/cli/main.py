@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     warnings.showwarning = _show_warning
     try:
-        app(args=argv, standalone_mode=False)
+        rc = app(args=argv, standalone_mode=False)
     except (ConfigError, DataError, DependencyNotInstalled) as exc:
         if _DEBUG:
             raise
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             exc.show()
             return exc.exit_code
         raise
-    return 0
+    return rc if isinstance(rc, int) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,9 +1,271 @@
-"""`marinesim run` commands (being written)."""
+"""``marinesim run``, ``demo``, ``plot``, ``plugins`` and ``scenarios``: glue over the Python API.
+
+The logic lives in :mod:`marinesim.scenario` (loading, building), :mod:`marinesim.engine`
+(running) and :mod:`marinesim.io` (logs, figures).
+"""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import Any
+
 import typer
+
+from marinesim.core.errors import ConfigError, EngineError, MarinesimError, NumericalError
+
+_ENTITY_KINDS = ("motion", "controller", "autonomy", "sensor", "interaction", "metric")
+
+
+def _echo(text: str) -> None:
+    typer.echo(text)
+
+
+def _default_outdir(sim: Any) -> Path:
+    return Path("marinesim-runs") / f"{sim.name}-seed{sim.seed}"
+
+
+def _execute(
+    source: str,
+    *,
+    outdir: Path | None,
+    seed: int | None,
+    variables: list[str] | None,
+    sets: list[str] | None,
+    plot: bool,
+    fmt: str,
+    progress: bool,
+) -> int:
+    """Load, run, save and plot; return the exit code (0 ok, 1 failed/diverged)."""
+    from marinesim.io.log import FORMATS, save_run
+    from marinesim.scenario import load_simulation
+
+    if fmt not in FORMATS:
+        raise ConfigError(
+            f"unknown log format {fmt!r} (use csv, parquet or both)", param="--format"
+        )
+    sim = load_simulation(source, variables=variables or None, sets=sets or None, seed=seed)
+    out = outdir if outdir is not None else _default_outdir(sim)
+    if sim.seed_drawn:
+        _echo(f"seed: {sim.seed} (drawn from OS entropy; saved in the manifest and scenario.yaml)")
+    man = sim.manifest()
+    if man["perfect_navigation"]:
+        names = man["perfect_navigation"]
+        shown = ", ".join(names[:6]) + (f", ... ({len(names)} in all)" if len(names) > 6 else "")
+        _echo(f"note: perfect navigation (belief = truth, no estimator) for {shown}")
+    if man["oracle"]:
+        _echo(f"note: oracle truth access for {', '.join(man['oracle'])}")
+    result = None
+    error: BaseException | None = None
+    try:
+        if progress and sys.stderr.isatty():
+            result = _run_with_bar(sim)
+        else:
+            result = sim.run()
+    except MarinesimError as exc:
+        error = exc
+        result = getattr(exc, "result", None)
+    except KeyboardInterrupt as exc:  # keep what was simulated, then stop (exit 130)
+        result = getattr(exc, "result", None)
+        if result is not None:
+            save_run(result, out, fmt=fmt)
+            typer.echo(f"interrupted: partial log written to {out}", err=True)
+        raise
+    except Exception as exc:  # a plugin bug: keep the log, report it as a failed run
+        error = EngineError(f"run failed at t = {sim.t:g} s: {type(exc).__name__}: {exc}")
+        error.__cause__ = exc
+        result = getattr(exc, "result", None)
+    if result is not None:
+        files = save_run(result, out, fmt=fmt)
+        logs = [str(files[k]) for k in ("log_csv", "log_parquet") if k in files]
+        _echo(f"log: {', '.join(logs)} (status {result.status}, {len(result.t)} frames)")
+        _echo(f"manifest: {files['manifest']}")
+        warned = [e for e in result.events if e.severity in ("warning", "error", "critical")]
+        if warned:
+            _echo(
+                f"events: {len(warned)} warnings/errors in {files['events']} (first: {warned[0].text})"
+            )
+        if plot and len(result.t) > 0:
+            from marinesim.io.plots import save_figures
+
+            figs = save_figures(result, out)
+            _echo(f"figure: {figs['trajectory']}")
+            _echo(f"figure: {figs['timeseries']}")
+    if error is not None:
+        raise error
+    assert result is not None
+    if result.status == "diverged":
+        # raised (not returned): the CLI's entry point maps MarinesimError to exit code 1
+        diverged = [e for e in result.events if e.kind == "NumericalError"]
+        text = diverged[0].text if diverged else "non-finite state"
+        raise NumericalError(f"run diverged (log kept in {out}): {text}")
+    _echo(
+        f"ended by: {result.manifest.get('ended_by')} at t = {result.t[-1]:g} s "
+        f"(wall {result.manifest.get('wall_time_s', 0.0):.2f} s)"
+    )
+    return 0
+
+
+def _run_with_bar(sim: Any) -> Any:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    end = sim.clock.end
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("t = {task.completed:.1f} / {task.total:.0f} s"),
+        TimeElapsedColumn(),
+        transient=False,
+    ) as bar:
+        task = bar.add_task(sim.name, total=end - sim.clock.start if end is not None else None)
+        state = {"last": 0}
+
+        def cb(t: float, t_end: float | None) -> None:
+            state["last"] += 1
+            if state["last"] % 25 == 0:
+                bar.update(task, completed=t - sim.clock.start)
+
+        result = sim.run(progress=cb)
+        bar.update(task, completed=sim.t - sim.clock.start)
+    return result
 
 
 def register(app: typer.Typer) -> None:
-    """Add the commands of this module to ``app``."""
+    """Add ``run``, ``demo``, ``plot``, ``plugins`` and ``scenarios`` to ``app``."""
+
+    @app.command("run")
+    def run_cmd(
+        scenario: str = typer.Argument(
+            ..., help="Scenario YAML file (or a bundled scenario name)."
+        ),
+        outdir: Path = typer.Option(
+            None,
+            "--outdir",
+            "-o",
+            help="Output directory (default marinesim-runs/<name>-seed<seed>).",
+        ),
+        seed: int = typer.Option(None, "--seed", help="Override the scenario seed."),
+        var: list[str] = typer.Option(
+            None, "--var", help="Template variable NAME=VALUE (repeatable)."
+        ),
+        set_: list[str] = typer.Option(
+            None, "--set", help="Override PATH=VALUE, e.g. time.end=60 (repeatable)."
+        ),
+        no_plot: bool = typer.Option(False, "--no-plot", help="Do not draw the figures."),
+        fmt: str = typer.Option("both", "--format", help="Log format: csv, parquet or both."),
+        no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
+    ) -> None:
+        """Run a scenario: progress bar, log (CSV/Parquet + manifest) and figures."""
+        code = _execute(
+            scenario,
+            outdir=outdir,
+            seed=seed,
+            variables=var,
+            sets=set_,
+            plot=not no_plot,
+            fmt=fmt,
+            progress=not no_progress,
+        )
+        if code:
+            raise typer.Exit(code)
+
+    @app.command("demo")
+    def demo_cmd(
+        outdir: Path = typer.Option(
+            None,
+            "--outdir",
+            "-o",
+            help="Output directory (default marinesim-runs/demo_survey-seed<seed>).",
+        ),
+        end: float = typer.Option(
+            None,
+            "--end",
+            help="End time [s] (default: the scenario's 900 s or when all vehicles are done).",
+        ),
+        seed: int = typer.Option(None, "--seed", help="Override the seed (spawn jitter)."),
+        no_plot: bool = typer.Option(False, "--no-plot", help="Do not draw the figures."),
+    ) -> None:
+        """Run the bundled 3-vehicle survey (current field, gust script); write log and figures."""
+        sets = [f"time.end={end}"] if end is not None else None
+        code = _execute(
+            "demo_survey",
+            outdir=outdir,
+            seed=seed,
+            variables=None,
+            sets=sets,
+            plot=not no_plot,
+            fmt="both",
+            progress=True,
+        )
+        if code:
+            raise typer.Exit(code)
+
+    @app.command("plot")
+    def plot_cmd(
+        rundir: Path = typer.Argument(..., help="Run directory written by 'marinesim run'."),
+        outdir: Path = typer.Option(
+            None, "--outdir", "-o", help="Where to write the PNGs (default: the run directory)."
+        ),
+    ) -> None:
+        """Re-draw the figures of a saved run."""
+        from marinesim.io.log import load_run
+        from marinesim.io.plots import save_figures
+
+        result = load_run(rundir)
+        figs = save_figures(result, outdir or rundir)
+        for p in figs.values():
+            _echo(f"figure: {p}")
+
+    @app.command("scenarios")
+    def scenarios_cmd() -> None:
+        """List the bundled scenarios."""
+        import yaml
+
+        from marinesim.scenario import builtin_names, builtin_path
+
+        for name in builtin_names():
+            text = builtin_path(name).read_text(encoding="utf-8")
+            desc = ""
+            for line in text.splitlines():
+                if line.startswith("description:"):
+                    desc = str(yaml.safe_load(line.partition(":")[2]) or "")
+            _echo(f"{name:20s} {desc}")
+
+    plugins = typer.Typer(
+        name="plugins",
+        help="List registered plugins and show their parameters.",
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+    )
+    app.add_typer(plugins)
+
+    @plugins.command("list")
+    def plugins_list() -> None:
+        """Registered engine plugins by kind."""
+        from marinesim.core import registry
+
+        for kind in _ENTITY_KINDS:
+            names = registry.names(kind)
+            if not names:
+                continue
+            _echo(f"{kind}:")
+            for name in names:
+                try:
+                    cls = registry.get(kind, name)
+                    desc = cls.describe() if hasattr(cls, "describe") else ""
+                except ImportError as exc:
+                    desc = f"(unavailable: {exc})"
+                _echo(f"  {name:26s} {desc}")
+
+    @plugins.command("show")
+    def plugins_show(
+        name: str = typer.Argument(..., help="Plugin name, e.g. waypoints."),
+        kind: str = typer.Option(None, "--kind", help="Kind, when the name exists in several."),
+        example: bool = typer.Option(
+            False, "--example", help="Print a scenario entry with every parameter."
+        ),
+    ) -> None:
+        """Parameters (type, default, unit), topics and hooks of one plugin."""
+        from marinesim.engine.describe import plugin_example, plugin_info
+
+        _echo(plugin_example(name, kind) if example else plugin_info(name, kind))

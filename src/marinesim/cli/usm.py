@@ -1,9 +1,168 @@
-"""`marinesim usm` commands (being written)."""
+"""``marinesim usm ...``: the MOOS face of the uSimMarine model.
+
+Glue only: the logic lives in :mod:`marinesim.interop.moos` (files, runner, interface texts)
+and :mod:`marinesim.reference.usm` (replays).
+"""
 
 from __future__ import annotations
 
+import inspect
+from pathlib import Path
+from typing import Any
+
 import typer
+
+from marinesim.core.errors import ConfigError
+
+_VARIANTS = ("usm", "usm_v22")
+_COMPATS = ("doc", "moos")
+
+
+def _check_choice(value: str | None, choices: tuple[str, ...], param: str) -> None:
+    if value is not None and value not in choices:
+        raise ConfigError(f"must be one of {', '.join(choices)}, not {value!r}", param=param)
+
+
+def _emit(warns: list[Any]) -> None:
+    for w in warns:
+        typer.echo(f"warning: {w}", err=True)
 
 
 def register(app: typer.Typer) -> None:
-    """Add the commands of this module to ``app``."""
+    """Add the ``usm`` command group to ``app``."""
+    usm = typer.Typer(
+        name="usm",
+        help="uSimMarine (MOOS-IvP) face: .moos files, example/interface, check, run, replay.",
+        no_args_is_help=False,
+        invoke_without_command=True,
+        pretty_exceptions_enable=False,
+    )
+
+    @usm.callback(invoke_without_command=True)
+    def usm_main(
+        ctx: typer.Context,
+        example: bool = typer.Option(
+            False, "--example", "-e", help="Print an example configuration block."
+        ),
+        interface: bool = typer.Option(
+            False, "--interface", "-i", help="Print the subscriptions and publications."
+        ),
+        version: bool = typer.Option(False, "--version", "-v", help="Print the version."),
+        alias: str = typer.Option(
+            None, "--alias", help="Process name: the ProcessConfig block to read or print."
+        ),
+        variant: str = typer.Option(
+            "usm", "--variant", help="usm (uSimMarine) or usm_v22 (uSimMarineV22)."
+        ),
+    ) -> None:
+        """uSimMarine-exact simulation driven by MOOS mission files."""
+        from marinesim import __version__
+
+        _check_choice(variant, _VARIANTS, "--variant")
+        ctx.obj = {"alias": alias, "variant": variant}
+        if version:
+            typer.echo(
+                f"marinesim {__version__} usm (uSimMarine and uSimMarineV22 of MOOS-IvP a2a9b716)"
+            )
+            return
+        if example:
+            from marinesim.interop.moos.interface import example_text
+
+            typer.echo(example_text(variant, alias), nl=False)  # type: ignore[arg-type]
+            return
+        if interface:
+            from marinesim.interop.moos.interface import interface_text
+
+            typer.echo(interface_text(variant), nl=False)  # type: ignore[arg-type]
+            return
+        if ctx.invoked_subcommand is None:
+            typer.echo(ctx.get_help())
+
+    def _block(ctx: typer.Context, block: str | None) -> str | None:
+        return block or (ctx.obj or {}).get("alias")
+
+    def _variant(ctx: typer.Context, variant: str | None) -> str | None:
+        if variant is not None:
+            _check_choice(variant, _VARIANTS, "--variant")
+            return variant
+        v = (ctx.obj or {}).get("variant")
+        return None if v == "usm" else v
+
+    @usm.command("check")
+    def check_cmd(
+        ctx: typer.Context,
+        file: Path = typer.Argument(..., help="The .moos mission file."),
+        compat: str = typer.Option("doc", "--compat", help="doc (documented) or moos."),
+        block: str = typer.Option(None, "--block", help="Block name (default uSimMarine)."),
+        variant: str = typer.Option(None, "--variant", help="usm or usm_v22 (default: block)."),
+    ) -> None:
+        """Validate the uSimMarine block and print the effective parameters and differences."""
+        from marinesim.interop.moos.files import load_usm_config
+        from marinesim.interop.moos.interface import check_report
+
+        _check_choice(compat, _COMPATS, "--compat")
+        loaded = load_usm_config(
+            file,
+            compat=compat,
+            variant=_variant(ctx, variant),  # type: ignore[arg-type]
+            block=_block(ctx, block),
+        )
+        typer.echo(
+            check_report(loaded.config, loaded.warnings, file=str(file), block=loaded.block),
+            nl=False,
+        )
+
+    @usm.command("run")
+    def run_cmd(
+        ctx: typer.Context,
+        file: Path = typer.Argument(..., help="The .moos mission file."),
+        duration: float = typer.Option(..., "--duration", help="Simulated time [s]."),
+        output: Path = typer.Option(..., "-o", "--output", help="CSV file to write."),
+        script: Path = typer.Option(None, "--script", help="Event script (uTimerScript lines)."),
+        compat: str = typer.Option("doc", "--compat", help="doc (documented) or moos."),
+        block: str = typer.Option(None, "--block", help="Block name (default uSimMarine)."),
+        variant: str = typer.Option(None, "--variant", help="usm or usm_v22 (default: block)."),
+    ) -> None:
+        """Run the uSimMarine block (dt = 1/AppTick) with timed events; write a CSV."""
+        from marinesim.interop.moos.runner import run_moos_file
+
+        _check_choice(compat, _COMPATS, "--compat")
+        run = run_moos_file(
+            file,
+            duration=duration,
+            script=script,
+            compat=compat,  # type: ignore[arg-type]
+            variant=_variant(ctx, variant),  # type: ignore[arg-type]
+            block=_block(ctx, block),
+        )
+        _emit(run.config_warnings)
+        for w in run.warnings:
+            typer.echo(f"warning: {w}", err=True)
+        run.to_csv(output)
+        typer.echo(f"wrote {output} ({len(run.rows)} rows, {len(run.columns)} columns)")
+
+    @usm.command("replay")
+    def replay_cmd(
+        case: Path = typer.Argument(..., help="A reference NAME.scenario.json."),
+        output: Path = typer.Option(..., "-o", "--output", help="CSV file to write."),
+        compat: str = typer.Option("moos", "--compat", help="moos (default) or doc."),
+    ) -> None:
+        """Replay a reference scenario and write the columns of its expected.csv."""
+        _check_choice(compat, _COMPATS, "--compat")
+        if not case.exists():
+            raise ConfigError("file not found", file=case)
+        from marinesim.reference import usm as ref_usm
+
+        kwargs: dict[str, Any] = {}
+        if "compat" in inspect.signature(ref_usm.replay_case).parameters:
+            kwargs["compat"] = compat
+        elif compat != "moos":
+            raise ConfigError(
+                "replays run in compat=moos only (the cases are the real program's output)",
+                param="--compat",
+            )
+        df = ref_usm.replay_case(case, **kwargs)
+        df.to_csv(output, index=False, float_format="%.17g")
+        typer.echo(f"wrote {output} ({len(df)} rows, {len(df.columns)} columns)")
+
+    app.add_typer(usm, name="usm")

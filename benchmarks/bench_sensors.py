@@ -1,0 +1,134 @@
+"""Throughput of the navigation sensor set at N = 1000 vehicles, against the same run without it.
+
+One entity block of N vehicles on the test motion (``marinesim.testing.HarnessMotion``: arcs
+at 1.5 m/s, 5 m depth) runs ``--ticks`` ticks of dt = 0.1 s twice in the same process:
+
+* **bare**: motion only (perfect navigation);
+* **sensors**: the full set — IMU (10 Hz), AHRS (10 Hz), depth (1 Hz), DVL (10 Hz), GPS (1 Hz),
+  ``nav_ekf`` (every tick, replay buffer) and ``contacts`` (1 Hz, every other vehicle as a
+  candidate, k-d tree above 256) — plus the ``nav_error`` metric.
+
+Figures: vehicle-steps/s (N · ticks / wall time of ``Simulation.run``) of each run and their
+ratio; the median of ``--repeat`` repetitions.
+
+Usage::
+
+    python benchmarks/bench_sensors.py [--n 1000] [--ticks 200] [--repeat 3] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+from marinesim.engine.entity import BlockSpec, PluginSpec, Spawn
+from marinesim.engine.plugin import NoParams
+from marinesim.engine.plugins import metrics as M
+from marinesim.engine.plugins import sensors as S
+from marinesim.engine.simulation import Simulation
+from marinesim.testing import HarnessMotion
+
+
+def sensor_set() -> tuple[PluginSpec, ...]:
+    """The full navigation sensor set of the benchmark."""
+    imu = S.imu.ImuParams(
+        accel_noise_std=0.02, gyro_noise_std=0.001, accel_bias_walk=1e-4, gyro_bias_walk=1e-5
+    )
+    ekf = S.EkfParams(
+        accel_noise_std=0.02,
+        accel_bias_walk=1e-4,
+        depth_std=0.05,
+        gps_std=2.0,
+        dvl_std=0.05,
+        initial_pos_std=1.0,
+        initial_vel_std=0.1,
+        initial_bias_std=0.01,
+    )
+    son = S.contacts.ContactParams(
+        max_range=100.0,
+        fov_az_deg=120.0,
+        fov_el_deg=30.0,
+        range_std=1.0,
+        az_std_deg=1.0,
+        el_std_deg=1.0,
+        detection_probability=0.9,
+    )
+    return (
+        PluginSpec(S.ImuSensor("imu", imu), 10.0),
+        PluginSpec(
+            S.AhrsSensor(
+                "ahrs", S.ahrs.AhrsParams(roll_std_deg=0.1, pitch_std_deg=0.1, yaw_std_deg=0.5)
+            ),
+            10.0,
+        ),
+        PluginSpec(S.DepthSensor("depth", S.depth.DepthParams(noise_std=0.05)), 1.0),
+        PluginSpec(
+            S.DvlSensor(
+                "dvl",
+                S.dvl.DvlParams(
+                    noise_std=0.02, min_altitude=0.5, max_altitude=50.0, seafloor_depth=40.0
+                ),
+            ),
+            10.0,
+        ),
+        PluginSpec(S.GpsSensor("gps", S.gps.GpsParams(noise_std=2.0)), 1.0),
+        PluginSpec(S.NavEkfEstimator("nav", ekf)),
+        PluginSpec(S.ContactSensor("sonar", son), 1.0),
+    )
+
+
+def one_run(n: int, ticks: int, with_sensors: bool, seed: int = 1) -> float:
+    """Vehicle-steps/s of one run."""
+    blk = BlockSpec(
+        "auv",
+        n,
+        PluginSpec(HarnessMotion("motion")),
+        sensors=sensor_set() if with_sensors else (),
+        spawn=Spawn(depth=5.0, speed=1.5, spread={"north": 500.0, "east": 500.0}),
+    )
+    world = [PluginSpec(M.NavError("nav_error", NoParams()))] if with_sensors else []
+    sim = Simulation([blk], dt=0.1, end=ticks * 0.1, seed=seed, world=world)
+    t0 = time.perf_counter()
+    res = sim.run()
+    wall = time.perf_counter() - t0
+    assert res.status == "completed"
+    return n * ticks / wall
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run both configurations; return and optionally write the results."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--ticks", type=int, default=200)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    bare = statistics.median(one_run(args.n, args.ticks, False) for _ in range(args.repeat))
+    full = statistics.median(one_run(args.n, args.ticks, True) for _ in range(args.repeat))
+    out = {
+        "n": args.n,
+        "ticks": args.ticks,
+        "dt": 0.1,
+        "bare_vehicle_steps_per_s": bare,
+        "sensors_vehicle_steps_per_s": full,
+        "slowdown": bare / full,
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+    }
+    print(
+        f"N={args.n} ticks={args.ticks}: bare {bare:,.0f} vehicle-steps/s, "
+        f"full sensor set {full:,.0f} vehicle-steps/s, slowdown x{bare / full:.1f}"
+    )
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(out, indent=2), encoding="utf-8")
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,321 @@
+"""`marinesim alloc` commands: thruster-allocation analysis of a vehicle (``report``)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import typer
+
+from marinesim.core.errors import ConfigError, DataError
+
+__all__ = ["build_report", "load_layout", "read_t200_table", "register"]
+
+AXES = ("X", "Y", "Z", "K", "M", "N")
+UNITS = ("N", "N", "N", "N·m", "N·m", "N·m")
+T200_CSV = "t200_performance_10-20V.csv"
+ENV_T200 = "MARINESIM_T200_DATA"
+
+
+def read_t200_table(path: str | Path) -> Any:
+    """Read Blue Robotics' long-format T200 CSV (a file, or a folder holding it) as a T200Table.
+
+    Raises
+    ------
+    DataError
+        Missing file, missing columns or non-numeric cells (with file and line).
+    """
+    from marinesim.actuators.t200 import T200Table
+
+    p = Path(path)
+    if p.is_dir():
+        p = p / T200_CSV
+    if not p.is_file():
+        raise DataError(f"T200 table not found (expected {T200_CSV})", file=p)
+    cols = ("voltage_V", "pwm_us", "force_N", "current_A")
+    data: dict[str, list[float]] = {c: [] for c in cols}
+    with p.open(newline="") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in cols if c not in (reader.fieldnames or [])]
+        if missing:
+            raise DataError(f"missing column(s) {', '.join(missing)}", file=p, line=1)
+        for lineno, row in enumerate(reader, start=2):
+            for c in cols:
+                try:
+                    data[c].append(float(row[c]))
+                except (TypeError, ValueError):
+                    raise DataError(
+                        f"not a number: {row[c]!r}", file=p, line=lineno, param=c
+                    ) from None
+    try:
+        return T200Table(*(data[c] for c in cols))
+    except DataError as exc:
+        raise DataError(exc.message, file=p) from None
+
+
+def _marks(node: Any, prefix: str = "") -> dict[str, tuple[int, int]]:
+    import yaml
+
+    out: dict[str, tuple[int, int]] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key, val in node.value:
+            path = f"{prefix}.{key.value}" if prefix else str(key.value)
+            out[path] = (key.start_mark.line + 1, key.start_mark.column + 1)
+            out.update(_marks(val, path))
+    elif isinstance(node, yaml.SequenceNode):
+        for k, val in enumerate(node.value):
+            path = f"{prefix}.{k}" if prefix else str(k)
+            out[path] = (val.start_mark.line + 1, val.start_mark.column + 1)
+            out.update(_marks(val, path))
+    return out
+
+
+def load_layout(vehicle: str, bound_set: str = "ardusub_positive_forward") -> Any:
+    """A ThrusterLayout from a built-in name or a YAML file (``*.yaml``/``*.yml``).
+
+    Raises
+    ------
+    ConfigError
+        Unknown vehicle (did-you-mean) or an invalid YAML layout (file:line:column: param).
+    """
+    from marinesim.allocation.tam import ThrusterLayout
+    from marinesim.allocation.vehicles import get_layout
+    from marinesim.core.params import validate
+
+    if vehicle.endswith((".yaml", ".yml")) or os.sep in vehicle:
+        import yaml
+
+        p = Path(vehicle)
+        if not p.is_file():
+            raise ConfigError("vehicle file not found", file=p)
+        text = p.read_text()
+        try:
+            node = yaml.compose(text)
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            raise ConfigError(
+                f"invalid YAML: {getattr(exc, 'problem', exc)}",
+                file=p,
+                line=mark.line + 1 if mark else None,
+                column=mark.column + 1 if mark else None,
+            ) from None
+        if not isinstance(data, dict):
+            raise ConfigError("a thruster layout must be a mapping", file=p, line=1)
+        return validate(ThrusterLayout, data, file=p, marks=_marks(node))
+    return get_layout(vehicle, bound_set)  # type: ignore[arg-type]
+
+
+def _fmt_matrix(m: np.ndarray, rows: list[str], cols: list[str], width: int = 9) -> list[str]:
+    head = " " * 6 + "".join(f"{c:>{width}}" for c in cols)
+    lines = [head]
+    for label, r in zip(rows, m, strict=True):
+        lines.append(
+            f"{label:<6}" + "".join(f"{(0.0 if abs(x) < 5e-13 else x):>{width}.4f}" for x in r)
+        )
+    return lines
+
+
+def build_report(
+    vehicle: str,
+    voltage: float = 16.0,
+    motor_limit: float = 15.0,
+    total_limit: float = 50.0,
+    failed: list[str] | None = None,
+    bound_set: str = "ardusub_positive_forward",
+    t200_data: str | None = None,
+    length: float | None = None,
+    exact: bool = True,
+) -> dict[str, Any]:
+    """Compute the ``alloc report`` figures as a JSON-ready dict (see the command's help)."""
+    from marinesim.actuators.t200 import check_voltage
+    from marinesim.allocation.solve import Allocator, AllocatorLimits, max_axis_wrench
+    from marinesim.allocation.tam import Geometry, conditioning
+
+    check_voltage(voltage)
+    for name, val in (("motor-limit", motor_limit), ("total-limit", total_limit)):
+        if not (math.isfinite(val) and val > 0):
+            raise ConfigError(f"must be a positive current in A (got {val})", param=name)
+    symmetric = bound_set == "symmetric"
+    layout = load_layout(vehicle, "ardusub_positive_forward" if symmetric else bound_set)
+    geom = Geometry(layout)
+    keys: list[int | str] = []
+    for k in failed or []:
+        keys.append(int(k) - 1 if k.strip().lstrip("-").isdigit() else k)
+        if isinstance(keys[-1], int) and not 0 <= keys[-1] < geom.n:
+            raise ConfigError(f"motor number {k} out of range 1..{geom.n}", param="failed")
+    if keys:
+        geom = geom.with_failed(*keys)
+    table = read_t200_table(t200_data) if t200_data else None
+    model = "table" if table is not None else "cubic"
+    info = conditioning(geom.b_active, length or layout.characteristic_length)
+    base = {"voltage": voltage, "t200_model": model, "symmetric_bounds": symmetric}
+    envelope_only = Allocator(
+        geom,
+        AllocatorLimits(**base, max_current_per_thruster=None, max_current_total=None),
+        table=table,
+    )
+    limited = Allocator(
+        geom,
+        AllocatorLimits(
+            **base, max_current_per_thruster=motor_limit, max_current_total=total_limit
+        ),
+        table=table,
+    )
+    lo, hi, _, _ = limited.bounds()
+    lo_e, hi_e, _, _ = envelope_only.bounds()
+
+    def maxima(alloc: Allocator, constrained: str) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for k, ax in enumerate(AXES):
+            out[ax] = {
+                "pinv_pos": max_axis_wrench(alloc, k, 1.0, "pinv"),
+                "pinv_neg": max_axis_wrench(alloc, k, -1.0, "pinv"),
+                "constrained_pos": max_axis_wrench(alloc, k, 1.0, constrained),  # type: ignore[arg-type]
+                "constrained_neg": max_axis_wrench(alloc, k, -1.0, constrained),  # type: ignore[arg-type]
+            }
+        return out
+
+    return {
+        "vehicle": layout.name,
+        "notes": layout.notes,
+        "voltage_V": voltage,
+        "t200_model": model,
+        "bound_set": bound_set,
+        "failed": [geom.names[i] for i in range(geom.n) if not geom.enabled[i]],
+        "thrusters": geom.names,
+        "limits": {"motor_A": motor_limit, "total_A": total_limit},
+        "force_range_N": {
+            "envelope": [[float(a), float(b)] for a, b in zip(lo_e[0], hi_e[0], strict=True)],
+            "with_motor_limit": [[float(a), float(b)] for a, b in zip(lo[0], hi[0], strict=True)],
+        },
+        "tam": geom.b_active.tolist(),
+        "tam_pinv": geom.b_pinv.tolist(),
+        "rank": info.rank,
+        "singular_values": info.singular_values.tolist(),
+        "condition": info.condition,
+        "characteristic_length_m": info.length,
+        "singular_values_scaled": info.singular_values_scaled.tolist(),
+        "condition_scaled": info.condition_scaled,
+        "max_wrench": {
+            "envelope": maxima(envelope_only, "lp"),
+            "current_limited": maxima(limited, "exact" if exact else "lp"),
+            "current_limited_method": "exact MILP (piecewise-linear current)"
+            if exact
+            else "convex-hull LP",
+        },
+    }
+
+
+def _print_report(r: dict[str, Any]) -> None:
+    n = len(r["thrusters"])
+    cols = [str(i + 1) for i in range(n)]
+    typer.echo(
+        f"vehicle {r['vehicle']}  at {r['voltage_V']:g} V  (T200 model: {r['t200_model']}, "
+        f"bounds: {r['bound_set']})"
+    )
+    if r["notes"]:
+        typer.echo(f"  {r['notes']}")
+    if r["failed"]:
+        typer.echo(f"  failed thrusters: {', '.join(r['failed'])}")
+    typer.echo("\nthrusters (force range along d_i [N]: envelope | with the per-motor limit)")
+    for i, name in enumerate(r["thrusters"]):
+        (a, b), (c, d) = (
+            r["force_range_N"]["envelope"][i],
+            r["force_range_N"]["with_motor_limit"][i],
+        )
+        typer.echo(f"  {i + 1:>2} {name:<30} [{a:8.2f}, {b:7.2f}]  |  [{c:8.2f}, {d:7.2f}]")
+    typer.echo("\nTAM B (rows X, Y, Z [N]; K, M, N [N·m]; columns thrusters)")
+    for line in _fmt_matrix(np.array(r["tam"]), list(AXES), cols):
+        typer.echo(line)
+    typer.echo("\nB+ (rows thrusters; columns X, Y, Z, K, M, N)")
+    for line in _fmt_matrix(np.array(r["tam_pinv"]), cols, list(AXES)):
+        typer.echo(line)
+    sv = ", ".join(f"{x:.4f}" for x in r["singular_values"])
+    typer.echo(f"\nrank {r['rank']}; singular values {sv}")
+    typer.echo(
+        f"condition number {r['condition']:.4f} raw (N and N·m mixed); "
+        f"{r['condition_scaled']:.4f} with torque rows / L = {r['characteristic_length_m']:g} m"
+    )
+    for key, title in (
+        ("envelope", "largest pure-axis wrench, T200 envelope only"),
+        (
+            "current_limited",
+            f"largest pure-axis wrench with {r['limits']['motor_A']:g} A per motor, "
+            f"{r['limits']['total_A']:g} A total ({r['max_wrench']['current_limited_method']})",
+        ),
+    ):
+        typer.echo(f"\n{title}")
+        typer.echo(f"  {'axis':<9}{'B+ & exact scale':>22}{'constrained (null space)':>28}")
+        for ax, unit in zip(AXES, ("N", "N", "N", "N·m", "N·m", "N·m"), strict=True):
+            m = r["max_wrench"][key][ax]
+            p = f"+{m['pinv_pos']:.1f} / -{m['pinv_neg']:.1f}"
+            c = f"+{m['constrained_pos']:.1f} / -{m['constrained_neg']:.1f}"
+            typer.echo(f"  {ax + ' [' + unit + ']':<9}{p:>22}{c:>28}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``alloc`` group to ``app``."""
+    group = typer.Typer(
+        help="Thruster allocation: TAM, conditioning, T200 limits, wrench envelopes."
+    )
+
+    @group.command("report")
+    def report(
+        vehicle: str = typer.Argument(
+            ..., help="built-in layout (bluerov2_heavy, ...) or a layout YAML file"
+        ),
+        voltage: float = typer.Option(
+            16.0, "--voltage", help="supply voltage at the ESCs [V], 10–20"
+        ),
+        motor_limit: float = typer.Option(
+            15.0, "--motor-limit", help="current limit per thruster [A]"
+        ),
+        total_limit: float = typer.Option(
+            50.0, "--total-limit", help="total thruster current limit [A]"
+        ),
+        failed: list[str] = typer.Option(
+            [], "--failed", help="failed thruster: motor number (1-based) or name; repeatable"
+        ),
+        bounds: str = typer.Option(
+            "ardusub_positive_forward",
+            "--bounds",
+            help="T200 sides: ardusub_positive_forward, flipped, symmetric",
+        ),
+        t200_data: str = typer.Option(
+            None,
+            "--t200-data",
+            envvar=ENV_T200,
+            help=f"folder or CSV of the measured T200 table ({T200_CSV}); uses the table model",
+        ),
+        length: float = typer.Option(
+            None, "--length", help="characteristic length L [m] for the scaled condition number"
+        ),
+        exact: bool = typer.Option(
+            True,
+            "--exact/--fast",
+            help="global MILP (exact) or convex-hull LP under current limits",
+        ),
+        as_json: bool = typer.Option(False, "--json", help="print JSON instead of text"),
+    ) -> None:
+        """TAM, singular values, condition numbers and the largest wrench per axis for both allocators."""
+        from marinesim.allocation.vehicles import BOUND_SETS
+
+        if bounds not in BOUND_SETS:
+            raise ConfigError(
+                f"unknown bound set {bounds!r} (known: {', '.join(BOUND_SETS)})", param="bounds"
+            )
+        r = build_report(
+            vehicle, voltage, motor_limit, total_limit, failed, bounds, t200_data, length, exact
+        )
+        if as_json:
+            typer.echo(json.dumps(r, indent=1))
+        else:
+            _print_report(r)
+
+    app.add_typer(group, name="alloc")

@@ -1,0 +1,149 @@
+"""``marinesim surftrak``: run the SURFTRAK harness, the six-terrain suite, and the figure."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import typer
+
+__all__ = ["register"]
+
+surftrak_app = typer.Typer(
+    help="ArduSub SURFTRAK (range hold) with the ardusub_surftrak SITL harness reproduced.",
+    no_args_is_help=True,
+)
+
+
+def _load_params(params: Path | None, overrides: list[str]):  # noqa: ANN202
+    from marinesim.interop.ardupilot import parse_param_overrides, read_params, surftrak_params
+    from marinesim.interop.surftrak_runner import sitl_params
+
+    if params is not None:
+        return read_params(params, overrides)[0]
+    base = sitl_params()
+    if overrides:
+        return surftrak_params(parse_param_overrides(overrides), base=base)[0]
+    return base
+
+
+def _load_pilot(pilot: Path | None, stick):  # noqa: ANN001, ANN202
+    if pilot is None:
+        return None
+    from marinesim.control.pilot import parse_pilot_script
+    from marinesim.core.errors import ConfigError
+
+    try:
+        text = pilot.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read pilot script: {exc.strerror}", file=pilot) from None
+    return parse_pilot_script(text, file=pilot, stick=stick)
+
+
+def _fmt(x: float, spec: str = ".3f") -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
+
+
+@surftrak_app.command("run")
+def run_cmd(
+    terrain: str = typer.Option(..., "--terrain", help="Terrain file or shipped profile name."),
+    out: Path = typer.Option(..., "-o", "--out", help="Run log CSV (RUN.csv)."),
+    delay: float = typer.Option(0.3, "--delay", help="Rangefinder delay (s)."),
+    noise: float = typer.Option(0.05, "--noise", help="Rangefinder noise sigma (m)."),
+    duration: float = typer.Option(150.0, "--duration", help="Simulated time (s)."),
+    seed: int = typer.Option(0, "--seed", help="Root seed."),
+    params: Path | None = typer.Option(None, "--params", help="ArduPilot .params file."),
+    param: list[str] = typer.Option([], "--param", help="NAME=VALUE override (repeatable)."),
+    pilot: Path | None = typer.Option(None, "--pilot", help="Pilot script (TIME KIND VALUE)."),
+    start_z: float = typer.Option(-11.15, "--start-z", help="Initial z (m, up)."),
+    plot: Path | None = typer.Option(None, "--plot", help="Write the 3-panel figure here."),
+) -> None:
+    """Run SURFTRAK over a terrain and write a CTUN-style log (+ messages, ctun, merged)."""
+    from marinesim.interop.surftrak_runner import run_surftrak
+    from marinesim.io.ctun import write_run
+
+    p = _load_params(params, param)
+    res = run_surftrak(
+        terrain, delay=delay, noise=noise, duration=duration, seed=seed, params=p,
+        pilot=_load_pilot(pilot, p.stick()), start_z=start_z,
+    )  # fmt: skip
+    paths = write_run(res, out)
+    m = res.metrics
+    typer.echo(
+        f"{res.terrain.name}: {duration:g} s, delay {delay:g} s, KPv {p.kpv:.2f} "
+        f"(50*PSC_JERK_Z/PILOT_ACCEL_Z), target {_fmt(m['target'], '.2f')} m, "
+        f"RMS e {_fmt(m['rms_e'])} m, max e {_fmt(m['max_e'])} m, min e {_fmt(m['min_e'])} m"
+    )
+    for msg in res.messages:
+        typer.echo(f"  {msg.t:8.2f} s  {msg.severity:7s} {msg.text}")
+    typer.echo(f"wrote {paths['run']} (+ .messages/.ctun/.stamped/.merged.csv)")
+    if plot is not None:
+        from marinesim.io.surftrak_plot import plot_result
+
+        fig = plot_result(res, str(out.with_suffix("")))
+        fig.savefig(plot)
+        typer.echo(f"wrote {plot}")
+
+
+@surftrak_app.command("suite")
+def suite_cmd(
+    delay: float = typer.Option(0.3, "--delay", help="Rangefinder delay (s)."),
+    duration: float = typer.Option(150.0, "--duration", help="Simulated time per terrain (s)."),
+    seed: int = typer.Option(0, "--seed", help="Root seed."),
+    params: Path | None = typer.Option(None, "--params", help="ArduPilot .params file."),
+    param: list[str] = typer.Option([], "--param", help="NAME=VALUE override (repeatable)."),
+    out_dir: Path = typer.Option(Path("surftrak_suite"), "--out-dir", help="Figures and logs."),
+    fmt: str = typer.Option("pdf", "--format", help="Figure format (pdf, png, svg)."),
+) -> None:
+    """Run all six terrains and print the tracking metrics; write logs and figures."""
+    from marinesim.environment.terrain import BUILTIN_PROFILES
+    from marinesim.interop.surftrak_runner import run_surftrak
+    from marinesim.io.ctun import write_run
+    from marinesim.io.surftrak_plot import plot_result
+
+    p = _load_params(params, param)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    typer.echo(f"delay {delay:g} s, KPv {p.kpv:.2f}, {duration:g} s per terrain, seed {seed}")
+    head = (
+        f"{'terrain':20s} {'target':>7s} {'RMS e':>7s} {'max e':>7s} {'min e':>7s} "
+        f"{'CRt min':>7s} {'CRt max':>7s} {'CRt var':>8s} {'RF err':>8s} {'targets':>7s}"
+    )
+    typer.echo(head)
+    for name in BUILTIN_PROFILES:
+        res = run_surftrak(name, delay=delay, duration=duration, seed=seed, params=p)
+        m = res.metrics
+        write_run(res, out_dir / f"{name}.csv")
+        fig = plot_result(res, str(out_dir / name))
+        fig.savefig(out_dir / f"{name}.{fmt}")
+        typer.echo(
+            f"{name:20s} {_fmt(m['target'], '7.2f')} {_fmt(m['rms_e'], '7.3f')} "
+            f"{_fmt(m['max_e'], '7.3f')} {_fmt(m['min_e'], '7.3f')} {m['crt_min']:7.0f} "
+            f"{m['crt_max']:7.0f} {m['crt_var']:8.2f} {m['rf_error_sum']:8.3f} "
+            f"{int(m['n_targets']):7d}"
+        )
+    typer.echo(f"wrote logs and figures to {out_dir}")
+
+
+@surftrak_app.command("plot")
+def plot_cmd(
+    merged: Path = typer.Argument(
+        ...,
+        help="merged.csv, or a run directory with merged.csv or ctun.csv + stamped_terrain.csv.",
+    ),
+    out: Path | None = typer.Option(None, "-o", "--out", help="Figure file (default: <dir>.pdf)."),
+    log_dir: str | None = typer.Option(None, "--log-dir", help="Title prefix (default: folder)."),
+) -> None:
+    """Draw the 3-panel figure from a merged log; print its title."""
+    from marinesim.io.surftrak_plot import plot_merged_file
+
+    fig = plot_merged_file(merged, log_dir)
+    stem = merged.name if merged.is_dir() else (merged.parent.name or merged.stem)
+    target = out or Path(f"{stem or 'surftrak'}.pdf")
+    fig.savefig(target)
+    typer.echo(fig._suptitle.get_text())
+    typer.echo(f"wrote {target}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``surftrak`` command group to ``app``."""
+    app.add_typer(surftrak_app, name="surftrak")

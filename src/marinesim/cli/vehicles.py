@@ -1,0 +1,89 @@
+"""``marinesim vehicles``: list the vehicle presets; ``vehicles show NAME [--json]``.
+
+Glue only: the data and the builders live in :mod:`marinesim.models.presets`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import typer
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, (np.floating, np.integer)):
+        return v.item()
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    return v
+
+
+def preset_info(name: str) -> dict[str, Any]:
+    """Everything ``vehicles show`` prints: the preset file and the derived model values."""
+    from marinesim.models import presets
+
+    p = presets.get(name)
+    info: dict[str, Any] = {k: v for k, v in p.data.items()}
+    info["source"] = p.source
+    model = presets.build(p.name)
+    if p.model == "fossen6dof":
+        info["derived"] = {
+            "M": model.m,
+            "M_A": model.m_a,
+            "inertia_about_cg": model.i_g,
+            "D_L": model.d_l,
+            "D_Q": model.d_q,
+        }
+    else:
+        info["derived"] = model.constants()
+    return _jsonable(info)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``vehicles`` command group to ``app``."""
+    group = typer.Typer(
+        name="vehicles",
+        help="Vehicle presets (6-DOF parameter sets with sources): list, show NAME.",
+        invoke_without_command=True,
+        no_args_is_help=False,
+        pretty_exceptions_enable=False,
+    )
+
+    @group.callback(invoke_without_command=True)
+    def vehicles_list(ctx: typer.Context) -> None:
+        """List the presets with a one-line description and their source."""
+        if ctx.invoked_subcommand is not None:
+            return
+        from marinesim.models import presets
+
+        for name in presets.names():
+            p = presets.get(name)
+            flag = " [unverified]" if p.unverified and "[unverified]" not in p.description else ""
+            typer.echo(f"{name:30s} {p.model:10s} {p.description}{flag}")
+            typer.echo(f"{'':30s} source: {p.source}")
+
+    @group.command("show")
+    def vehicles_show(
+        name: str = typer.Argument(..., help="Preset name (see `marinesim vehicles`)."),
+        as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
+    ) -> None:
+        """Print every parameter of a preset, with the derived matrices."""
+        info = preset_info(name)
+        if as_json:
+            typer.echo(json.dumps(info, indent=1))
+            return
+        import yaml
+
+        typer.echo(
+            yaml.safe_dump(
+                info, sort_keys=False, width=100, default_flow_style=None, allow_unicode=True
+            ).rstrip()
+        )
+
+    app.add_typer(group, name="vehicles")

@@ -1,0 +1,219 @@
+"""Waypoint guidance, batched over N vehicles (pure functions used by the waypoint autonomy).
+
+Positions are (north, east) [m]; headings are marine degrees (0 = north, clockwise).
+A vehicle steers towards its current waypoint, or, with a positive ``lead`` distance, towards
+a point ``lead`` metres ahead of its projection on the track line from the previous waypoint
+(MOOS-IvP BHV_Waypoint's lead).  A waypoint is reached when the vehicle is inside
+``capture_radius``, or inside ``slip_radius`` while its distance starts growing again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from marinesim.core.errors import ConfigError
+
+__all__ = [
+    "WaypointState",
+    "bearing_deg",
+    "lawnmower",
+    "split_lanes",
+    "waypoint_init",
+    "waypoint_update",
+]
+
+
+def bearing_deg(
+    from_north: ArrayLike, from_east: ArrayLike, to_north: ArrayLike, to_east: ArrayLike
+) -> NDArray[np.float64]:
+    """Marine bearing [deg, 0..360) from one point to another (arrays of shape (N,))."""
+    dn = np.asarray(to_north, dtype=float) - np.asarray(from_north, dtype=float)
+    de = np.asarray(to_east, dtype=float) - np.asarray(from_east, dtype=float)
+    return np.mod(np.degrees(np.arctan2(de, dn)), 360.0)
+
+
+def lawnmower(
+    north: float,
+    east: float,
+    length: float,
+    width: float,
+    spacing: float,
+    heading_deg: float = 0.0,
+    first_turn: str = "right",
+) -> NDArray[np.float64]:
+    """Waypoints of a lawnmower (boustrophedon) pattern.
+
+    Parameters
+    ----------
+    north, east : float
+        Start corner [m].
+    length : float
+        Lane length along ``heading_deg`` [m], > 0.
+    width : float
+        Extent across the lanes [m], ≥ 0.
+    spacing : float
+        Distance between lanes [m], > 0.
+    heading_deg : float
+        Direction of the first lane (marine degrees).
+    first_turn : {"right", "left"}
+        Side to which the pattern extends.
+
+    Returns
+    -------
+    ndarray, shape (P, 2)
+        (north, east) of every lane end, P = 2·(⌊width/spacing⌋ + 1).
+    """
+    if length <= 0 or spacing <= 0 or width < 0:
+        raise ConfigError(
+            f"lawnmower needs length > 0, spacing > 0 and width >= 0 (got {length}, {spacing}, {width})"
+        )
+    if first_turn not in ("right", "left"):
+        raise ConfigError(f"first_turn must be 'right' or 'left', got {first_turn!r}")
+    lanes = int(np.floor(width / spacing + 1e-9)) + 1
+    h = np.radians(heading_deg)
+    along = np.array([np.cos(h), np.sin(h)])  # (north, east) unit vector of the lane
+    side = (
+        np.array([-np.sin(h), np.cos(h)])
+        if first_turn == "right"
+        else np.array([np.sin(h), -np.cos(h)])
+    )
+    pts = []
+    for i in range(lanes):
+        base = np.array([north, east]) + side * spacing * i
+        a, b = base, base + along * length
+        pts.extend([a, b] if i % 2 == 0 else [b, a])
+    return np.asarray(pts)
+
+
+def split_lanes(points: NDArray[np.float64], n: int) -> list[NDArray[np.float64]]:
+    """Split a lawnmower's lanes (pairs of points) into ``n`` contiguous groups, one per vehicle."""
+    lanes = points.reshape(-1, 2, 2)
+    groups = np.array_split(np.arange(len(lanes)), n)
+    out = []
+    for g in groups:
+        if len(g) == 0:
+            raise ConfigError(
+                f"cannot split {len(lanes)} lanes among {n} vehicles: add lanes or set split: false"
+            )
+        out.append(lanes[g].reshape(-1, 2))
+    return out
+
+
+@dataclass(frozen=True)
+class WaypointState:
+    """Progress of N vehicles along their waypoint lists.
+
+    Attributes
+    ----------
+    index : ndarray of int, shape (N,)
+        Current waypoint index.
+    loops : ndarray of int, shape (N,)
+        Completed passes over the list.
+    min_dist : ndarray, shape (N,)
+        Smallest distance to the current waypoint so far [m] (for the slip radius).
+    done : ndarray of bool, shape (N,)
+    prev_point : ndarray, shape (N, 2)
+        Start of the current track line (the previous waypoint or the start position).
+    """
+
+    index: NDArray[np.int64]
+    loops: NDArray[np.int64]
+    min_dist: NDArray[np.float64]
+    done: NDArray[np.bool_]
+    prev_point: NDArray[np.float64]
+
+
+def waypoint_init(start_ne: ArrayLike) -> WaypointState:
+    """Initial progress: first waypoint, track line from the start positions (N, 2)."""
+    p = np.asarray(start_ne, dtype=float)
+    n = p.shape[0]
+    return WaypointState(
+        np.zeros(n, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
+        np.full(n, np.inf),
+        np.zeros(n, dtype=bool),
+        p.copy(),
+    )
+
+
+def waypoint_update(
+    state: WaypointState,
+    pos_ne: ArrayLike,
+    points: NDArray[np.float64],
+    npoints: NDArray[np.int64],
+    *,
+    capture_radius: float,
+    slip_radius: float = 0.0,
+    lead: float = 0.0,
+    repeat: int = 0,
+) -> tuple[WaypointState, NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+    """Advance waypoint indices and compute the desired heading.
+
+    Parameters
+    ----------
+    state : WaypointState
+    pos_ne : array_like, shape (N, 2)
+        Current (north, east) [m].
+    points : ndarray, shape (N, P, 2)
+        Waypoints per vehicle (rows padded beyond ``npoints``).
+    npoints : ndarray of int, shape (N,)
+        Number of valid waypoints per vehicle (≥ 1).
+    capture_radius : float
+        Reached when closer than this [m].
+    slip_radius : float
+        Also reached when closer than this and the distance grows again [m] (0 = off).
+    lead : float
+        Lead distance along the track line [m] (0 = steer straight at the waypoint).
+    repeat : int
+        Extra passes over the list after the first (−1 = forever).
+
+    Returns
+    -------
+    state : WaypointState
+    heading_deg : ndarray, shape (N,)
+        Desired marine heading [deg] (NaN where done).
+    target_ne : ndarray, shape (N, 2)
+        Current waypoint (north, east) [m].
+    reached : ndarray of bool, shape (N,)
+        A waypoint was reached in this update.
+    """
+    pos = np.asarray(pos_ne, dtype=float)
+    n = pos.shape[0]
+    rows = np.arange(n)
+    idx = state.index.copy()
+    loops = state.loops.copy()
+    done = state.done.copy()
+    prev_pt = state.prev_point.copy()
+    min_dist = state.min_dist.copy()
+    target = points[rows, np.minimum(idx, npoints - 1)]
+    dist = np.hypot(target[:, 0] - pos[:, 0], target[:, 1] - pos[:, 1])
+    slipping = (slip_radius > 0) & (dist < slip_radius) & (dist > min_dist + 1e-9)
+    reached = ~done & ((dist < capture_radius) | slipping)
+    min_dist = np.where(reached, np.inf, np.minimum(min_dist, dist))
+    if np.any(reached):
+        prev_pt = np.where(reached[:, None], target, prev_pt)
+        nxt = idx + 1
+        wrap = reached & (nxt >= npoints)
+        more = (repeat < 0) | (loops < repeat)
+        loops = np.where(wrap, loops + 1, loops)
+        done = done | (wrap & ~more)
+        nxt = np.where(wrap & more, 0, np.minimum(nxt, npoints - 1))
+        idx = np.where(reached, nxt, idx)
+        target = points[rows, idx]
+        dist = np.hypot(target[:, 0] - pos[:, 0], target[:, 1] - pos[:, 1])
+        min_dist = np.where(reached, dist, min_dist)
+    aim = target.copy()
+    if lead > 0:
+        seg = target - prev_pt
+        seg_len = np.hypot(seg[:, 0], seg[:, 1])
+        safe = np.where(seg_len > 0, seg_len, 1.0)
+        u = seg / safe[:, None]
+        s = np.einsum("ij,ij->i", pos - prev_pt, u) + lead
+        use = (seg_len > 0) & (s < seg_len)
+        aim = np.where(use[:, None], prev_pt + u * np.clip(s, 0.0, None)[:, None], target)
+    heading = bearing_deg(pos[:, 0], pos[:, 1], aim[:, 0], aim[:, 1])
+    heading = np.where(done, np.nan, heading)
+    return WaypointState(idx, loops, min_dist, done, prev_pt), heading, target, reached

@@ -1,0 +1,122 @@
+"""Batched PID control law with anti-windup (the pure part of the PID controller plugins).
+
+Behaviour follows MOOS-IvP's ``ScalarPID`` as used by pMarinePID: the integral accumulates
+``ki·e·dt`` and is clamped to ±``integral_limit`` (anti-windup by clamping the integral term
+itself), the derivative is the finite difference of the error over ``dt`` (0 on the first
+update), and the output is clamped to ±``output_limit``.  Every array has a leading axis N.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from marinesim.core.frames import angle180
+
+__all__ = ["PidGains", "PidState", "heading_error", "pid_init", "pid_update"]
+
+
+@dataclass(frozen=True)
+class PidGains:
+    """Gains and limits of one loop (scalars, shared by the block).
+
+    Attributes
+    ----------
+    kp : float
+        Proportional gain [output unit / error unit].
+    ki : float
+        Integral gain [output unit / (error unit · s)].
+    kd : float
+        Derivative gain [output unit · s / error unit].
+    integral_limit : float
+        Bound of the integral term |Σ ki·e·dt| [output unit]; ≥ 0.
+    output_limit : float
+        Bound of the output [output unit]; > 0.
+    """
+
+    kp: float
+    ki: float = 0.0
+    kd: float = 0.0
+    integral_limit: float = 0.0
+    output_limit: float = 100.0
+
+
+@dataclass(frozen=True)
+class PidState:
+    """Memory of N loops.
+
+    Attributes
+    ----------
+    integral : ndarray, shape (N,)
+        Integral term Σ ki·e·dt [output unit] (already multiplied by ki).
+    prev_error : ndarray, shape (N,)
+        Error at the previous update (NaN before the first update).
+    """
+
+    integral: NDArray[np.float64]
+    prev_error: NDArray[np.float64]
+
+
+def pid_init(n: int) -> PidState:
+    """Fresh memory for ``n`` loops (zero integral, no previous error)."""
+    return PidState(np.zeros(n), np.full(n, np.nan))
+
+
+def heading_error(desired_deg: ArrayLike, heading_deg: ArrayLike) -> NDArray[np.float64]:
+    """Heading error wrapped to (−180, 180] [deg]; positive = turn clockwise (starboard).
+
+    Parameters
+    ----------
+    desired_deg, heading_deg : array_like, shape (N,)
+        Marine headings [deg].
+    """
+    return angle180(np.asarray(desired_deg, dtype=float) - np.asarray(heading_deg, dtype=float))
+
+
+def pid_update(
+    gains: PidGains,
+    state: PidState,
+    error: ArrayLike,
+    dt: float,
+    *,
+    active: ArrayLike | None = None,
+) -> tuple[NDArray[np.float64], PidState]:
+    """One PID update for N loops.
+
+    Parameters
+    ----------
+    gains : PidGains
+    state : PidState
+        Memory, arrays of shape (N,).
+    error : array_like, shape (N,)
+        Setpoint − measurement [error unit].
+    dt : float
+        Time since the previous update [s], > 0.
+    active : array_like of bool, shape (N,), optional
+        Rows to update; the others keep their memory and output 0.
+
+    Returns
+    -------
+    output : ndarray, shape (N,)
+        Clamped command [output unit] (0 where the error is NaN or the row is inactive).
+    state : PidState
+        Updated memory.
+    """
+    e = np.asarray(error, dtype=float)
+    mask = np.isfinite(e)
+    if active is not None:
+        mask &= np.asarray(active, dtype=bool)
+    e0 = np.where(mask, e, 0.0)
+    prev = state.prev_error
+    deriv = np.where(np.isfinite(prev), (e0 - np.nan_to_num(prev)) / dt, 0.0)
+    integral = state.integral + gains.ki * e0 * dt
+    lim = abs(gains.integral_limit)
+    integral = np.clip(integral, -lim, lim)
+    out = gains.kp * e0 + gains.kd * deriv + integral
+    out = np.clip(out, -gains.output_limit, gains.output_limit)
+    out = np.where(mask, out, 0.0)
+    new_integral = np.where(mask, integral, state.integral)
+    new_prev = np.where(mask, e0, prev)
+    return out, PidState(new_integral, new_prev)

@@ -1,0 +1,390 @@
+"""ArduSub's SURFTRAK (range hold) mode and the vertical autopilot around it.
+
+Follows ``ArduSub/mode_surftrak.cpp`` as described exactly in the SURFTRAK spec (§1–§7):
+ALT_HOLD whose depth target carries a terrain offset so that the rangefinder distance is held.
+Conventions are ArduSub's: z up, origin at the surface, cm, cm/s, loop period 2.5 ms; GCS
+messages keep ArduSub's texts (``%f`` of float32 values).
+
+Version note (spec §4.8): at the surface and at the bottom the **absolute** Sub 4.5 semantics
+are implemented — the total position target becomes min(target, SURFACE_DEPTH − 5 cm) or
+max(z + 10 cm, target) and then the terrain offset is re-initialised to 0 without moving it.
+Current master's literal reading (target minus the terrain offset) is not followed.
+
+Values are floats (N = 1) or arrays (N,) (see :mod:`marinesim.control.posz`); the mode number
+is shared by the batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from pydantic import model_validator
+
+from marinesim.control.depth_hold import Motors, SurfaceBottomDetector, althold_control_depth
+from marinesim.control.pilot import PilotStick
+from marinesim.control.posz import PosZ, PosZGains, any_true, clamp, where
+from marinesim.control.rangefinder_health import RangefinderHealth
+from marinesim.core.params import ParamsBase, field
+
+__all__ = [
+    "ALT_HOLD",
+    "INVALID_TARGET",
+    "SURFTRAK",
+    "ArduSubVertical",
+    "GcsMessage",
+    "SurftrakParams",
+]
+
+Num = Any
+
+#: Mode numbers.
+ALT_HOLD = 2
+SURFTRAK = 21
+#: ``rangefinder_target_cm`` when there is none.
+INVALID_TARGET = -1.0
+
+INFO = "INFO"
+WARNING = "WARNING"
+
+
+class SurftrakParams(ParamsBase):
+    """ArduSub parameters used by ALT_HOLD / SURFTRAK (Sub 4.5 names, 4.5 units).
+
+    Master (4.7-dev) names are mapped onto these by
+    :func:`marinesim.interop.ardupilot.read_params` with a ``FutureWarning``.
+    Defaults are ArduSub's code defaults (PSC_JERK_Z 5, PILOT_ACCEL_Z 100: KPv 2.5); the
+    recommended tuning for a 0.3 s rangefinder delay is PSC_JERK_Z 8, PILOT_ACCEL_Z 500 (KPv 0.8).
+    """
+
+    SURFTRAK_DEPTH: float = field(-50.0, unit="cm", description="ceiling for holding range", le=0)
+    SURFACE_DEPTH: float = field(
+        -10.0, unit="cm", description="at_surface threshold", ge=-100, le=0
+    )
+    RNGFND_SQ_MIN: float = field(90.0, unit="%", description="minimum signal quality", ge=0, le=100)
+    RNGFND1_TYPE: int = field(10, description="rangefinder type (0 none, 10 MAVLink)")
+    RNGFND1_ORIENT: int = field(25, description="orientation (25 = down)")
+    RNGFND1_MIN_CM: float = field(20.0, unit="cm", description="minimum range", ge=0)
+    RNGFND1_MAX_CM: float = field(700.0, unit="cm", description="maximum range", gt=0)
+    PILOT_SPEED_UP: float = field(500.0, unit="cm/s", description="climb limit", gt=0)
+    PILOT_SPEED_DN: float = field(0.0, unit="cm/s", description="descent limit (0: = up)", ge=0)
+    PILOT_ACCEL_Z: float = field(100.0, unit="cm/s^2", description="vertical accel A", gt=0)
+    THR_DZ: float = field(100.0, unit="us", description="throttle dead zone", ge=0)
+    JS_GAIN_DEFAULT: float = field(0.5, description="joystick gain", gt=0, le=1)
+    PSC_POSZ_P: float = field(3.0, unit="1/s", description="position P", gt=0)
+    PSC_VELZ_P: float = field(8.0, unit="1/s", description="velocity P", ge=0)
+    PSC_VELZ_I: float = field(0.0, description="velocity I (only 0 supported)")
+    PSC_VELZ_D: float = field(0.0, description="velocity D (only 0 supported)")
+    PSC_VELZ_FF: float = field(0.0, description="velocity FF (only 0 supported)")
+    PSC_VELZ_IMAX: float = field(1000.0, unit="cm/s^2", description="velocity IMAX", ge=0)
+    PSC_VELZ_FLTE: float = field(5.0, unit="Hz", description="velocity error filter", ge=0)
+    PSC_VELZ_FLTD: float = field(5.0, unit="Hz", description="velocity D filter", ge=0)
+    PSC_ACCZ_P: float = field(0.5, description="accel P (per mille / cm/s^2)", ge=0)
+    PSC_ACCZ_I: float = field(0.1, description="accel I", ge=0)
+    PSC_ACCZ_D: float = field(0.0, description="accel D (only 0 supported)")
+    PSC_ACCZ_FF: float = field(0.0, description="accel FF", ge=0)
+    PSC_ACCZ_IMAX: float = field(100.0, unit="d%", description="accel IMAX", ge=0)
+    PSC_ACCZ_FLTT: float = field(0.0, unit="Hz", description="accel target filter", ge=0)
+    PSC_ACCZ_FLTE: float = field(20.0, unit="Hz", description="accel error filter", ge=0)
+    PSC_ACCZ_FLTD: float = field(0.0, unit="Hz", description="accel D filter", ge=0)
+    PSC_JERK_Z: float = field(5.0, unit="m/s^3", description="jerk limit", gt=0)
+    WPNAV_ACCEL_Z: float = field(100.0, unit="cm/s^2", description="AUTO/GUIDED accel (no effect)")
+
+    @model_validator(mode="after")
+    def _supported(self) -> SurftrakParams:
+        for name in ("PSC_VELZ_I", "PSC_VELZ_D", "PSC_VELZ_FF", "PSC_ACCZ_D"):
+            if getattr(self, name) != 0.0:
+                raise ValueError(f"{name} other than 0 is not supported yet")
+        if self.RNGFND1_MIN_CM >= self.RNGFND1_MAX_CM:
+            raise ValueError("RNGFND1_MIN_CM must be below RNGFND1_MAX_CM")
+        return self
+
+    def gains(self, dt: float = 0.0025) -> PosZGains:
+        """The z controller's gains and limits."""
+        dn = self.PILOT_SPEED_DN if self.PILOT_SPEED_DN > 0 else self.PILOT_SPEED_UP
+        return PosZGains(
+            pos_p=self.PSC_POSZ_P,
+            vel_p=self.PSC_VELZ_P,
+            vel_flte=self.PSC_VELZ_FLTE,
+            acc_p=self.PSC_ACCZ_P,
+            acc_i=self.PSC_ACCZ_I,
+            acc_ff=self.PSC_ACCZ_FF,
+            acc_imax=self.PSC_ACCZ_IMAX,
+            acc_flte=self.PSC_ACCZ_FLTE,
+            acc_fltt=self.PSC_ACCZ_FLTT,
+            jerk_z=self.PSC_JERK_Z,
+            accel_z=self.PILOT_ACCEL_Z,
+            speed_up=self.PILOT_SPEED_UP,
+            speed_dn=dn,
+            dt=dt,
+        )
+
+    def stick(self) -> PilotStick:
+        """Stick shaping from PILOT_SPEED_UP/DN, THR_DZ and the joystick gain."""
+        return PilotStick(
+            self.PILOT_SPEED_UP, self.PILOT_SPEED_DN, self.THR_DZ, self.JS_GAIN_DEFAULT
+        )
+
+    @property
+    def kpv(self) -> float:
+        """Terrain-following position gain KPv = 50·PSC_JERK_Z/PILOT_ACCEL_Z (1/s)."""
+        return 50.0 * self.PSC_JERK_Z / self.PILOT_ACCEL_Z
+
+
+@dataclass(frozen=True)
+class GcsMessage:
+    """A GCS STATUSTEXT: sim time (s), severity, exact text, vehicle row."""
+
+    t: float
+    severity: str
+    text: str
+    vehicle: int = 0
+
+
+def _f32(x: float) -> float:
+    return float(np.float32(x))
+
+
+def _at(x: Num, i: int) -> float:
+    return float(x[i]) if isinstance(x, np.ndarray) else float(x)
+
+
+def _rows(mask: Num) -> list[int]:
+    if isinstance(mask, np.ndarray):
+        return [int(i) for i in np.flatnonzero(mask)]
+    return [0] if mask else []
+
+
+class ArduSubVertical:
+    """ArduSub's vertical autopilot for N vehicles: rangefinder backend, ALT_HOLD, SURFTRAK.
+
+    Parameters
+    ----------
+    params : SurftrakParams
+    z, vz, az : float or ndarray (N,)
+        Initial belief z (cm, up), climb rate (cm/s), vertical acceleration (cm/s²).
+    throttle : float or ndarray (N,)
+        Initial (trimmed) throttle 0…1.
+    dt : float
+        Loop period (s).
+
+    Notes
+    -----
+    The caller drives it: :meth:`handle_distance_sensor` on message arrival,
+    :meth:`rangefinder_cycle` every 20th loop (20 Hz), :meth:`run` every loop, then
+    :meth:`detect` with the new motor state.  ``now_us`` is set by the caller each loop.
+    """
+
+    def __init__(
+        self, params: SurftrakParams, z: Num, vz: Num, az: Num, throttle: Num, dt: float = 0.0025
+    ) -> None:
+        self.p = params
+        self.dt = dt
+        self.gains = params.gains(dt)
+        self.stick = params.stick()
+        self.now_us = 0.0
+        self.mode = ALT_HOLD
+        self.armed = True
+        self.depth_sensor = "ok"  # "ok" | "missing" | "failed"
+        zero = z * 0.0
+        false = z != z
+        self.zctl = PosZ(self.gains, z, vz, az, throttle)
+        self.motors = Motors(throttle + zero, dt)
+        self.detector = SurfaceBottomDetector(zero, params.SURFACE_DEPTH)
+        enabled = params.RNGFND1_TYPE != 0 and params.RNGFND1_ORIENT == 25
+        self.health = RangefinderHealth(
+            zero, params.RNGFND1_MIN_CM, params.RNGFND1_MAX_CM, params.RNGFND_SQ_MIN, enabled
+        )
+        self.target_cm = zero + INVALID_TARGET
+        self.pilot_in_control = false
+        self.pilot_start_z = zero
+        self.z, self.vz, self.az = z + zero, vz + zero, az + zero
+        self.messages: list[GcsMessage] = []
+        self.retargets = 0
+
+    # ------------------------------------------------------------------ messages
+    def _send(self, severity: str, text: str, rows: list[int]) -> None:
+        t = self.now_us * 1e-6
+        for i in rows:
+            self.messages.append(GcsMessage(t, severity, text, i))
+
+    # ------------------------------------------------------------------ sensors
+    def handle_distance_sensor(
+        self, mask: Num, dist_cm: Num, min_cm: Num, max_cm: Num, sq: Num, orientation: int = 25
+    ) -> None:
+        """A DISTANCE_SENSOR message arrives now where ``mask`` (fields in cm, %)."""
+        if orientation != 25:
+            return
+        self.health.handle_message(mask, self.now_us, dist_cm, min_cm, max_cm, sq)
+
+    def rangefinder_cycle(self) -> None:
+        """ArduSub ``read_rangefinder`` (20 Hz) on the current belief z."""
+        self.health.update(self.now_us, self.z)
+
+    def rangefinder_alt_ok(self) -> Num:
+        """Scripting: ``rangefinder_alt_ok()``."""
+        return self.health.alt_ok(self.now_us)
+
+    def get_rangefinder_target_cm(self) -> Num:
+        """Scripting: the held distance (cm), −1 when none."""
+        return self.target_cm
+
+    # ------------------------------------------------------------------ mode logic
+    def set_mode(self, mode: int) -> bool:
+        """Switch mode (2 = ALT_HOLD, 21 = SURFTRAK); returns False if entry failed."""
+        if mode not in (ALT_HOLD, SURFTRAK):
+            raise ValueError(f"mode {mode} is not simulated (2 ALT_HOLD, 21 SURFTRAK)")
+        every = _rows(self.z == self.z)
+        if self.depth_sensor == "missing":
+            self._send(WARNING, "Depth sensor is not connected.", every)
+            return False
+        if self.depth_sensor == "failed":
+            self._send(WARNING, "Depth sensor error.", every)
+            return False
+        g = self.gains
+        self.zctl.init(self.z, self.vz, clamp(self.az, -g.accel, g.accel), self.zctl.throttle)
+        self.mode = mode
+        if mode == SURFTRAK:
+            self._reset(self.z == self.z)
+            self.pilot_in_control = self.z != self.z
+            ok = self.rangefinder_alt_ok()
+            not_ok = ok ^ True
+            self._send(INFO, "waiting for a rangefinder reading", _rows(not_ok))
+            high = ok & (self.z >= self.p.SURFTRAK_DEPTH)
+            # C's %f: six decimals of the float32 value
+            text = f"descend below {_f32(self.p.SURFTRAK_DEPTH * 0.01):f} meters to hold range"
+            self._send(WARNING, text, _rows(high))
+        return True
+
+    def _reset(self, mask: Num) -> None:
+        self.target_cm = where(mask, INVALID_TARGET, self.target_cm)
+        self.zctl.init_terrain_offset(mask, 0.0)
+
+    def set_rangefinder_target_cm(self, target_cm: Num, mask: Num = True) -> Num:
+        """Set the held distance (cm) where ``mask``; checks and messages of spec §4.4.
+
+        Returns
+        -------
+        bool or ndarray (N,)
+            Success per vehicle (False outside ``mask``).
+        """
+        mask = mask & (self.z == self.z)
+        target_cm = target_cm + self.z * 0.0
+        if self.mode != SURFTRAK:
+            self._send(WARNING, "wrong mode, rangefinder target not set", _rows(mask))
+            self._reset(mask)
+            return mask & False
+        high = mask & (self.z >= self.p.SURFTRAK_DEPTH)
+        rest = mask & (high ^ True)
+        below = rest & (target_cm < self.health.msg_min)
+        rest = rest & (below ^ True)
+        above = rest & (target_cm > self.health.msg_max)
+        ok = rest & (above ^ True)
+        if any_true(high):
+            depth = _f32(self.p.SURFTRAK_DEPTH * 0.01)
+            text = f"descend below {depth:f} meters to set rangefinder target"
+            self._send(WARNING, text, _rows(high))
+        if any_true(below):
+            self._send(WARNING, "rangefinder target below minimum, ignored", _rows(below))
+        if any_true(above):
+            self._send(WARNING, "rangefinder target above maximum, ignored", _rows(above))
+        if any_true(ok):
+            self.target_cm = where(ok, target_cm, self.target_cm)
+            for i in _rows(ok):
+                meters = _f32(_f32(_at(target_cm, i)) * _f32(0.01))
+                text = f"rangefinder target is {meters:.2f} meters"
+                self._send(INFO, text, [i])
+            self.retargets += 1
+            self.zctl.init_terrain_offset(ok, self.z - target_cm)
+        failed = mask & (ok ^ True)
+        if any_true(failed):
+            self._reset(failed)
+        return ok
+
+    def _update_surface_offset(self, mask: Num) -> None:
+        h = self.health
+        mask = mask & self.rangefinder_alt_ok()
+        if not any_true(mask):
+            return
+        off = h.terrain_offset_cm
+        first = mask & (self.target_cm <= 0) & (h.inertial_alt_cm < self.p.SURFTRAK_DEPTH)
+        if any_true(first):
+            self.set_rangefinder_target_cm(h.inertial_alt_cm - off, first)
+        valid = mask & (self.target_cm > 0)
+        desired = off + self.target_cm
+        over = desired >= self.p.SURFTRAK_DEPTH
+        off = off + (self.p.SURFTRAK_DEPTH - desired) * over
+        self.zctl.off_target = where(valid, off, self.zctl.off_target)
+
+    def _control_range(self, climb: Num) -> None:
+        z = self.z
+        centred = abs(climb) < 0.05
+        release = centred & self.pilot_in_control
+        if any_true(release):
+            self.set_rangefinder_target_cm(self.target_cm + z - self.pilot_start_z, release)
+            self.pilot_in_control = self.pilot_in_control & (release ^ True)
+        at_surface = self.detector.at_surface
+        surf = centred & at_surface
+        below = centred & (at_surface ^ True)
+        bot = below & self.detector.at_bottom
+        other = below & (self.detector.at_bottom ^ True)
+        if any_true(surf):
+            # Sub 4.5 absolute semantics (spec §4.8): total target, then offset → 0
+            cap = self.p.SURFACE_DEPTH - 5.0
+            tgt = self.zctl.pos_target
+            self.zctl.pos_target = where(surf & (tgt > cap), cap, tgt)
+            self._reset(surf)
+        if any_true(bot):
+            tgt = self.zctl.pos_target
+            self.zctl.pos_target = where(bot & (z + 10.0 > tgt), z + 10.0, tgt)
+            self._reset(bot)
+        if any_true(other):
+            self._update_surface_offset(other)
+        take = (centred ^ True) & (self.target_cm > 0) & (self.pilot_in_control ^ True)
+        if any_true(take):
+            self.pilot_start_z = where(take, z, self.pilot_start_z)
+            self.pilot_in_control = self.pilot_in_control | take
+
+    def climb_from_stick(self, stick: Num) -> Num:
+        """Pilot climb rate (cm/s) for the throttle control input 0…1000, clamped to limits."""
+        st = self.stick
+        bottom, top = st.band
+        climb = where(stick < bottom, st.descent_speed * (stick - bottom) / bottom, 0.0)
+        climb = where(stick > top, st.speed_up * (stick - top) / (1000.0 - top), climb)
+        return clamp(climb, -st.descent_speed, st.speed_up)
+
+    def run(self, stick: Num, z: Num, vz: Num, az: Num) -> Num:
+        """One 400 Hz loop of the active mode; returns the vertical thrust −1…1.
+
+        Parameters
+        ----------
+        stick : float or ndarray (N,)
+            Throttle control input 0…1000 (500 = centred).
+        z, vz, az : float or ndarray (N,)
+            Belief z (cm), climb rate (cm/s), vertical acceleration (cm/s²).
+        """
+        return self.run_climb(self.climb_from_stick(stick), z, vz, az)
+
+    def run_climb(self, climb: Num, z: Num, vz: Num, az: Num) -> Num:
+        """:meth:`run` with the pilot's climb rate (cm/s) already computed from the stick."""
+        self.z, self.vz, self.az = z, vz, az
+        sat = self.motors.saturated
+        self.zctl.limit = self.motors.limit
+        if self.mode == SURFTRAK:
+            if not self.armed:
+                self._reset(z == z)
+            else:
+                self._control_range(climb)
+            self.zctl.set_target_from_climb_rate(climb)
+            thr = self.zctl.update(z, vz, az, sat)
+        else:
+            thr = althold_control_depth(
+                self.zctl, climb, z, vz, az, self.detector.at_surface,
+                self.detector.at_bottom, self.p.SURFACE_DEPTH, sat,
+            )  # fmt: skip
+        return self.motors.output(thr)
+
+    def detect(self, z_m: Num, vz_ms: Num) -> None:
+        """Surface/bottom detector (400 Hz) from depth-sensor z (m) and climb rate (m/s)."""
+        self.detector.update(z_m, vz_ms, self.motors.limit, self.armed)

@@ -1,0 +1,134 @@
+"""Plugin documentation generated from the code: parameter tables and scenario examples.
+
+Used by ``marinesim plugins show NAME [--example]``; nothing here is written by hand per
+plugin, so the help cannot drift from the ``Params`` models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from pydantic_core import PydanticUndefined
+
+from marinesim.core import registry
+from marinesim.core.errors import ConfigError, UnknownNameError
+from marinesim.core.params import field_units
+from marinesim.engine.plugin import overridden_hooks
+
+__all__ = ["PLUGIN_KINDS", "find_plugin", "param_rows", "plugin_example", "plugin_info"]
+
+PLUGIN_KINDS = ("motion", "controller", "autonomy", "sensor", "interaction", "metric")
+
+
+def find_plugin(name: str, kind: str | None = None) -> tuple[str, Any]:
+    """(kind, class) of a registered plugin; unknown names raise with suggestions."""
+    kinds = [kind] if kind else list(PLUGIN_KINDS)
+    hits = [k for k in kinds if name in registry.names(k)]
+    if not hits:
+        known = sorted({n for k in kinds for n in registry.names(k)})
+        raise UnknownNameError("plugin", name, known)
+    if len(hits) > 1:
+        raise ConfigError(f"plugin name {name!r} exists as {', '.join(hits)}; pass --kind")
+    return hits[0], registry.get(hits[0], name)
+
+
+def _type_name(ann: Any) -> str:
+    text = getattr(ann, "__name__", None) or str(ann)
+    return text.replace("typing.", "")
+
+
+def param_rows(cls: Any) -> list[tuple[str, str, str, str, str]]:
+    """(name, type, default, unit, description) of every parameter of a plugin class."""
+    if hasattr(cls, "param_rows"):
+        return list(cls.param_rows())
+    model = cls.Params
+    units = field_units(model)
+    rows = []
+    for fname, info in model.model_fields.items():
+        if info.default is PydanticUndefined and info.default_factory is None:
+            default = "(required)"
+        elif info.default_factory is not None:
+            default = repr(info.default_factory())
+        else:
+            default = repr(info.default)
+        rows.append(
+            (
+                fname,
+                _type_name(info.annotation),
+                default,
+                units.get(fname, ""),
+                info.description or "",
+            )
+        )
+    return rows
+
+
+def plugin_info(name: str, kind: str | None = None) -> str:
+    """Text shown by ``marinesim plugins show NAME``."""
+    k, cls = find_plugin(name, kind)
+    lines = [f"{name} ({k} plugin, {cls.__module__}:{cls.__qualname__})", f"  {cls.describe()}", ""]
+    try:
+        inst = cls(name) if not hasattr(cls, "build_params") else cls(name, cls.build_params({})[0])
+        subs, pubs = inst.subscribes, inst.publishes
+    except Exception:  # plugins with required params: use the class declarations
+        subs, pubs = cls.subscribes, cls.publishes
+    lines.append("hooks: " + ", ".join(overridden_hooks(cls)))
+    lines.append("subscribes: " + (", ".join(f"{t} ({ty})" for t, ty in subs.items()) or "-"))
+    lines.append("publishes: " + (", ".join(f"{t} ({ty})" for t, ty in pubs.items()) or "-"))
+    flags = [f for f in ("writes_belief", "reads_truth", "reports_done") if getattr(cls, f, False)]
+    if flags:
+        lines.append("flags: " + ", ".join(flags))
+    lines.append("")
+    rows = param_rows(cls)
+    lines.append("parameters:")
+    if not rows:
+        lines.append("  (none)")
+    w = max((len(r[0]) for r in rows), default=4)
+    for pname, typ, default, unit, desc in rows:
+        u = f" [{unit}]" if unit else ""
+        lines.append(f"  {pname:<{w}}  {typ:<18} default {default}{u}  {desc}")
+    lines.append("")
+    lines.append(
+        "scheduling keys of the scenario entry: rate_hz [Hz], offset_ticks, uses_truth (controllers/autonomies)"
+    )
+    return "\n".join(lines)
+
+
+def plugin_example(name: str, kind: str | None = None) -> str:
+    """A scenario entry (YAML) with every parameter at its default (``--example``).
+
+    Parameters without a default value (None) are left out; the class's ``example_params``
+    fill in what is required, so the printed entry is valid as it stands.
+    """
+    k, cls = find_plugin(name, kind)
+    params: dict[str, Any] = {}
+    for pname, _typ, default, _unit, _desc in param_rows(cls):
+        if default == "(required)":
+            params[pname] = "<required>"
+            continue
+        try:
+            params[pname] = (
+                yaml.safe_load(default) if not default.startswith("'") else default.strip("'")
+            )
+        except yaml.YAMLError:
+            params[pname] = default
+        if isinstance(params[pname], str) and params[pname] in ("None", "'None'"):
+            params[pname] = None
+    params = {k: v for k, v in params.items() if v is not None and v != ""}
+    params.update(getattr(cls, "example_params", {}) or {})
+    entry = {"name": name, "plugin": name, "params": params}
+    if k not in ("motion",):
+        entry["rate_hz"] = None
+    section = {
+        "motion": "motion",
+        "controller": "controllers",
+        "autonomy": "autonomy",
+        "sensor": "sensors",
+        "interaction": "interactions",
+        "metric": "metrics",
+    }[k]
+    body = entry if k == "motion" else [entry]
+    return f"# {k} plugin {name}: {cls.describe()}\n" + yaml.safe_dump(
+        {section: body}, sort_keys=False, width=100
+    )

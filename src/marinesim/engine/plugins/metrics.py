@@ -1,0 +1,328 @@
+"""World metric plugins: distance, energy, separation, operating box, navigation error (§9).
+
+Each plugin computes per-tick values in ``metric`` (logged as named signals per entity block)
+and an end-of-run summary in ``summary``: rows ``{entity, team, metric, value, unit}`` kept in
+``ctx.state["summary"]`` (gather them with :func:`collect_metrics`) and also emitted as
+``metric`` events, so they reach the run result.  World metric hooks see every block's truth
+and belief; the engine gives world plugins no block view yet, so these plugins read the blocks
+through the hook context's simulation (documented workaround).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from marinesim.core.errors import ConfigError
+from marinesim.core.params import ParamsBase, field
+from marinesim.engine.plugin import NoParams, Plugin
+from marinesim.sensors.nav import cep50
+
+__all__ = [
+    "DistanceTravelled",
+    "Energy",
+    "MinSeparation",
+    "NavError",
+    "TimeInBox",
+    "collect_metrics",
+]
+
+
+def _blocks(ctx: Any) -> list[Any]:
+    return list(ctx._sim.blocks)
+
+
+def _log(ctx: Any, block: str, name: str, values: Any, unit: str, labels: Any = None) -> None:
+    ctx._sim._recorder.log(block, f"{ctx.state['name']}.{name}", values, unit, labels)
+
+
+def _row(ctx: Any, entity: str, team: int | None, metric: str, value: float, unit: str) -> None:
+    row = {"entity": entity, "team": team, "metric": metric, "value": float(value), "unit": unit}
+    ctx.state.setdefault("summary", []).append(row)
+    who = entity or "world"
+    ctx.events.emit("metric", f"{who}: {metric} = {value:.6g} {unit}".rstrip(), "info")
+
+
+def collect_metrics(sim: Any) -> list[dict[str, Any]]:
+    """Summary rows of every metric plugin of a finished simulation, in plugin order.
+
+    Parameters
+    ----------
+    sim : Simulation
+
+    Returns
+    -------
+    list of dict
+        ``{metric_plugin, entity, team, metric, value, unit}``.
+    """
+    out = []
+    for slot in sim.world_slots:
+        for r in slot.state.get("summary", []):
+            out.append({"metric_plugin": slot.plugin.name, **r})
+    return out
+
+
+class _Metric(Plugin):
+    kind: ClassVar[str] = "metric"
+
+    def start(self, ctx: Any, rng: Any) -> None:
+        """Reset the accumulators."""
+        ctx.state["name"] = self.name
+        ctx.state["summary"] = []
+        ctx.state["t_last"] = ctx.t
+        self._start(ctx)
+
+    def _start(self, ctx: Any) -> None:
+        pass
+
+    def _each_entity(self, ctx: Any) -> list[tuple[Any, int]]:
+        return [(b, i) for b in _blocks(ctx) for i in range(b.n)]
+
+
+class DistanceTravelled(_Metric):
+    """Distance travelled over ground by each entity (truth) [m]."""
+
+    Params = NoParams
+
+    def _start(self, ctx: Any) -> None:
+        ctx.state["prev"] = {b.name: np.array(b.truth.pos) for b in _blocks(ctx)}
+        ctx.state["dist"] = {b.name: np.zeros(b.n) for b in _blocks(ctx)}
+
+    def metric(self, ctx: Any, rng: Any) -> None:
+        """Accumulate ‖Δp‖ of active entities."""
+        for b in _blocks(ctx):
+            pos = np.asarray(b.truth.pos)
+            step = np.linalg.norm(pos - ctx.state["prev"][b.name], axis=1)
+            ctx.state["dist"][b.name] = ctx.state["dist"][b.name] + np.where(b.active, step, 0.0)
+            ctx.state["prev"][b.name] = pos.copy()
+            _log(ctx, b.name, "distance", ctx.state["dist"][b.name], "m")
+
+    def summary(self, ctx: Any, rng: Any) -> None:
+        """One row per entity plus team sums."""
+        teams: dict[int, float] = {}
+        for b, i in self._each_entity(ctx):
+            d = float(ctx.state["dist"][b.name][i])
+            _row(ctx, b.names[i], int(b.team[i]), "distance_travelled", d, "m")
+            teams[int(b.team[i])] = teams.get(int(b.team[i]), 0.0) + d
+        for tm, d in sorted(teams.items()):
+            _row(ctx, f"team {tm}", tm, "distance_travelled_sum", d, "m")
+
+
+class Energy(_Metric):
+    """Energy ∫ Σ V·I dt from thruster current reports; skipped with a note when none report."""
+
+    Params = NoParams
+
+    def _start(self, ctx: Any) -> None:
+        sources = [
+            f"{s.block.name}.{s.plugin.name}"
+            for s in ctx._sim.slots
+            if s.block is not None and ("thrusters/power" in s.plugin.publishes)
+        ]
+        ctx.state["sources"] = sources
+        if not sources:
+            ctx.events.emit(
+                "metric",
+                "energy: no plugin publishes 'thrusters/power' (W) — no thruster reports current, "
+                "energy is not computed",
+                "warning",
+            )
+
+    def summary(self, ctx: Any, rng: Any) -> None:
+        """Rows only where thrusters report power (none of the built-in motion plugins do yet)."""
+        if not ctx.state["sources"]:
+            return
+        raise ConfigError(
+            "energy from 'thrusters/power' is not supported yet", param="metrics.energy"
+        )
+
+
+class MinSeparationParams(ParamsBase):
+    """Closest point of approach between entities."""
+
+    horizontal: bool = field(False, description="use horizontal distance only")
+
+
+class MinSeparation(_Metric):
+    """Minimum separation (closest point of approach) between active entities [m]."""
+
+    Params = MinSeparationParams
+
+    def _start(self, ctx: Any) -> None:
+        n = sum(b.n for b in _blocks(ctx))
+        ctx.state["min"] = np.full(n, np.inf)
+        ctx.state["cpa"] = (np.inf, np.nan, "", "")
+        self.metric(ctx, None)
+
+    def metric(self, ctx: Any, rng: Any) -> None:
+        """All-pair distances of active entities (vectorised); update minima and the CPA."""
+        blocks = _blocks(ctx)
+        pos = np.concatenate([b.truth.pos for b in blocks])
+        act = np.concatenate([b.active for b in blocks])
+        names = [nm for b in blocks for nm in b.names]
+        if ctx.params.horizontal:
+            pos = pos[:, :2]
+        d = np.linalg.norm(pos[:, None, :] - pos[None, :, :], axis=2)
+        ok = act[:, None] & act[None, :]
+        np.fill_diagonal(ok, False)
+        d = np.where(ok, d, np.inf)
+        row_min = d.min(axis=1) if len(d) else np.zeros(0)
+        ctx.state["min"] = np.minimum(ctx.state["min"], row_min)
+        if len(d) > 1:
+            k = int(np.argmin(d))
+            i, j = divmod(k, d.shape[1])
+            if d[i, j] < ctx.state["cpa"][0]:
+                ctx.state["cpa"] = (float(d[i, j]), ctx.t, names[i], names[j])
+        o = 0
+        for b in blocks:
+            _log(
+                ctx,
+                b.name,
+                "separation",
+                np.where(np.isfinite(row_min[o : o + b.n]), row_min[o : o + b.n], np.nan),
+                "m",
+            )
+            o += b.n
+        if np.isfinite(ctx.state["cpa"][0]):
+            ctx.metric_value(self.name, ctx.state["cpa"][0])
+
+    def summary(self, ctx: Any, rng: Any) -> None:
+        """Per-entity minimum separation and the world CPA (value, time)."""
+        o = 0
+        for b in _blocks(ctx):
+            for i in range(b.n):
+                _row(
+                    ctx, b.names[i], int(b.team[i]), "min_separation", ctx.state["min"][o + i], "m"
+                )
+            o += b.n
+        dist, t, a, c = ctx.state["cpa"]
+        _row(ctx, "", None, f"cpa ({a}, {c})", dist, "m")
+        _row(ctx, "", None, "cpa_time", t, "s")
+
+
+class TimeInBoxParams(ParamsBase):
+    """Operating box (NED, depth positive down)."""
+
+    north_min: float = field(..., unit="m", description="south edge")
+    north_max: float = field(..., unit="m", description="north edge")
+    east_min: float = field(..., unit="m", description="west edge")
+    east_max: float = field(..., unit="m", description="east edge")
+    depth_min: float = field(-np.inf, unit="m", description="shallowest depth")
+    depth_max: float = field(np.inf, unit="m", description="deepest depth")
+
+    def model_post_init(self, __context: object) -> None:  # noqa: D102
+        for a in ("north", "east", "depth"):
+            if getattr(self, f"{a}_min") >= getattr(self, f"{a}_max"):
+                raise ConfigError(f"{a}_min must be below {a}_max", param=f"{a}_min")
+
+
+class TimeInBox(_Metric):
+    """Time each entity spends inside the operating box [s] and its fraction of the run."""
+
+    Params = TimeInBoxParams
+
+    def _start(self, ctx: Any) -> None:
+        ctx.state["inside"] = {b.name: np.zeros(b.n) for b in _blocks(ctx)}
+        ctx.state["total"] = 0.0
+
+    def metric(self, ctx: Any, rng: Any) -> None:
+        """Add the elapsed time where the truth position is inside."""
+        p: TimeInBoxParams = ctx.params
+        dt = ctx.t - ctx.state["t_last"]
+        ctx.state["t_last"] = ctx.t
+        ctx.state["total"] += dt
+        for b in _blocks(ctx):
+            x = np.asarray(b.truth.pos)
+            ins = (
+                (x[:, 0] >= p.north_min)
+                & (x[:, 0] <= p.north_max)
+                & (x[:, 1] >= p.east_min)
+                & (x[:, 1] <= p.east_max)
+                & (x[:, 2] >= p.depth_min)
+                & (x[:, 2] <= p.depth_max)
+            )
+            ctx.state["inside"][b.name] = ctx.state["inside"][b.name] + np.where(
+                ins & b.active, dt, 0.0
+            )
+            _log(ctx, b.name, "inside", ins.astype(float), "")
+
+    def summary(self, ctx: Any, rng: Any) -> None:
+        """Seconds and fraction per entity."""
+        tot = ctx.state["total"]
+        for b, i in self._each_entity(ctx):
+            s = float(ctx.state["inside"][b.name][i])
+            _row(ctx, b.names[i], int(b.team[i]), "time_in_box", s, "s")
+            _row(
+                ctx,
+                b.names[i],
+                int(b.team[i]),
+                "time_in_box_fraction",
+                s / tot if tot > 0 else np.nan,
+                "",
+            )
+
+
+class NavError(_Metric):
+    """Navigation error ‖p̂ − p‖ (belief − truth): per-tick value, RMS, final, final CEP50."""
+
+    Params = NoParams
+
+    def _start(self, ctx: Any) -> None:
+        ctx.state["sq"] = {b.name: np.zeros(b.n) for b in _blocks(ctx)}
+        ctx.state["count"] = 0
+        ctx.state["final"] = {b.name: np.zeros(b.n) for b in _blocks(ctx)}
+        ctx.state["cov"] = {}
+        perfect = [
+            b.name for b in _blocks(ctx) if not any(s.plugin.writes_belief for s in b.spec.sensors)
+        ]
+        if perfect:
+            ctx.events.emit(
+                "metric",
+                f"nav_error: blocks with perfect navigation (error 0): {', '.join(perfect)}",
+                "info",
+            )
+
+    def metric(self, ctx: Any, rng: Any) -> None:
+        """Error of every entity against its belief (0 under perfect navigation)."""
+        ctx.state["count"] += 1
+        for b in _blocks(ctx):
+            bel = b.belief if b.belief is not None else b.truth
+            e = np.asarray(bel.pos) - np.asarray(b.truth.pos)
+            err = np.linalg.norm(e, axis=1)
+            ctx.state["sq"][b.name] = ctx.state["sq"][b.name] + err**2
+            ctx.state["final"][b.name] = err
+            _log(ctx, b.name, "error", err, "m")
+            _log(ctx, b.name, "error_ned", e, "m", ("north", "east", "down"))
+            if bel.cov is not None:
+                ctx.state["cov"][b.name] = np.asarray(bel.cov)[:, 0:2, 0:2]
+
+    def summary(self, ctx: Any, rng: Any) -> None:
+        """RMS, final error and final CEP50 per entity."""
+        c = max(ctx.state["count"], 1)
+        cep = {k: cep50(v) for k, v in ctx.state["cov"].items()}
+        for b, i in self._each_entity(ctx):
+            _row(
+                ctx,
+                b.names[i],
+                int(b.team[i]),
+                "nav_error_rms",
+                np.sqrt(ctx.state["sq"][b.name][i] / c),
+                "m",
+            )
+            _row(
+                ctx,
+                b.names[i],
+                int(b.team[i]),
+                "nav_error_final",
+                ctx.state["final"][b.name][i],
+                "m",
+            )
+            _row(
+                ctx,
+                b.names[i],
+                int(b.team[i]),
+                "cep50_final",
+                cep[b.name][i] if b.name in cep else np.nan,
+                "m",
+            )

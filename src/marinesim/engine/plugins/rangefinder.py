@@ -1,0 +1,97 @@
+"""``rangefinder`` sensor plugin: the ardusub_surftrak harness's down-facing rangefinder.
+
+Wraps :mod:`marinesim.sensors.rangefinder` on the sensor chain's delay line
+(:class:`marinesim.sensors.pipeline.DelayLine`): every tick the truth z is recorded; on the
+message ticks (every ``interval`` from ``t_inject0``) one terrain row is injected with the
+geometry of t − delay (SURFTRAK spec §11.1).  Publishes on the entity's local bus, one row per
+vehicle and message: ``rangefinder/distance_cm`` (−1 for a dropout row: nothing is sent) and
+``rangefinder/signal_quality``; logs ``rf_cm``, ``signal_quality``, ``terrain`` (true seafloor
+z under the vehicle, m, up).  One normal per row and vehicle is drawn from the plugin's stream.
+The terrain is one of the shipped profiles (package data).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from marinesim.core.errors import ConfigError
+from marinesim.core.params import field
+from marinesim.engine.plugin import Plugin
+from marinesim.environment.terrain import BUILTIN_PROFILES, builtin_profile
+from marinesim.sensors.pipeline import DelayLine
+from marinesim.sensors.rangefinder import RangefinderParams, inject
+
+__all__ = ["RangefinderSensor", "RangefinderSensorParams", "terrain_schedule"]
+
+
+class RangefinderSensorParams(RangefinderParams):
+    """Harness rangefinder + terrain (defaults: 0.3 s delay, σ 0.05 m, 10 Hz from the file)."""
+
+    terrain: str = field("sawtooth", description="shipped terrain profile name")
+    t_inject0: float | None = field(None, unit="s", description="first reading (default: delay)")
+
+
+def terrain_schedule(
+    terrain: str, delay: float, t_inject0: float | None, dt: float
+) -> tuple[Any, int, int]:
+    """(profile, first message tick, ticks between messages) for a shipped profile."""
+    if terrain not in BUILTIN_PROFILES:
+        raise ConfigError(
+            f"terrain {terrain!r} is not a shipped profile ({', '.join(BUILTIN_PROFILES)}); "
+            "terrain files are not supported in scenarios yet (use 'marinesim surftrak run')",
+            param="terrain",
+        )
+    prof = builtin_profile(terrain)
+    iv = prof.interval / dt
+    if abs(iv - round(iv)) > 1e-6:
+        raise ConfigError(
+            f"terrain interval {prof.interval} s is not a multiple of dt", param="terrain"
+        )
+    t0 = delay if t_inject0 is None else t_inject0
+    return prof, int(round(t0 / dt)), int(round(iv))
+
+
+class RangefinderSensor(Plugin):
+    """Down-facing rangefinder as injected by the ardusub_surftrak SITL harness."""
+
+    kind: ClassVar[str] = "sensor"
+    Params = RangefinderSensorParams
+    publishes: ClassVar[dict[str, str]] = {
+        "rangefinder/distance_cm": "double",
+        "rangefinder/signal_quality": "double",
+    }
+
+    def start(self, ctx: Any, rng: Any) -> None:
+        """Build the delay line and the message schedule."""
+        p: Any = self.params
+        prof, k0, iv = terrain_schedule(p.terrain, p.delay, p.t_inject0, ctx.dt)
+        ctx.state["profile"] = prof
+        ctx.state["k0"], ctx.state["iv"] = k0, iv
+        ctx.state["line"] = DelayLine(ctx.n, 1, ctx.dt, p.delay + 2 * ctx.dt)
+        ctx.state["rf"] = RangefinderParams(
+            **{k: getattr(p, k) for k in RangefinderParams.model_fields}
+        )
+        ctx.state["attrib0"] = k0 * ctx.dt - p.delay
+
+    def sense(self, ctx: Any, rng: Any) -> None:
+        """Record truth z; inject a terrain row on message ticks."""
+        st = ctx.state
+        z = -ctx.truth.pos[:, 2]
+        st["line"].push(z)
+        k = int(round((ctx.t - 0.0) / ctx.dt))
+        prof = st["profile"]
+        ctx.log("terrain", np.full(ctx.n, float(prof.height_at(ctx.t, start=st["attrib0"]))), "m")
+        if k < st["k0"] or (k - st["k0"]) % st["iv"]:
+            return
+        j = (k - st["k0"]) // st["iv"]
+        row = float(prof.rows[j % len(prof.rows)])
+        rf: RangefinderParams = st["rf"]
+        zd = st["line"].read(rf.delay)[:, 0]
+        normal = rng.normal(size=1)[:, 0]
+        rd = inject(rf, np.full(ctx.n, row), zd, normal)
+        ctx.publish("rangefinder/distance_cm", rd.distance_cm)
+        ctx.publish("rangefinder/signal_quality", rd.quality)
+        ctx.log("rf_cm", rd.distance_cm, "cm")
+        ctx.log("signal_quality", rd.quality, "%")

@@ -1,0 +1,492 @@
+"""Engine plugins of the navigation sensors, belief writers and contacts (engine spec §6, §7).
+
+Each plugin wraps a pure, batched function of :mod:`marinesim.sensors` and draws its noise from
+the per-entity streams handed to its hooks (fixed consumption per sample).  Topics (entity
+``local`` scope; payload rows = publishing vehicles):
+
+========================  ==========================================================  =========
+topic                     payload columns                                             publisher
+========================  ==========================================================  =========
+``gps/fix``               north, east [m]                                             ``gps``
+``depth/depth``           depth [m]                                                   ``depth_sensor``
+``imu/data``              f_x, f_y, f_z [m/s²], p, q, r [rad/s]                       ``imu``
+``ahrs/quat``             q_w, q_x, q_y, q_z                                          ``ahrs``
+``dvl/velocity``          u, v, w [m/s], mode (1 bottom lock, 2 water track)          ``dvl``
+``nav/state``             pos (3) [m], body vel (3) [m/s], quat (4), P diagonal (9)   belief writers
+``nav/cep``               CEP50 [m]                                                   ``simple_ins``, ``nav_ekf``
+``nav/gps_fix``           1 when a GPS fix is held                                    ``simple_ins``
+``contacts``              contact id, north, east, down [m], covariance (9) [m²],     ``contacts``
+                          range [m], azimuth, elevation [rad], false alarm (0/1)
+========================  ==========================================================  =========
+
+Belief writers (``noisy_state``, ``simple_ins``, ``nav_ekf``) sample what they need from truth
+in ``sense`` (or in ``start`` for the EKF's launch fix) and write the belief in ``estimate``,
+which may not read truth (access matrix of engine spec §2.3).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from marinesim.core.errors import ConfigError
+from marinesim.core.frames import rotation_from_quat
+from marinesim.core.state import VehicleState
+from marinesim.engine.plugin import Plugin
+from marinesim.sensors import ahrs, contacts, depth, dvl, gps, imu, nav
+from marinesim.sensors.estimation import EkfParams, NavEkf
+from marinesim.sensors.pipeline import DelayLine
+
+__all__ = [
+    "AhrsSensor",
+    "ContactSensor",
+    "DepthSensor",
+    "DvlSensor",
+    "GpsSensor",
+    "ImuSensor",
+    "NavEkfEstimator",
+    "NoisyStateSensor",
+    "SimpleInsSensor",
+]
+
+
+def _period(ctx: Any) -> float:
+    """Sensor period [s] from the engine schedule.
+
+    The engine does not expose a plugin's period on ``ctx`` yet; the schedule's tick count is
+    read from the hook context's slot (a documented workaround), with one tick as fallback.
+    """
+    per = getattr(ctx, "period", None)
+    if per is None:
+        slot = getattr(ctx, "_slot", None)
+        per = getattr(slot, "period", 1)
+    return float(per) * float(ctx.dt)
+
+
+def _delayed(ctx: Any, key: str, value: np.ndarray, delay: float) -> np.ndarray:
+    """Push ``value`` (N, k) into the plugin's delay line and read it ``delay`` seconds back."""
+    if delay <= 0:
+        return value
+    line = ctx.state.get(key)
+    if line is None:
+        line = ctx.state[key] = DelayLine(value.shape[0], value.shape[1], _period(ctx), delay)
+    line.push(value)
+    return line.read(delay)
+
+
+def _nav_payload(pos: np.ndarray, vel: np.ndarray, quat: np.ndarray, cov: np.ndarray) -> np.ndarray:
+    return np.concatenate([pos, vel, quat, np.diagonal(cov, axis1=1, axis2=2)], axis=1)
+
+
+class GpsSensor(Plugin):
+    """GPS fixes (north, east) with noise, only at the surface."""
+
+    kind: ClassVar[str] = "sensor"
+    Params = gps.GpsParams
+    publishes: ClassVar[dict[str, str]] = {"gps/fix": "array"}
+
+    def sense(self, ctx: Any, rng: Any) -> None:
+        """Sample truth, publish delivered fixes on ``gps/fix``."""
+        p: gps.GpsParams = ctx.params
+        pos = _delayed(ctx, "line", np.asarray(ctx.truth.pos), p.delay)
+        ne, fix = gps.gps_measure(pos, rng.normal(size=2), rng.uniform(size=1)[:, 0], p)
+        fix &= np.asarray(ctx.active)
+        ctx.log("fix", fix.astype(float), "")
+        rows = np.flatnonzero(fix)
+        if rows.size:
+            ctx.publish("gps/fix", ne[rows], rows=rows, t_stamp=ctx.t - p.delay)
+
+
+class DepthSensor(Plugin):
+    """Pressure depth sensor."""
+
+    kind: ClassVar[str] = "sensor"
+    Params = depth.DepthParams
+    publishes: ClassVar[dict[str, str]] = {"depth/depth": "array"}
+
+    def sense(self, ctx: Any, rng: Any) -> None:
+        """Sample truth depth, publish on ``depth/depth``."""
+        p: depth.DepthParams = ctx.params
+        d_true = _delayed(ctx, "line", np.asarray(ctx.truth.pos)[:, 2:3], p.delay)[:, 0]
+        d, ok = depth.depth_measure(
+            d_true,
+            rng.normal(size=1)[:, 0],
+            rng.uniform(size=1)[:, 0],
+            p,
+            ctx.env.density,
+            ctx.env.gravity,
+        )
+        rows = np.flatnonzero(ok & np.asarray(ctx.active))
+        if rows.size:
+            ctx.publish("depth/depth", d[rows, None], rows=rows, t_stamp=ctx.t - p.delay)
+
+
+class ImuSensor(Plugin):
+    """IMU: specific force (from the truth velocity history) and angular rate, biases as walks."""
+
+    kind: ClassVar[str] = "sensor"
+    Params = imu.ImuParams
+    publishes: ClassVar[dict[str, str]] = {"imu/data": "array"}
+
+    def start(self, ctx: Any, rng: Any) -> None:
+        """Draw the initial biases (6 normals per vehicle)."""
+        p: imu.ImuParams = ctx.params
+        b = rng.normal(size=6)
+        ctx.state["bias_a"] = p.accel_bias_init_std * b[:, 0:3]
+        ctx.state["bias_g"] = p.gyro_bias_init_std * b[:, 3:6]
+        ctx.state["p_hist"] = []
+
+    def sense(self, ctx: Any, rng: Any) -> None:
+        """One sample: f = Rᵀ(a − g), a the second difference of the truth positions at the
+        sensor period (consistent with the trajectory whatever the motion model stores as
+        velocity); white noise and bias walks; publish ``imu/data``."""
+        p: imu.ImuParams = ctx.params
+        tr = ctx.truth
+        dt = _period(ctx)
+        hist = ctx.state["p_hist"]
+        hist.append(np.array(tr.pos))
+        if len(hist) > 3:
+            del hist[0]
+        if len(hist) == 3:
+            acc = (hist[2] - 2.0 * hist[1] + hist[0]) / (dt * dt)
+        else:
+            acc = np.zeros_like(hist[-1])
+        rot = rotation_from_quat(tr.quat)
+        f_true = imu.specific_force(acc, rot, ctx.env.gravity)
+        f, w, ba, bg = imu.imu_measure(
+            f_true,
+            np.asarray(tr.ang_vel),
+            ctx.state["bias_a"],
+            ctx.state["bias_g"],
+            rng.normal(size=12),
+            dt,
+            p,
+        )
+        ctx.state["bias_a"], ctx.state["bias_g"] = ba, bg
+        ok = (rng.uniform(size=1)[:, 0] >= p.dropout_probability) & np.asarray(ctx.active)
+        ctx.log("accel_bias", ba, "m/s^2", ("x", "y", "z"))
+        rows = np.flatnonzero(ok)
+        if rows.size:
+            ctx.publish("imu/data", np.concatenate([f, w], axis=1)[rows], rows=rows)
+
+
+class AhrsSensor(Plugin):
+    """Compass / AHRS attitude with body-frame roll, pitch, yaw noise."""
+
+    kind: ClassVar[str] = "sensor"
+    Params = ahrs.AhrsParams
+    publishes: ClassVar[dict[str, str]] = {"ahrs/quat": "array"}
+
+    def sense(self, ctx: Any, rng: Any) -> None:
+        """Sample truth attitude, publish ``ahrs/quat``."""
+        p: ahrs.AhrsParams = ctx.params
+        q_true = _delayed(ctx, "line", np.asarray(ctx.truth.quat), p.delay)
+        q_true = q_true / np.linalg.norm(q_true, axis=1, keepdims=True)
+        q, ok = ahrs.ahrs_measure(q_true, rng.normal(size=3), rng.uniform(size=1)[:, 0], p)
+        rows = np.flatnonzero(ok & np.asarray(ctx.active))
+        if rows.size:
+            ctx.publish("ahrs/quat", q[rows], rows=rows, t_stamp=ctx.t - p.delay)
+
+
+class DvlSensor(Plugin):
+    """DVL: bottom lock within [min_altitude, max_altitude], water track otherwise, dropouts."""
+
+    kind: ClassVar[str] = "sensor"
+    Params = dvl.DvlParams
+    publishes: ClassVar[dict[str, str]] = {"dvl/velocity": "array"}
+
+    def start(self, ctx: Any, rng: Any) -> None:
+        """Check that a seafloor depth is known."""
+        p: dvl.DvlParams = ctx.params
+        if p.seafloor_depth is None and not hasattr(ctx.env, "seafloor_depth"):
+            raise ConfigError(
+                f"dvl {self.name!r}: the environment has no terrain; set params.seafloor_depth (m)",
+                param="seafloor_depth",
+            )
+
+    def sense(self, ctx: Any, rng: Any) -> None:
+        """Sample truth body velocity and altitude, publish ``dvl/velocity`` when tracking."""
+        p: dvl.DvlParams = ctx.params
+        tr = ctx.truth
+        pos = np.asarray(tr.pos)
+        if p.seafloor_depth is not None:
+            floor = np.full(pos.shape[0], p.seafloor_depth)
+        else:  # pragma: no cover - terrain in the environment (not provided by the engine yet)
+            floor = np.asarray(ctx.env.seafloor_depth(pos[:, 0], pos[:, 1]), dtype=float)
+        alt = floor - pos[:, 2]
+        rot = rotation_from_quat(tr.quat)
+        cur = np.zeros((pos.shape[0], 3))
+        cur[:, :2] = ctx.env.current(pos[:, 0], pos[:, 1])
+        cur_b = np.einsum("nji,nj->ni", rot, cur)
+        prev = ctx.state.get("p_prev")
+        ctx.state["p_prev"] = pos.copy()
+        if prev is None:
+            v_body = np.asarray(tr.vel)
+        else:  # velocity over ground from the truth track (consistent with any motion model)
+            v_body = np.einsum("nji,nj->ni", rot, (pos - prev) / _period(ctx))
+        v, mode = dvl.dvl_measure(
+            v_body,
+            np.asarray(tr.ang_vel),
+            cur_b,
+            alt,
+            rng.normal(size=3),
+            rng.uniform(size=1)[:, 0],
+            p,
+        )
+        ctx.log("mode", mode.astype(float), "")
+        ctx.log("altitude", alt, "m")
+        val = np.concatenate([v, mode[:, None].astype(float)], axis=1)
+        val = _delayed(ctx, "line", val, p.delay)
+        rows = np.flatnonzero((val[:, 3] > 0.5) & np.asarray(ctx.active))
+        if rows.size:
+            ctx.publish("dvl/velocity", val[rows], rows=rows, t_stamp=ctx.t - p.delay)
+
+
+class NoisyStateSensor(Plugin):
+    """Belief = truth with Gaussian noise on position, velocity and attitude (SCRIMMAGE fixed)."""
+
+    kind: ClassVar[str] = "sensor"
+    Params = nav.NoisyStateParams
+    publishes: ClassVar[dict[str, str]] = {"nav/state": "array"}
+    writes_belief: ClassVar[bool] = True
+
+    def sense(self, ctx: Any, rng: Any) -> None:
+        """Perturb the truth (9 normals per vehicle)."""
+        tr = ctx.truth
+        pos, quat, vel, cov = nav.noisy_state(
+            np.asarray(tr.pos),
+            np.asarray(tr.quat),
+            np.asarray(tr.vel),
+            rng.normal(size=9),
+            ctx.params,
+        )
+        ctx.state["belief"] = VehicleState(
+            pos, quat, vel, np.array(tr.ang_vel), np.array(tr.accel), ctx.t, cov
+        )
+
+    def estimate(self, ctx: Any, rng: Any) -> None:
+        """Write the belief, publish ``nav/state``."""
+        b = ctx.state.get("belief")
+        if b is None:
+            return
+        ctx.set_belief(b)
+        ctx.publish("nav/state", _nav_payload(b.pos, b.vel, b.quat, b.cov))
+
+
+class SimpleInsSensor(Plugin):
+    """SCRIMMAGE SimpleINS, dt-correct and seeded: drifting position, GPS resets at the surface."""
+
+    kind: ClassVar[str] = "sensor"
+    Params = nav.SimpleInsParams
+    publishes: ClassVar[dict[str, str]] = {
+        "nav/state": "array",
+        "nav/cep": "array",
+        "nav/gps_fix": "array",
+    }
+    writes_belief: ClassVar[bool] = True
+
+    def start(self, ctx: Any, rng: Any) -> None:
+        """Initial position error (3 normals per vehicle)."""
+        ctx.state["ins"] = nav.simple_ins_init(rng.normal(size=3), ctx.params)
+        ctx.state["t_last"] = None
+
+    def sense(self, ctx: Any, rng: Any) -> None:
+        """Advance the error model over the time since the previous update (12 normals, 1 uniform)."""
+        p: nav.SimpleInsParams = ctx.params
+        tr = ctx.truth
+        t_last = ctx.state["t_last"]
+        dt = 0.0 if t_last is None else ctx.t - t_last
+        ctx.state["t_last"] = ctx.t
+        nz = rng.normal(size=12)
+        u = rng.uniform(size=1)[:, 0]
+        speed = np.linalg.norm(tr.vel_ned, axis=1)
+        st, fix, reset = nav.simple_ins_step(
+            ctx.state["ins"], speed, np.asarray(tr.pos)[:, 2], dt, nz[:, 0:6], u, p
+        )
+        ctx.state["ins"] = st
+        ang = np.deg2rad([p.roll_std_deg, p.pitch_std_deg, p.yaw_std_deg]) * nz[:, 9:12]
+        from marinesim.sensors.attitude import perturb_body
+
+        n = speed.shape[0]
+        cov = np.zeros((n, 9, 9))
+        idx = np.arange(3)
+        cov[:, idx, idx] = st.var[:, None]
+        cov[:, idx + 3, idx + 3] = p.vel_std**2
+        cov[:, idx + 6, idx + 6] = np.deg2rad([p.roll_std_deg, p.pitch_std_deg, p.yaw_std_deg]) ** 2
+        ctx.state["belief"] = VehicleState(
+            np.asarray(tr.pos) + st.err,
+            perturb_body(np.asarray(tr.quat), ang),
+            np.asarray(tr.vel) + p.vel_std * nz[:, 6:9],
+            np.array(tr.ang_vel),
+            np.array(tr.accel),
+            ctx.t,
+            cov,
+        )
+        ctx.state["fix"] = fix
+        ctx.state["cep"] = nav.cep50(cov[:, 0:2, 0:2])
+
+    def estimate(self, ctx: Any, rng: Any) -> None:
+        """Write the belief; publish ``nav/state``, ``nav/cep``, ``nav/gps_fix``."""
+        b = ctx.state.get("belief")
+        if b is None:
+            return
+        ctx.set_belief(b)
+        ctx.publish("nav/state", _nav_payload(b.pos, b.vel, b.quat, b.cov))
+        ctx.publish("nav/cep", ctx.state["cep"])
+        ctx.publish("nav/gps_fix", ctx.state["fix"].astype(float))
+        ctx.log("cep", ctx.state["cep"], "m")
+        ctx.log(
+            "pos_std",
+            np.sqrt(np.diagonal(b.cov, axis1=1, axis2=2)[:, 0:3]),
+            "m",
+            ("north", "east", "down"),
+        )
+
+
+class NavEkfEstimator(Plugin):
+    """INS/EKF fusing IMU, AHRS, depth, GPS and DVL bottom lock into the belief (engine spec §7)."""
+
+    kind: ClassVar[str] = "sensor"
+    Params = EkfParams
+    publishes: ClassVar[dict[str, str]] = {"nav/state": "array", "nav/cep": "array"}
+    subscribes: ClassVar[dict[str, str]] = {
+        "imu/data": "array",
+        "ahrs/quat": "array",
+        "depth/depth": "array",
+        "gps/fix": "array",
+        "dvl/velocity": "array",
+    }
+    writes_belief: ClassVar[bool] = True
+
+    def start(self, ctx: Any, rng: Any) -> None:
+        """Launch fix: truth + N(0, σ₀²) (9 normals per vehicle), covariance diag(σ₀²)."""
+        p: EkfParams = ctx.params
+        tr = ctx.truth
+        n = tr.n
+        sig = np.repeat([p.initial_pos_std, p.initial_vel_std, p.initial_bias_std], 3)
+        x0 = np.concatenate(
+            [np.asarray(tr.pos), tr.vel_ned, np.zeros((n, 3))], axis=1
+        ) + sig * rng.normal(size=9)
+        P0 = np.broadcast_to(np.diag(sig**2), (n, 9, 9)).copy()
+        rot0 = rotation_from_quat(tr.quat)  # the launch attitude; the AHRS takes over at once
+        ctx.state["ekf"] = NavEkf(p, x0, P0, rot0, ctx.t)
+        ctx.state["quat"] = np.array(tr.quat)
+        ctx.state["f"] = imu.specific_force(np.zeros((n, 3)), rot0, p.gravity)
+        ctx.state["w"] = np.zeros((n, 3))
+
+    def estimate(self, ctx: Any, rng: Any) -> None:
+        """Fuse the delivered measurements in time order, write the belief, publish ``nav/state``."""
+        ekf: NavEkf = ctx.state["ekf"]
+        n = ekf.n
+        # at one stamp: attitude first (the IMU sample was taken with it), then the IMU, then aiding
+        rank = {"ahrs/quat": 0, "imu/data": 1}
+        msgs = sorted(ctx.inbox, key=lambda m: (m.t_stamp, rank.get(m.topic, 2)))
+        for m in msgs:
+            mask = np.zeros(n, dtype=bool)
+            mask[m.rows] = True
+            val = np.zeros((n, np.asarray(m.value).reshape(len(m.rows), -1).shape[1]))
+            val[m.rows] = np.asarray(m.value, dtype=float).reshape(len(m.rows), -1)
+            if m.topic == "ahrs/quat":
+                q = np.where(mask[:, None], val, ctx.state["quat"])
+                ctx.state["quat"] = q
+                ekf.set_attitude(rotation_from_quat(q))
+            elif m.topic == "imu/data":
+                ctx.state["f"] = np.where(mask[:, None], val[:, 0:3], ctx.state["f"])
+                ctx.state["w"] = np.where(mask[:, None], val[:, 3:6], ctx.state["w"])
+                ekf.predict(ctx.state["f"], m.t_stamp)
+            elif m.topic == "depth/depth":
+                ekf.update("depth", val[:, 0:1], mask, m.t_stamp)
+            elif m.topic == "gps/fix":
+                ekf.update("gps", val[:, 0:2], mask, m.t_stamp)
+            elif m.topic == "dvl/velocity":
+                lock = mask & (np.abs(val[:, 3] - dvl.BOTTOM) < 0.5)
+                ekf.update("dvl", val[:, 0:3], lock, m.t_stamp, omega=ctx.state["w"])
+        if ekf.t < ctx.t - 1e-9:  # no IMU sample this tick: hold the last specific force
+            ekf.predict(ctx.state["f"], ctx.t)
+        cov = ekf.P.copy()
+        belief = VehicleState(
+            ekf.x[:, 0:3].copy(),
+            ctx.state["quat"].copy(),
+            ekf.belief_velocity_body(),
+            ctx.state["w"].copy(),
+            np.zeros((n, 3)),
+            ctx.t,
+            cov,
+        )
+        ctx.set_belief(belief)
+        cep = nav.cep50(cov[:, 0:2, 0:2])
+        ctx.publish("nav/state", _nav_payload(belief.pos, belief.vel, belief.quat, cov))
+        ctx.publish("nav/cep", cep)
+        ctx.log("cep", cep, "m")
+        ctx.log(
+            "pos_std",
+            np.sqrt(np.diagonal(cov, axis1=1, axis2=2)[:, 0:3]),
+            "m",
+            ("north", "east", "down"),
+        )
+        ctx.log("cov_ne", cov[:, 0:2, 0:2].reshape(n, 4), "m^2", ("nn", "ne", "en", "ee"))
+        ctx.log("rejected", sum(ekf.rejected.values()).astype(float), "")
+
+
+class ContactSensor(Plugin):
+    """Noisy contacts of other active entities honouring FOV, range and P_d (engine spec §6.5)."""
+
+    kind: ClassVar[str] = "sensor"
+    Params = contacts.ContactParams
+    publishes: ClassVar[dict[str, str]] = {"contacts": "array"}
+
+    def sense(self, ctx: Any, rng: Any) -> None:
+        """One scan over every other active entity of the run (targets sorted by entity name)."""
+        p: contacts.ContactParams = ctx.params
+        tr = ctx.truth
+        sim = ctx._sim  # world truth of all blocks: the engine gives sensors no such view yet
+        names, pos, ids, ok, team = [], [], [], [], []
+        for blk in sim.blocks:
+            names += blk.names
+            pos.append(blk.truth.pos)
+            ids.append(blk.ids)
+            ok.append(blk.active)
+            team.append(blk.team)
+        order = np.argsort(np.asarray(names, dtype=object), kind="stable")
+        tpos = np.concatenate(pos)[order]
+        tids = np.concatenate(ids)[order]
+        tok = np.concatenate(ok)[order]
+        tteam = np.concatenate(team)[order]
+        nu, nn = contacts.draws_per_scan(p, len(tids))
+        u = rng.uniform(size=nu)
+        z = rng.normal(size=nn)
+        act = np.asarray(ctx.active)
+        det = contacts.detect_contacts(
+            np.asarray(tr.pos),
+            rotation_from_quat(tr.quat),
+            np.asarray(ctx.ids),
+            tpos,
+            tids,
+            tok,
+            u,
+            z,
+            p,
+            tteam,
+        )
+        keep = act[det.row]
+        counts = np.bincount(det.row[keep & ~det.false_alarm], minlength=tr.n)
+        ctx.log("detections", counts.astype(float), "")
+        first = np.full((tr.n, 3), np.nan)
+        real = np.flatnonzero(keep & ~det.false_alarm)
+        first[det.row[real[::-1]]] = det.pos[real[::-1]]  # the first detection of each vehicle
+        ctx.log("contact_pos", first, "m", ("north", "east", "down"))
+        ctx.state["last"] = det
+        if np.any(keep):
+            d = len(det.row)
+            payload = np.concatenate(
+                [
+                    det.contact_id[:, None].astype(float),
+                    det.pos,
+                    det.cov.reshape(d, 9),
+                    det.rae,
+                    det.false_alarm[:, None].astype(float),
+                ],
+                axis=1,
+            )[keep]
+            ctx.publish("contacts", payload, rows=det.row[keep])

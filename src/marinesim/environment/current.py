@@ -1,0 +1,251 @@
+"""Current fields in MOOS-IvP's ``CurrentField`` format (``.cfd``; spec usimmarine.md §8).
+
+The module is pure: :meth:`CurrentField.parse` reads text that the caller has loaded (file
+reading lives in :func:`marinesim.interop.moos.files.load_current_field`).
+
+Format, one line at a time (blank ends stripped, lower-cased; empty and ``//`` lines skipped):
+
+* ``fieldname: NAME`` and ``radius: R`` (the key must be followed by ": "; R must pass
+  MOOS ``isNumber``, default 20 m); ``render_hint: ...`` lines are for viewers;
+* any other line is a vector, comma-separated ``key=value`` items: ``x``/``xpos`` and
+  ``y``/``ypos`` [m] (mandatory numbers), ``mag`` [m/s], ``ang`` [compass deg, towards],
+  ``xdot``/``ydot`` [m/s east/north]; other keys are viewer attributes.  A line without a valid
+  x or y is bad: it is reported and skipped.
+
+Force at a point (``getLocalForce``): over the vectors whose distance d is strictly below R,
+Σ (1 − d/R)²·v / n with n the number of vectors in range (not Σ weights); (0, 0) when none.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from marinesim.core.errors import ConfigError, ConfigWarning
+
+__all__ = ["CurrentField", "vector_velocity"]
+
+_DEFAULT_RADIUS = 20.0
+
+
+def _is_number(text: str) -> bool:
+    # MOOS-IvP isNumber (digits, one '.', leading '-' / '+', no exponent)
+    s = text.strip(" \t")
+    if not s:
+        return False
+    if len(s) > 1 and s[0] == "+":
+        s = s[1:]
+    digits = dots = 0
+    for ch in s:
+        if "0" <= ch <= "9":
+            digits += 1
+        elif ch == ".":
+            dots += 1
+            if dots > 1:
+                return False
+        elif ch == "-":
+            if digits or dots:
+                return False
+        else:
+            return False
+    return digits > 0
+
+
+def _atof(text: str) -> float:
+    s = text.strip()
+    sign = 1.0
+    if s.startswith("+"):
+        s = s[1:]
+    if s.startswith("-"):
+        sign, s = -1.0, s[1:]
+    if s.startswith(("-", "+")):
+        return 0.0  # "--5": strtod reads nothing
+    try:
+        return sign * float(s) if s else 0.0
+    except ValueError:
+        return 0.0
+
+
+def _split_quoted(text: str, sep: str = ",") -> list[str]:
+    out: list[str] = []
+    cur: list[str] = []
+    quoted = False
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted
+            cur.append(ch)
+        elif ch == sep and not quoted:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+def vector_velocity(
+    ang: float, mag: float, xdot: float = 0.0, ydot: float = 0.0
+) -> tuple[float, float]:
+    """Velocity (east, north) [m/s] of one field vector.
+
+    θ = ((90 − ang)·π)/180 wrapped once into [−π, π] (ang [deg] is not wrapped first), then
+    (cos θ·mag + xdot, sin θ·mag + ydot).
+    """
+    theta = ((90.0 - ang) * math.pi) / 180.0
+    if theta > math.pi:
+        theta -= 2.0 * math.pi
+    elif theta < -math.pi:
+        theta += 2.0 * math.pi
+    return math.cos(theta) * mag + xdot, math.sin(theta) * mag + ydot
+
+
+@dataclass(frozen=True)
+class CurrentField:
+    """A field of current vectors (positions [m] in the local frame, velocities [m/s]).
+
+    Attributes
+    ----------
+    name : str
+        Field name (lower case, from ``fieldname:``).
+    radius : float
+        Radius of influence R [m]; R ≤ 0 gives no force.
+    x, y : ndarray, shape (M,)
+        Vector positions [m] (x east, y north).
+    vx, vy : ndarray, shape (M,)
+        Vector velocities [m/s] (east, north).
+    """
+
+    name: str = ""
+    radius: float = _DEFAULT_RADIUS
+    x: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    y: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    vx: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    vy: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+
+    def __len__(self) -> int:
+        return int(self.x.shape[0])
+
+    @classmethod
+    def parse(
+        cls, text: str, *, file: str | Path | None = None
+    ) -> tuple[CurrentField, list[ConfigWarning]]:
+        """Parse the text of a ``.cfd`` file.
+
+        Parameters
+        ----------
+        text : str
+            File contents.
+        file : str or Path, optional
+            Name used in warnings and errors.
+
+        Returns
+        -------
+        (CurrentField, list of ConfigWarning)
+            The field and one warning per bad line (file and line number).
+
+        Raises
+        ------
+        ConfigError
+            When the text has no lines at all (the program fails to load such a file).
+        """
+        lines = text.splitlines()
+        if not lines:
+            raise ConfigError("current-field file is empty", file=file)
+        name = ""
+        radius = _DEFAULT_RADIUS
+        xs: list[float] = []
+        ys: list[float] = []
+        vxs: list[float] = []
+        vys: list[float] = []
+        warns: list[ConfigWarning] = []
+
+        def bad(lineno: int, why: str) -> None:
+            warns.append(
+                ConfigWarning(
+                    f"problem with line {lineno}: {why}; line skipped", file=file, line=lineno
+                )
+            )
+
+        for lineno, raw in enumerate(lines, start=1):
+            line = raw.strip().lower()
+            if not line or line.startswith("//"):
+                continue
+            if line.startswith("fieldname: "):
+                name = line.partition(":")[2].strip()
+                continue
+            if line.startswith("radius: "):
+                value = line.partition(":")[2].strip()
+                if _is_number(value):
+                    radius = _atof(value)
+                else:
+                    bad(lineno, f"radius {value!r} is not a number")
+                continue
+            if line.startswith("render_hint: "):
+                continue
+            vals: dict[str, float] = {}
+            for item in _split_quoted(line):
+                key, _, value = item.partition("=")
+                key, value = key.strip(), value.strip()
+                if key in ("x", "xpos", "y", "ypos", "mag", "ang", "xdot", "ydot") and _is_number(
+                    value
+                ):
+                    vals[{"xpos": "x", "ypos": "y"}.get(key, key)] = _atof(value)
+            if "x" not in vals or "y" not in vals:
+                missing = " and ".join(k for k in ("x", "y") if k not in vals)
+                bad(lineno, f"no valid {missing}")
+                continue
+            vx, vy = vector_velocity(
+                vals.get("ang", 0.0),
+                vals.get("mag", 0.0),
+                vals.get("xdot", 0.0),
+                vals.get("ydot", 0.0),
+            )
+            xs.append(vals["x"])
+            ys.append(vals["y"])
+            vxs.append(vx)
+            vys.append(vy)
+        fld = cls(
+            name=name,
+            radius=radius,
+            x=np.array(xs, dtype=np.float64),
+            y=np.array(ys, dtype=np.float64),
+            vx=np.array(vxs, dtype=np.float64),
+            vy=np.array(vys, dtype=np.float64),
+        )
+        return fld, warns
+
+    def force(self, x: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Local current at points (``getLocalForce``), vectorised.
+
+        Parameters
+        ----------
+        x, y : array_like, shape (N,)
+            Positions [m] (x east, y north); any broadcastable shape.
+
+        Returns
+        -------
+        (fx, fy) : ndarrays of the broadcast shape
+            Current [m/s] east and north: Σ wᵢ·vᵢ / n over the n vectors with dᵢ < R
+            (strict), wᵢ = (1 − dᵢ/R)²; 0 where no vector is in range.
+        """
+        px = np.asarray(x, dtype=np.float64)
+        py = np.asarray(y, dtype=np.float64)
+        px, py = np.broadcast_arrays(px, py)
+        if len(self) == 0 or self.radius <= 0:
+            return np.zeros(px.shape), np.zeros(px.shape)
+        dx = px[..., None] - self.x
+        dy = py[..., None] - self.y
+        d = np.hypot(dx, dy)
+        inside = d < self.radius
+        w = np.where(inside, (1.0 - d / self.radius) ** 2, 0.0)
+        n = inside.sum(axis=-1)
+        sx = (w * self.vx).sum(axis=-1)
+        sy = (w * self.vy).sum(axis=-1)
+        safe = np.maximum(n, 1)
+        fx = np.where(n > 0, sx / safe, 0.0)
+        fy = np.where(n > 0, sy / safe, 0.0)
+        return fx, fy

@@ -1,0 +1,625 @@
+"""Replay of the UUV Simulator actuator reference cases (``marinesim verify``, kind ``actuators``).
+
+A case folder holds ``manifest.json`` and one CSV (or ``.csv.gz``) per entry of its ``files``
+(formats: the shipped ``reference/README.md`` §2).  Each file is replayed with marinesim's
+actuator models and compared column by column: a column passes when
+``max |replay − expected| ≤ rel_tol · max |expected|`` (``rel_tol`` absolute for an all-zero
+column).  Time series follow UUV Simulator's first-call protocol: the call at k = 0 only
+latches the time and returns the initial state (ZeroOrder returns its input); each later row
+is one step with Δt = t_k − t_{k−1}.
+
+Kinds: ``dynamics``, ``conversion``, ``thruster_chain``, ``liftdrag_sweep``,
+``fin_timeseries``, ``thruster_allocation`` and ``hydrodynamic_wrench`` (dispatched to
+``marinesim.models.hydro.uuv_wrench_replay`` when that exists, otherwise the case fails with
+"not supported").
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import gzip
+import importlib
+import io
+import json
+import math
+import operator
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from marinesim.actuators import fins as fn
+from marinesim.actuators import lift_drag as ld
+from marinesim.actuators import thrust_conversion as tc
+from marinesim.actuators import thruster as th
+from marinesim.actuators import thruster_dynamics as td
+from marinesim.actuators.uuv_names import from_uuv
+from marinesim.core.errors import DataError
+from marinesim.core.frames import rotation_from_euler
+from marinesim.core.params import validate
+from marinesim.reference.runner import CaseResult, ColumnResult
+
+__all__ = ["D2R_UUV", "THRUSTER_POSES", "load_table", "replay_file", "verify_path"]
+
+#: ``d2r`` of uuv_descriptions ``common.urdf.xacro`` (truncated on purpose, spec §1.2).
+D2R_UUV = 0.01745329
+
+#: Thruster poses of the UUV Simulator vehicles (Gazebo FLU base_link; position m, rpy deg
+#: converted with :data:`D2R_UUV`), spec §5.1 and §2.6.
+THRUSTER_POSES: dict[
+    str, list[tuple[tuple[float, float, float], tuple[float, float, float], str]]
+] = {
+    "rexrov": [
+        ((-0.890895, 0.334385, 0.528822), (0.0, -74.53, -53.21), "deg"),
+        ((-0.890895, -0.334385, 0.528822), (0.0, -74.53, 53.21), "deg"),
+        ((0.890895, 0.334385, 0.528822), (0.0, -105.47, 53.21), "deg"),
+        ((0.890895, -0.334385, 0.528822), (0.0, -105.47, -53.21), "deg"),
+        ((-0.412125, 0.505415, 0.129), (0.0, 0.0, 45.0), "deg"),
+        ((-0.412125, -0.505415, 0.129), (0.0, 0.0, -45.0), "deg"),
+        ((0.412125, 0.505415, 0.129), (0.0, 0.0, 135.0), "deg"),
+        ((0.412125, -0.505415, 0.129), (0.0, 0.0, -135.0), "deg"),
+    ],
+    "eca_a9": [((-0.9676, 0.0, 0.0), (0.0, 0.0, math.pi), "rad")],
+    "lauv": [((-0.53994, 0.0, 0.0), (0.0, 0.0, math.pi), "rad")],
+    "desistek_saga": [
+        ((-0.088, -0.1192, -0.0061828), (0.0, 0.0, math.pi), "rad"),
+        ((-0.088, 0.1192, -0.0061828), (0.0, 0.0, math.pi), "rad"),
+        ((0.067, 0.0, 0.1258172), (0.0, -math.pi / 2, 0.0), "rad"),
+    ],
+}
+
+_ALIASES = {
+    "rexrov": "rexrov",
+    "eca a9": "eca_a9",
+    "eca_a9": "eca_a9",
+    "lauv": "lauv",
+    "desistek": "desistek_saga",
+    "saga": "desistek_saga",
+}
+
+# ----------------------------------------------------------------------------- CSV input
+
+
+def load_table(path: Path) -> tuple[list[str], dict[str, NDArray[Any]]]:
+    """Read a reference CSV (``.csv`` or ``.csv.gz``): header and columns.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+
+    Returns
+    -------
+    header : list of str
+        Column names in file order.
+    columns : dict
+        Column name → float array, or an object array of strings where a cell is not a number.
+
+    Raises
+    ------
+    DataError
+        Unreadable file, ragged rows.
+    """
+    try:
+        raw = path.read_bytes()
+        text = (
+            gzip.decompress(raw).decode("utf-8")
+            if path.name.endswith(".gz")
+            else raw.decode("utf-8")
+        )
+    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot read reference table: {exc}", file=path) from None
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        raise DataError("empty reference table", file=path)
+    header = [h.strip() for h in rows[0]]
+    body = [r for r in rows[1:] if r]
+    for i, r in enumerate(body):
+        if len(r) != len(header):
+            raise DataError(
+                f"row has {len(r)} cells, header has {len(header)}", file=path, line=i + 2
+            )
+    cols: dict[str, NDArray[Any]] = {}
+    for j, name in enumerate(header):
+        cells = [r[j] for r in body]
+        try:
+            cols[name] = np.array([float(c) for c in cells], dtype=float)
+        except ValueError:
+            cols[name] = np.array(cells, dtype=object)
+    return header, cols
+
+
+def _find_csv(folder: Path, name: str) -> Path:
+    candidates = [folder / name]
+    if name.endswith(".gz"):
+        candidates.append(folder / name[:-3])
+    else:
+        candidates.append(folder / (name + ".gz"))
+    for c in candidates:
+        if c.is_file():
+            return c
+    raise DataError(f"reference table {name!r} (or .gz) not found", file=folder)
+
+
+# ----------------------------------------------------------------------------- parameters
+
+
+def _absent(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value.strip().lower().startswith("absent"))
+
+
+def _model(section: str, block: Mapping[str, Any]) -> Any:
+    data, _notes = from_uuv(
+        section, {k: v for k, v in block.items() if k not in ("derivation", "note")}
+    )
+    model: Any = {"dynamics": td.Params, "conversion": tc.Params, "liftdrag": ld.LiftDragParams}[
+        section
+    ]
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        return TypeAdapter(model).validate_python(data)
+    except ValidationError as exc:
+        raise DataError(f"invalid {section} parameters: {exc.errors()[0]['msg']}") from None
+
+
+def _leading_number(value: Any, key: str) -> float:
+    """A number, or the number a string starts with (``"3000 (swapped)"`` → 3000)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    m = re.match(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)", str(value))
+    if not m:
+        raise DataError(f"{key}: not a number: {value!r}")
+    return float(m.group(1))
+
+
+def _thruster(params: Mapping[str, Any]) -> th.ThrusterParams:
+    data: dict[str, Any] = {
+        "dynamics": _model("dynamics", params["dynamics"]),
+        "conversion": _model("conversion", params["conversion"]),
+    }
+    names = {
+        "clampMin": "clamp_min",
+        "clampMax": "clamp_max",
+        "thrustMin": "thrust_min",
+        "thrustMax": "thrust_max",
+        "gain": "gain",
+        "thrust_efficiency": "thrust_efficiency",
+        "propeller_efficiency": "propeller_efficiency",
+    }
+    for key, ours in names.items():
+        v = params.get(key)
+        if not _absent(v):
+            data[ours] = _leading_number(v, key)
+    return validate(th.ThrusterParams, data)
+
+
+# ----------------------------------------------------------------------------- replays
+
+
+def _segments(cols: Mapping[str, NDArray[Any]]) -> list[tuple[int, int]]:
+    """Row ranges [a, b) of consecutive time series (a new one at each k == 0 / signal change)."""
+    n = len(cols["t"])
+    k = cols.get("k")
+    sig = cols.get("signal")
+    starts = [0]
+    for i in range(1, n):
+        if (k is not None and k[i] == 0) or (sig is not None and sig[i] != sig[i - 1]):
+            starts.append(i)
+    return [(a, b) for a, b in zip(starts, [*starts[1:], n], strict=True)]
+
+
+def _replay_dynamics(
+    entry: Mapping[str, Any], cols: Mapping[str, NDArray[Any]]
+) -> dict[str, NDArray[np.float64]]:
+    p = _model("dynamics", entry["params"])
+    t, cmd = cols["t"], cols["cmd"]
+    out = np.empty_like(cmd)
+    for a, b in _segments(cols):
+        s = np.array([[p.initial_state]])
+        for i in range(a, b):
+            u = np.array([[cmd[i]]])
+            if i == a:
+                s = u if isinstance(p, td.ZeroOrder) else s  # first-call latch
+            else:
+                s = td.update(p, s, u, t[i] - t[i - 1])
+            out[i] = s[0, 0]
+    return {"state": out}
+
+
+def _replay_conversion(
+    entry: Mapping[str, Any], cols: Mapping[str, NDArray[Any]]
+) -> dict[str, NDArray[np.float64]]:
+    p = _model("conversion", entry["params"])
+    return {"thrust": tc.convert(p, cols["x"])}
+
+
+def _replay_chain(
+    entry: Mapping[str, Any], cols: Mapping[str, NDArray[Any]]
+) -> dict[str, NDArray[np.float64]]:
+    bank = th.ThrusterBankParams(thrusters=(_thruster(entry["params"]),))
+    zero_order = isinstance(bank.thrusters[0].dynamics, td.ZeroOrder)
+    t, cmd = cols["t"], cols["cmd"]
+    n = len(cmd)
+    res = {k: np.empty(n) for k in ("dynamics_input", "dynamic_state", "thrust")}
+    for a, b in _segments(cols):
+        rotor = th.init(bank, 1).rotor
+        for i in range(a, b):
+            u, _ = th.dynamics_input(bank, np.array([[cmd[i]]]))
+            if i == a:
+                rotor = u if zero_order else rotor
+            else:
+                rotor = th.advance_rotor(bank, rotor, u, t[i] - t[i - 1])
+            omega, thrust, _ = th._outputs(bank._packed, rotor)
+            res["dynamics_input"][i] = u[0, 0]
+            res["dynamic_state"][i] = omega[0, 0]
+            res["thrust"][i] = thrust[0, 0]
+    return res
+
+
+def _replay_sweep(
+    entry: Mapping[str, Any], cols: Mapping[str, NDArray[Any]]
+) -> dict[str, NDArray[np.float64]]:
+    p = _model("liftdrag", entry["params"])
+    v = np.stack([cols["vx_L"], cols["vy_L"], cols["vz_L"]], axis=-1)
+    f, ang = ld.compute(p, v)
+    return {"angle_used": ang, "Fx_L": f[:, 0], "Fy_L": f[:, 1], "Fz_L": f[:, 2]}
+
+
+_OPS: dict[type, Callable[..., float]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+}
+
+
+def _expr(text: str, names: Mapping[str, float]) -> float:
+    """Evaluate a small arithmetic expression (numbers, pi, d2r, + − × ÷ ** and parentheses)."""
+
+    def ev(node: ast.AST) -> float:
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            return float(node.value)
+        if isinstance(node, ast.Name) and node.id in names:
+            return float(names[node.id])
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](ev(node.operand))
+        raise DataError(f"cannot evaluate {text!r} in the fin description")
+
+    try:
+        tree = ast.parse(text.strip().replace("−", "-").replace("π", "pi"), mode="eval")
+    except SyntaxError:
+        raise DataError(f"cannot evaluate {text!r} in the fin description") from None
+    return ev(tree)
+
+
+def _vector(text: str, names: Mapping[str, float]) -> tuple[float, float, float]:
+    parts = [p for p in re.split(r"[,\s]+", text.strip()) if p]
+    if len(parts) != 3:
+        raise DataError(f"expected 3 values, got {text!r}")
+    return (_expr(parts[0], names), _expr(parts[1], names), _expr(parts[2], names))
+
+
+def _fin_geometry(desc: Any) -> tuple[tuple[float, ...], tuple[float, ...], float, float]:
+    """Position (FLU), rpy (rad), lower, upper of the fin description (string or mapping)."""
+    d2r = D2R_UUV
+    if isinstance(desc, Mapping):
+        names = {"pi": math.pi, "d2r": float(desc.get("d2r", d2r))}
+
+        def num(v: Any) -> float:
+            return float(v) if isinstance(v, int | float) else _expr(str(v), names)
+
+        def vec(v: Any) -> tuple[float, float, float]:
+            if isinstance(v, list | tuple):
+                return (num(v[0]), num(v[1]), num(v[2]))
+            return _vector(str(v), names)
+
+        xyz = vec(desc.get("xyz", desc.get("position", (0, 0, 0))))
+        rpy = vec(desc.get("rpy", (0, 0, 0)))
+        if "limits" in desc and not isinstance(desc["limits"], list | tuple):
+            lim = num(desc["limits"])
+            return xyz, rpy, -lim, lim
+        if "limits" in desc:
+            return xyz, rpy, num(desc["limits"][0]), num(desc["limits"][1])
+        return xyz, rpy, num(desc["lower"]), num(desc["upper"])
+    text = str(desc)
+    m = re.search(r"d2r\s*=\s*([0-9.eE+-]+)", text)
+    if m:
+        d2r = float(m.group(1))
+    names = {"pi": math.pi, "d2r": d2r}
+    mx = re.search(r"xyz\s*\(([^)]*)\)", text)
+    mr = re.search(r"rpy\s*\(([^)]*)\)", text)
+    if not mx or not mr:
+        raise DataError(f"fin description without 'xyz (...)' and 'rpy (...)': {text!r}")
+    xyz = _vector(mx.group(1), names)
+    rpy = _vector(mr.group(1), names)
+    ml = re.search(r"limits\s*(?:\+-|±|\+/-)\s*([^\s,;]+)\s*(deg|°)?", text)
+    if ml:
+        lim = _expr(ml.group(1), names) * (d2r if ml.group(2) else 1.0)
+        return xyz, rpy, -lim, lim
+    ml2 = re.search(r"lower\s*=?\s*([^\s,;]+)\s*,?\s*upper\s*=?\s*([^\s,;)]+)", text)
+    if ml2:
+        return xyz, rpy, _expr(ml2.group(1), names), _expr(ml2.group(2), names)
+    ml3 = re.search(r"limits\s*\[?\(?\s*([^\s,;]+)\s*,\s*([^\s,;)\]]+)", text)
+    if ml3:
+        return xyz, rpy, _expr(ml3.group(1), names), _expr(ml3.group(2), names)
+    raise DataError(f"fin description without joint limits: {text!r}")
+
+
+def _base_motion(desc: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    if isinstance(desc, Mapping):
+        lin = np.asarray(desc.get("linear_velocity", (0, 0, 0)), dtype=float)
+        ang = np.asarray(desc.get("angular_velocity", (0, 0, 0)), dtype=float)
+        return lin, ang
+    text = str(desc)
+    if "identity" not in text:
+        raise DataError(
+            f"fin case with a base link not held at identity is not supported: {text!r}"
+        )
+    names = {"pi": math.pi}
+    ml = re.search(r"linear velocity\s*\(([^)]*)\)", text)
+    lin = np.array(_vector(ml.group(1), names)) if ml else np.zeros(3)
+    ma = re.search(r"angular velocity\s*\(([^)]*)\)", text)
+    ang = np.array(_vector(ma.group(1), names)) if ma else np.zeros(3)
+    return lin, ang
+
+
+def _replay_fin(
+    entry: Mapping[str, Any], cols: Mapping[str, NDArray[Any]]
+) -> dict[str, NDArray[np.float64]]:
+    params = entry["params"]
+    xyz, rpy, lower, upper = _fin_geometry(params["fin"])
+    fin = fn.FinParams(
+        position=xyz,
+        rpy=rpy,
+        lower=lower,
+        upper=upper,
+        dynamics=_model("dynamics", params["dynamics"]),
+        liftdrag=_model("liftdrag", params["liftdrag"]),
+    )
+    bank = fn.FinBankParams(fins=(fin,))
+    lin, ang = _base_motion(entry.get("base_link", "identity"))
+    nu = np.concatenate([lin, ang])[None, :]
+    cur = np.asarray(entry.get("current_velocity_world", (0.0, 0.0, 0.0)), dtype=float)[None, :]
+    zero_order = isinstance(fin.dynamics, td.ZeroOrder)
+    t, cmd = cols["t"], cols["cmd"]
+    n = len(cmd)
+    names = [
+        "cmd_clamped",
+        "angle",
+        "joint_pos_used",
+        "vx_L",
+        "vy_L",
+        "vz_L",
+        "angle_used",
+        "Fx_L",
+        "Fy_L",
+        "Fz_L",
+        "Fx_base",
+        "Fy_base",
+        "Fz_base",
+        "Mx_base",
+        "My_base",
+        "Mz_base",
+    ]
+    res = {k: np.empty(n) for k in names}
+    for a, b in _segments(cols):
+        angle = fn.init(bank, 1).angle
+        for i in range(a, b):
+            c = np.clip(np.array([[cmd[i]]]), lower, upper)
+            if i == a:
+                new = c if zero_order else angle
+            else:
+                new = td.update(fin.dynamics, angle, c, t[i] - t[i - 1])
+            v_l, att, f_l, f_b, m_b = fn.fin_forces(bank, angle, nu, cur)
+            row = [
+                c[0, 0],
+                new[0, 0],
+                angle[0, 0],
+                *v_l[0, 0],
+                att[0, 0],
+                *f_l[0, 0],
+                *f_b[0, 0],
+                *m_b[0, 0],
+            ]
+            for k, v in zip(names, row, strict=True):
+                res[k][i] = v
+            angle = new
+    return res
+
+
+def _vehicle_poses(entry: Mapping[str, Any]) -> list[tuple[tuple[float, ...], tuple[float, ...]]]:
+    """Thruster (position, rpy rad) list of a TAM case: explicit ``thrusters`` or a known vehicle."""
+    if "thrusters" in entry:
+        out = []
+        for th_ in entry["thrusters"]:
+            xyz = tuple(float(v) for v in th_.get("xyz", th_.get("position")))
+            if "rpy_deg" in th_:
+                rpy = tuple(float(v) * D2R_UUV for v in th_["rpy_deg"])
+            else:
+                rpy = tuple(float(v) for v in th_.get("rpy", (0, 0, 0)))
+            out.append((xyz, rpy))
+        return out
+    text = (str(entry.get("frame", "")) + " " + str(entry.get("vehicle", ""))).lower()
+    for alias, key in _ALIASES.items():
+        if alias in text:
+            return [
+                (p, tuple(v * D2R_UUV for v in r) if unit == "deg" else r)
+                for p, r, unit in THRUSTER_POSES[key]
+            ]
+    raise DataError(
+        f"thruster_allocation case for an unknown vehicle (frame {entry.get('frame')!r})"
+    )
+
+
+def _replay_tam(
+    entry: Mapping[str, Any], cols: Mapping[str, NDArray[Any]]
+) -> dict[str, NDArray[np.float64]]:
+    poses = _vehicle_poses(entry)
+    pos = np.array([p for p, _ in poses], dtype=float)
+    dirs = np.array([rotation_from_euler(*r)[:, 0] for _, r in poses], dtype=float)
+    b = th.allocation_matrix(pos, dirs)
+    order = {"Fx": 0, "Fy": 1, "Fz": 2, "Mx": 3, "My": 4, "Mz": 5}
+    rows = [order[str(r).strip()] for r in cols["row"]]
+    out = {}
+    for j in range(b.shape[1]):
+        name = f"thr{j}"
+        if name in cols:
+            out[name] = b[rows, j]
+    missing = [c for c in cols if c.startswith("thr") and c not in out]
+    if missing:
+        raise DataError(
+            f"the case has columns {missing} but the vehicle has {b.shape[1]} thrusters"
+        )
+    return out
+
+
+def _replay_wrench(
+    entry: Mapping[str, Any], cols: Mapping[str, NDArray[Any]]
+) -> dict[str, NDArray[np.float64]]:
+    try:
+        hydro = importlib.import_module("marinesim.models.hydro")
+    except ModuleNotFoundError:
+        hydro = None
+    fn_ = getattr(hydro, "uuv_wrench_replay", None)
+    if fn_ is None:
+        raise NotImplementedError(
+            "hydrodynamic_wrench cases are not supported yet: they need "
+            "marinesim.models.hydro.uuv_wrench_replay(entry, columns) -> {column: array}"
+        )
+    return dict(fn_(entry, cols))
+
+
+_REPLAYS: dict[
+    str, Callable[[Mapping[str, Any], Mapping[str, NDArray[Any]]], dict[str, NDArray[np.float64]]]
+] = {
+    "dynamics": _replay_dynamics,
+    "conversion": _replay_conversion,
+    "thruster_chain": _replay_chain,
+    "liftdrag_sweep": _replay_sweep,
+    "fin_timeseries": _replay_fin,
+    "thruster_allocation": _replay_tam,
+    "hydrodynamic_wrench": _replay_wrench,
+}
+
+#: Input columns of each kind (everything else in the CSV is compared).
+_INPUTS = {
+    "dynamics": {"signal", "k", "t", "cmd"},
+    "conversion": {"x"},
+    "thruster_chain": {"signal", "k", "t", "cmd"},
+    "liftdrag_sweep": {"deg", "rad", "vx_L", "vy_L", "vz_L"},
+    "fin_timeseries": {"signal", "k", "t", "cmd"},
+    "thruster_allocation": {"row"},
+}
+
+
+#: Input column prefixes of ``hydrodynamic_wrench`` cases (besides ``vehicle`` and ``case``).
+_WRENCH_INPUTS = ("lin_", "ang_", "flow_")
+
+
+def _kind_of(entry: Mapping[str, Any]) -> str:
+    kind = str(entry.get("kind", "")).strip()
+    for k in _REPLAYS:
+        if kind == k or kind.startswith(k):
+            return k
+    raise DataError(f"unknown actuator case kind {kind!r} (known: {', '.join(_REPLAYS)})")
+
+
+def replay_file(
+    folder: Path, name: str, entry: Mapping[str, Any], rel_tol: float = 1e-9
+) -> CaseResult:
+    """Replay one file of a manifest and compare every output column.
+
+    Parameters
+    ----------
+    folder : Path
+        Case folder.
+    name : str
+        File name as the manifest keys it (``.csv``; a ``.csv.gz`` beside it is accepted).
+    entry : mapping
+        The manifest entry.
+    rel_tol : float
+        Relative tolerance on ``max |expected|`` per column (absolute for all-zero columns).
+
+    Returns
+    -------
+    CaseResult
+        With one ColumnResult per output column; ``error=True`` if the case could not run.
+    """
+    stem = re.sub(r"\.csv(\.gz)?$", "", name)
+    result = CaseResult("actuators", stem, str(folder / name))
+    try:
+        kind = _kind_of(entry)
+        path = _find_csv(folder, name)
+        result.path = str(path)
+        header, cols = load_table(path)
+        got = _REPLAYS[kind](entry, cols)
+        if kind == "hydrodynamic_wrench":
+            inputs = {h for h in header if h in ("vehicle", "case") or h.startswith(_WRENCH_INPUTS)}
+        else:
+            inputs = _INPUTS[kind]
+        outputs = [h for h in header if h not in inputs]
+        if not outputs:
+            raise DataError("no output columns to compare", file=path)
+        for col in outputs:
+            exp = cols[col]
+            if exp.dtype == object:
+                continue  # labels (e.g. vehicle, case names) are inputs
+            if col not in got:
+                result.columns.append(ColumnResult(col, math.inf, 0.0, False, "not computed"))
+                continue
+            rep = np.asarray(got[col], dtype=float)
+            if rep.shape != exp.shape or not np.all(np.isfinite(rep) == np.isfinite(exp)):
+                result.columns.append(
+                    ColumnResult(col, math.inf, 0.0, False, "shape or non-finite mismatch")
+                )
+                continue
+            fin = np.isfinite(exp)
+            err = float(np.max(np.abs(rep[fin] - exp[fin]), initial=0.0))
+            scale = float(np.max(np.abs(exp[fin]), initial=0.0))
+            tol = rel_tol * scale if scale > 0 else rel_tol
+            result.columns.append(ColumnResult(col, err, tol, err <= tol))
+    except Exception as exc:  # a case that cannot run fails with its reason, never skipped
+        result.error = True
+        result.message = f"{type(exc).__name__}: {exc}"
+    return result
+
+
+def verify_path(path: Path, rel_tol: float = 1e-9) -> list[CaseResult]:
+    """Replay every file of an actuator case folder (or of its ``manifest.json``).
+
+    Parameters
+    ----------
+    path : Path
+        Folder holding ``manifest.json``, or the manifest itself.
+    rel_tol : float
+        Relative tolerance (1e-9 as in the reference README; tests use 1e-12 for the pure
+        functions).
+
+    Returns
+    -------
+    list of CaseResult
+        One per file, in manifest order.
+    """
+    path = Path(path)
+    manifest = path if path.is_file() else path / "manifest.json"
+    folder = manifest.parent
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(f"cannot read actuator manifest: {exc}", file=manifest) from None
+    files = data.get("files")
+    if not isinstance(files, dict) or not files:
+        raise DataError("manifest has no 'files'", file=manifest)
+    return [replay_file(folder, name, entry, rel_tol) for name, entry in files.items()]

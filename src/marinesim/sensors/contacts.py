@@ -1,0 +1,275 @@
+"""Noisy contacts with field of view, range and detection probability (engine spec §6.5).
+
+SCRIMMAGE's NoisyContacts documents FOV and range but ignores them and publishes a hard-coded
+covariance; here an entity is reported only when it is in view, is detected with probability
+P_d, and its NED position estimate carries the covariance J·diag(σ²)·Jᵀ of the spherical →
+Cartesian conversion at the measurement.
+
+Fixed consumption per sensing vehicle and scan: M uniforms (detection) and 3·M normals
+(range, azimuth, elevation noise) for the M candidate targets, plus 1 + 3·K uniforms for up to
+K false alarms — drawn whatever is in view.  Targets are indexed in a caller-given order
+(the engine plugin sorts them by entity name).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from marinesim.core.errors import ConfigError
+from marinesim.core.frames import rotation_from_euler
+from marinesim.core.params import ParamsBase, field
+
+__all__ = ["ContactParams", "Contacts", "detect_contacts", "draws_per_scan", "spherical_jacobian"]
+
+Arr = NDArray[np.float64]
+
+
+class ContactParams(ParamsBase):
+    """Contact sensor geometry, detection and noise (noise sigmas required)."""
+
+    max_range: float = field(
+        ..., unit="m", description="farthest reported contact", gt=0, allow_inf_nan=False
+    )
+    min_range: float = field(0.0, unit="m", description="nearest reported contact", ge=0)
+    fov_az_deg: float = field(
+        ..., unit="deg", description="full horizontal field of view", gt=0, le=360
+    )
+    fov_el_deg: float = field(
+        ..., unit="deg", description="full vertical field of view", gt=0, le=180
+    )
+    range_std: float = field(
+        ..., unit="m", description="range noise sigma", ge=0, allow_inf_nan=False
+    )
+    az_std_deg: float = field(
+        ..., unit="deg", description="azimuth noise sigma", ge=0, allow_inf_nan=False
+    )
+    el_std_deg: float = field(
+        ..., unit="deg", description="elevation noise sigma", ge=0, allow_inf_nan=False
+    )
+    detection_probability: float = field(
+        1.0, unit="", description="constant P_d (unless p_d_range_50 is set)", ge=0, le=1
+    )
+    p_d_range_50: float | None = field(
+        None, unit="m", description="range of P_d = 0.5 (logistic model)", gt=0
+    )
+    p_d_slope: float = field(0.05, unit="1/m", description="logistic P_d slope", gt=0)
+    false_alarm_rate: float = field(
+        0.0, unit="1/scan", description="Poisson mean of false alarms per scan", ge=0
+    )
+    max_false_alarms: int = field(
+        0, unit="", description="cap on false alarms per scan (draws reserved)", ge=0
+    )
+    mount_offset: tuple[float, float, float] = field(
+        (0.0, 0.0, 0.0), unit="m", description="sensor position in body FRD"
+    )
+    mount_rpy_deg: tuple[float, float, float] = field(
+        (0.0, 0.0, 0.0), unit="deg", description="sensor boresight rotation in body"
+    )
+    report_id: bool = field(True, description="report the true contact id (else -1)")
+    teams: tuple[int, ...] | None = field(None, description="report only these teams (default all)")
+    spatial_index_threshold: int = field(
+        256, unit="", description="use a k-d tree above this many targets", ge=1
+    )
+
+    def model_post_init(self, __context: object) -> None:  # noqa: D102
+        if self.min_range >= self.max_range:
+            raise ConfigError(
+                f"min_range ({self.min_range} m) must be below max_range ({self.max_range} m)",
+                param="min_range",
+            )
+        if self.false_alarm_rate > 0 and self.max_false_alarms == 0:
+            raise ConfigError(
+                "false_alarm_rate > 0 needs max_false_alarms >= 1 (draws per scan are reserved)",
+                param="max_false_alarms",
+            )
+
+
+def draws_per_scan(params: ContactParams, m: int) -> tuple[int, int]:
+    """(uniforms, normals) drawn per sensing vehicle and scan for ``m`` candidate targets."""
+    return m + 1 + 3 * params.max_false_alarms, 3 * m
+
+
+def spherical_jacobian(r: Arr, az: Arr, el: Arr) -> Arr:
+    """Jacobian (…, 3, 3) of (range, azimuth, elevation) → sensor-frame FRD (x, y, z).
+
+    x = r·cos el·cos az, y = r·cos el·sin az, z = −r·sin el (elevation positive up).
+    """
+    ca, sa, ce, se = np.cos(az), np.sin(az), np.cos(el), np.sin(el)
+    J = np.empty((*np.shape(r), 3, 3))
+    J[..., 0, 0], J[..., 0, 1], J[..., 0, 2] = ce * ca, -r * ce * sa, -r * se * ca
+    J[..., 1, 0], J[..., 1, 1], J[..., 1, 2] = ce * sa, r * ce * ca, -r * se * sa
+    J[..., 2, 0], J[..., 2, 1], J[..., 2, 2] = -se, 0.0, -r * ce
+    return J
+
+
+def _to_xyz(r: Arr, az: Arr, el: Arr) -> Arr:
+    ce = np.cos(el)
+    return np.stack([r * ce * np.cos(az), r * ce * np.sin(az), -r * np.sin(el)], axis=-1)
+
+
+@dataclass(frozen=True)
+class Contacts:
+    """Detections of one scan (D rows).
+
+    Attributes
+    ----------
+    row : ndarray of int, shape (D,)
+        Row of the sensing vehicle.
+    contact_id : ndarray of int, shape (D,)
+        True id of the detected entity, −1 for anonymous reports and false alarms.
+    pos : ndarray, shape (D, 3)
+        NED position estimate [m].
+    cov : ndarray, shape (D, 3, 3)
+        Its covariance [m²].
+    rae : ndarray, shape (D, 3)
+        Measured range [m], azimuth and elevation [rad].
+    false_alarm : ndarray of bool, shape (D,)
+    target : ndarray of int, shape (D,)
+        Target index (−1 for false alarms).
+    """
+
+    row: NDArray[np.int64]
+    contact_id: NDArray[np.int64]
+    pos: Arr
+    cov: Arr
+    rae: Arr
+    false_alarm: NDArray[np.bool_]
+    target: NDArray[np.int64]
+
+
+def detect_contacts(
+    sensor_pos: Arr,
+    sensor_rot: Arr,
+    sensor_ids: NDArray[np.int64],
+    target_pos: Arr,
+    target_ids: NDArray[np.int64],
+    target_ok: NDArray[np.bool_],
+    uniform: Arr,
+    normal: Arr,
+    params: ContactParams,
+    target_team: NDArray[np.int64] | None = None,
+) -> Contacts:
+    """One scan of N sensing vehicles over M targets.
+
+    Parameters
+    ----------
+    sensor_pos : ndarray, shape (N, 3)
+        True NED positions [m].
+    sensor_rot : ndarray, shape (N, 3, 3)
+        True body → NED rotations.
+    sensor_ids : ndarray of int, shape (N,)
+        Entity ids (a vehicle never reports itself).
+    target_pos : ndarray, shape (M, 3)
+    target_ids : ndarray of int, shape (M,)
+    target_ok : ndarray of bool, shape (M,)
+        Active targets.
+    uniform : ndarray, shape (N, M + 1 + 3K)
+    normal : ndarray, shape (N, 3M)
+    params : ContactParams
+    target_team : ndarray of int, shape (M,), optional
+
+    Returns
+    -------
+    Contacts
+    """
+    n, m = sensor_pos.shape[0], target_pos.shape[0]
+    mount = rotation_from_euler(
+        *np.deg2rad(np.asarray(params.mount_rpy_deg, dtype=float))[:, None]
+    )[0]
+    rs = sensor_rot @ mount  # sensor frame → NED, (N, 3, 3)
+    origin = sensor_pos + np.einsum("nij,j->ni", sensor_rot, np.asarray(params.mount_offset, float))
+    ok = np.broadcast_to(target_ok, (n, m)) & (sensor_ids[:, None] != target_ids[None, :])
+    if params.teams is not None and target_team is not None:
+        ok = ok & np.isin(target_team, params.teams)[None, :]
+    if m > params.spatial_index_threshold and n > 0:
+        from scipy.spatial import cKDTree
+
+        tree = cKDTree(target_pos)
+        lists = tree.query_ball_point(origin, params.max_range)
+        ii = np.concatenate(
+            [np.full(len(lst), i, dtype=np.int64) for i, lst in enumerate(lists)]
+            or [np.zeros(0, np.int64)]
+        )
+        jj = np.concatenate(
+            [np.asarray(lst, dtype=np.int64) for lst in lists] or [np.zeros(0, np.int64)]
+        )
+    else:
+        ii, jj = np.nonzero(np.ones((n, m), dtype=bool))
+    keep = ok[ii, jj]
+    ii, jj = ii[keep], jj[keep]
+    rel = target_pos[jj] - origin[ii]
+    s = np.einsum("dji,dj->di", rs[ii], rel)  # sensor frame
+    rng_ = np.linalg.norm(s, axis=1)
+    az = np.arctan2(s[:, 1], s[:, 0])
+    el = np.arctan2(-s[:, 2], np.hypot(s[:, 0], s[:, 1]))
+    view = (
+        (rng_ >= params.min_range)
+        & (rng_ <= params.max_range)
+        & (np.abs(az) <= np.deg2rad(params.fov_az_deg) / 2 + 1e-12)
+        & (np.abs(el) <= np.deg2rad(params.fov_el_deg) / 2 + 1e-12)
+    )
+    if params.p_d_range_50 is None:
+        pd = np.full(len(rng_), params.detection_probability)
+    else:
+        pd = 1.0 / (1.0 + np.exp(params.p_d_slope * (rng_ - params.p_d_range_50)))
+    det = view & (uniform[ii, jj] < pd)
+    ii, jj = ii[det], jj[det]
+    sig = np.array([params.range_std, np.deg2rad(params.az_std_deg), np.deg2rad(params.el_std_deg)])
+    nz = normal.reshape(n, m, 3)[ii, jj]
+    rae = np.stack([rng_[det], az[det], el[det]], axis=1) + sig * nz
+    rot_d = rs[ii]
+    pos = origin[ii] + np.einsum("dij,dj->di", rot_d, _to_xyz(rae[:, 0], rae[:, 1], rae[:, 2]))
+    J = rot_d @ spherical_jacobian(rae[:, 0], rae[:, 1], rae[:, 2])
+    cov = J @ np.diag(sig**2) @ np.swapaxes(J, 1, 2)
+    cid = target_ids[jj] if params.report_id else np.full(len(jj), -1, dtype=np.int64)
+    rows, cids, poss, covs, raes, fas, tg = (
+        [ii],
+        [cid],
+        [pos],
+        [cov],
+        [rae],
+        [np.zeros(len(ii), bool)],
+        [jj],
+    )
+    k = params.max_false_alarms
+    if k > 0:
+        uf = uniform[:, m:]
+        # Poisson count by inverse CDF of one uniform, capped at K
+        lam = params.false_alarm_rate
+        ks = np.arange(k + 1)
+        from scipy.special import pdtr  # Poisson CDF
+
+        cdf = pdtr(ks, lam)
+        count = np.minimum(np.searchsorted(cdf, uf[:, 0], side="right"), k)
+        u3 = uf[:, 1:].reshape(n, k, 3)
+        r0, r1 = params.min_range, params.max_range
+        rr = np.cbrt(r0**3 + u3[..., 0] * (r1**3 - r0**3))
+        aa = (u3[..., 1] - 0.5) * np.deg2rad(params.fov_az_deg)
+        half_el = np.deg2rad(params.fov_el_deg) / 2
+        ee = np.arcsin((2 * u3[..., 2] - 1) * np.sin(half_el))
+        use = ks[None, 1:] <= count[:, None]  # (N, K)
+        fi, fk = np.nonzero(use)
+        fr = np.stack([rr[fi, fk], aa[fi, fk], ee[fi, fk]], axis=1)
+        frot = rs[fi]
+        rows.append(fi)
+        cids.append(np.full(len(fi), -1, dtype=np.int64))
+        poss.append(
+            origin[fi] + np.einsum("dij,dj->di", frot, _to_xyz(fr[:, 0], fr[:, 1], fr[:, 2]))
+        )
+        Jf = frot @ spherical_jacobian(fr[:, 0], fr[:, 1], fr[:, 2])
+        covs.append(Jf @ np.diag(sig**2) @ np.swapaxes(Jf, 1, 2))
+        raes.append(fr)
+        fas.append(np.ones(len(fi), bool))
+        tg.append(np.full(len(fi), -1, dtype=np.int64))
+    return Contacts(
+        np.concatenate(rows).astype(np.int64),
+        np.concatenate(cids).astype(np.int64),
+        np.concatenate(poss).reshape(-1, 3),
+        np.concatenate(covs).reshape(-1, 3, 3),
+        np.concatenate(raes).reshape(-1, 3),
+        np.concatenate(fas),
+        np.concatenate(tg).astype(np.int64),
+    )

@@ -1,0 +1,97 @@
+"""SURFTRAK mode logic, messages and scripting interface (SURFTRAK spec §4, §6, §7)."""
+
+from __future__ import annotations
+
+import pytest
+
+from marinesim.control.surftrak import ALT_HOLD, SURFTRAK, ArduSubVertical, SurftrakParams
+from marinesim.core.errors import ConfigError
+from marinesim.core.params import validate
+
+
+def _sub(z_cm=-1000.0, **kw):
+    return ArduSubVertical(
+        SurftrakParams(RNGFND1_MAX_CM=5000.0, RNGFND1_MIN_CM=50.0, **kw), z_cm, 0.0, 0.0, 0.48
+    )
+
+
+def _make_healthy(ap, dist=800.0, sq=100.0):
+    for k in range(3):
+        ap.now_us = k * 50_000.0
+        ap.handle_distance_sensor(True, dist, 50.0, 5000.0, sq)
+        ap.rangefinder_cycle()
+
+
+def test_entry_messages():
+    ap = _sub()
+    assert ap.set_mode(SURFTRAK)
+    assert [m.text for m in ap.messages] == ["waiting for a rangefinder reading"]
+    ap = _sub(z_cm=-30.0)
+    _make_healthy(ap)
+    ap.set_mode(SURFTRAK)
+    assert ap.messages[-1].text == "descend below -0.500000 meters to hold range"
+    assert ap.messages[-1].severity == "WARNING"
+    ap = _sub()
+    ap.depth_sensor = "missing"
+    assert not ap.set_mode(SURFTRAK) and ap.mode == ALT_HOLD
+    assert ap.messages[-1].text == "Depth sensor is not connected."
+    ap.depth_sensor = "failed"
+    ap.set_mode(SURFTRAK)
+    assert ap.messages[-1].text == "Depth sensor error."
+
+
+def test_set_target_checks_in_order_and_terrain_offset():
+    ap = _sub()
+    assert not ap.set_rangefinder_target_cm(500.0)
+    assert ap.messages[-1].text == "wrong mode, rangefinder target not set"
+    _make_healthy(ap)
+    ap.set_mode(SURFTRAK)
+    assert not ap.set_rangefinder_target_cm(30.0)
+    assert ap.messages[-1].text == "rangefinder target below minimum, ignored"
+    assert not ap.set_rangefinder_target_cm(6000.0)
+    assert ap.messages[-1].text == "rangefinder target above maximum, ignored"
+    assert ap.get_rangefinder_target_cm() == -1.0
+    total = ap.zctl.pos_target
+    assert ap.set_rangefinder_target_cm(886.0)
+    assert ap.messages[-1].text == "rangefinder target is 8.86 meters"
+    assert ap.messages[-1].severity == "INFO"
+    assert ap.zctl.off == -1000.0 - 886.0 and ap.zctl.pos_target == total
+    ap.z = -50.0  # at the ceiling
+    assert not ap.set_rangefinder_target_cm(886.0)
+    assert ap.messages[-1].text == "descend below -0.500000 meters to set rangefinder target"
+    assert ap.get_rangefinder_target_cm() == -1.0 and ap.zctl.off == 0.0
+
+
+def test_first_target_is_filtered_reading_and_ceiling_caps_offset():
+    ap = _sub(z_cm=-1000.0, SURFTRAK_DEPTH=-100.0)
+    _make_healthy(ap, dist=800.0)
+    ap.set_mode(SURFTRAK)
+    ap.run(500.0, -1000.0, 0.0, 0.0)
+    assert ap.get_rangefinder_target_cm() == 800.0
+    # the seafloor rises by 8.5 m: desired z = -950 + 800 > -100 → the offset is capped
+    ap.health.terrain_offset_cm = -150.0
+    ap.run(500.0, -1000.0, 0.0, 0.0)
+    assert ap.zctl.off_target == pytest.approx(-100.0 - 800.0)
+
+
+def test_params_validation_and_kpv():
+    p = SurftrakParams(PSC_JERK_Z=8.0, PILOT_ACCEL_Z=500.0)
+    assert p.kpv == pytest.approx(0.8)
+    with pytest.raises(ConfigError, match="not supported yet"):
+        validate(SurftrakParams, {"PSC_VELZ_I": 0.5})
+    with pytest.raises(ConfigError, match="did you mean 'SURFTRAK_DEPTH'"):
+        validate(SurftrakParams, {"SURFTRAK_DEPHT": -50})
+
+
+def test_reset_and_retarget_keep_the_total_position_target():
+    ap = _sub()
+    _make_healthy(ap)
+    ap.set_mode(SURFTRAK)
+    ap.run(500.0, -1000.0, 0.0, 0.0)  # first target from the filtered reading
+    for _ in range(200):
+        ap.run(500.0, -1000.0, 0.0, 0.0)
+    before = ap.zctl.pos_target
+    ap._reset(True)
+    assert ap.zctl.off == 0.0 and abs(ap.zctl.pos_target - before) < 0.1  # < 1 mm
+    assert ap.set_rangefinder_target_cm(700.0)
+    assert abs(ap.zctl.pos_target - before) < 0.1 and ap.zctl.off == -1000.0 - 700.0

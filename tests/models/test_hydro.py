@@ -1,0 +1,170 @@
+"""Textbook functions of marinesim.models.hydro (Fossen 2021) against hand values and identities."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from marinesim.models import hydro
+
+REF = Path(__file__).resolve().parents[2] / "src/marinesim/reference/data/pvs/model_constants.json"
+RNG = np.random.default_rng(7)
+
+
+def _consts(prefix: str) -> dict:
+    data = json.loads(REF.read_text())["vehicles"]
+    return next(v for k, v in data.items() if k.startswith(prefix))
+
+
+def test_m_rb_matches_pvs_remus() -> None:
+    c = _consts("remus100")
+    a, b = 0.8, 0.095
+    m = 4 / 3 * math.pi * 1026 * a * b**2
+    i_g = np.diag([(2 / 5) * m * b**2, (1 / 5) * m * (a**2 + b**2), (1 / 5) * m * (a**2 + b**2)])
+    np.testing.assert_allclose(hydro.m_rb(m, [0, 0, 0.02], i_g), c["MRB"], rtol=1e-14, atol=1e-14)
+
+
+def test_hmtrx_inverse_property() -> None:
+    r = RNG.normal(size=3)
+    np.testing.assert_allclose(hydro.hmtrx(r) @ hydro.hmtrx(-r), np.eye(6), atol=1e-14)
+
+
+def test_coriolis_vector_equals_matrix_form_and_is_workless() -> None:
+    a = RNG.normal(size=(6, 6))
+    mass = a @ a.T + 6 * np.eye(6)
+    nu = RNG.normal(size=(5, 6))
+    c = hydro.m2c(mass, nu)
+    vec = hydro.coriolis_times(mass, nu)
+    np.testing.assert_allclose(np.einsum("nij,nj->ni", c, nu), vec, rtol=1e-12, atol=1e-12)
+    # C(ν) is skew-symmetric for the m2c parametrisation: νᵀ C(ν) ν = 0
+    np.testing.assert_allclose(np.sum(nu * vec, axis=1), 0.0, atol=1e-10)
+    np.testing.assert_allclose(c + np.swapaxes(c, 1, 2), 0.0, atol=1e-12)
+
+
+def test_coriolis_zeroed_entries_match_matrix() -> None:
+    mass = np.diag([2.0, 3.0, 4.0, 0.5, 0.7, 0.9])
+    nu = RNG.normal(size=(4, 6))
+    zero = ((4, 0), (0, 4), (5, 1), (1, 5))
+    c = hydro.m2c(mass, nu)
+    for i, j in zero:
+        c[:, i, j] = 0.0
+    np.testing.assert_allclose(
+        np.einsum("nij,nj->ni", c, nu), hydro.coriolis_times(mass, nu, zero), rtol=1e-12, atol=1e-12
+    )
+
+
+def test_rexrov_wrench_hand_check() -> None:
+    """Spec §6: ν_r = (1, 0, 0, 0, 0, 0) → damping X = −823.04 N; −C_A ν_r moments (0, −103.32, 6.8773)."""
+    from marinesim.models import presets
+
+    model = presets.build("rexrov")
+    nu_r = np.array([[1.0, 0, 0, 0, 0, 0]])
+    damp = hydro.damping_times(model.d_l, nu_r, model.d_lf, model.d_q)
+    assert -damp[0, 0] == pytest.approx(-823.04, abs=1e-9)
+    ca = -hydro.coriolis_times(model.m_a, nu_r, symmetric=True)
+    np.testing.assert_allclose(ca[0], [0, 0, 0, 0, -103.32, 6.8773], atol=1e-12)
+
+
+def test_g_vect_equals_rotation_form() -> None:
+    phi, theta = RNG.uniform(-1, 1, 5), RNG.uniform(-1, 1, 5)
+    rot = hydro.rzyx(phi, theta, RNG.uniform(-3, 3, 5))
+    r_g, r_b = np.array([0.01, -0.02, 0.05]), np.array([0.0, 0.01, -0.03])
+    g1 = hydro.g_vect(300.0, 310.0, theta, phi, r_g, r_b)
+    g2 = hydro.g_vect_rot(300.0, 310.0, rot, r_g, r_b)
+    np.testing.assert_allclose(g1, g2, rtol=1e-12, atol=1e-12)
+
+
+def test_euler_kinematics_matches_matrices() -> None:
+    eta = RNG.uniform(-1, 1, (6, 6))
+    nu = RNG.normal(size=(6, 6))
+    r = hydro.rzyx(eta[:, 3], eta[:, 4], eta[:, 5])
+    t = hydro.tzyx(eta[:, 3], eta[:, 4])
+    expect = np.concatenate(
+        (np.einsum("nij,nj->ni", r, nu[:, :3]), np.einsum("nij,nj->ni", t, nu[:, 3:])), 1
+    )
+    np.testing.assert_allclose(hydro.euler_kinematics(eta, nu), expect, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        r @ np.swapaxes(r, 1, 2), np.broadcast_to(np.eye(3), (6, 3, 3)), atol=1e-14
+    )
+
+
+def test_quaternion_rate_is_tangent() -> None:
+    q = RNG.normal(size=(8, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    qd = hydro.quat_kinematics(q, RNG.normal(size=(8, 3)))
+    np.testing.assert_allclose(np.sum(q * qd, axis=1), 0.0, atol=1e-14)
+
+
+def test_hoerner_and_cross_flow() -> None:
+    assert hydro.hoerner(2 * 0.0109, 1.0) == pytest.approx(1.9661)
+    assert hydro.hoerner(100.0, 1.0) == pytest.approx(0.5593)
+    # pure sway: Y = −½ρ T C_D v|v| · (21 strips × L/20), yaw moment from the asymmetric strip span
+    nu = np.array([[0, 0.5, 0, 0, 0, 0.0]])
+    out = hydro.cross_flow_drag_pvs(2.0, 0.25, 0.2, nu)
+    cd = hydro.hoerner(0.25, 0.2)
+    assert out[0, 1] == pytest.approx(-0.5 * 1026 * 0.2 * cd * 0.25 * 21 * 0.1, rel=1e-12)
+    assert out[0, 0] == out[0, 2] == 0.0
+
+
+@pytest.mark.parametrize("fn", ["g_vect_c", "euler_kinematics_c"])
+def test_float_and_numpy_backends_agree(fn: str) -> None:
+    eta = tuple(RNG.uniform(-1, 1, 6).tolist())
+    nu = tuple(RNG.normal(size=6).tolist())
+    if fn == "g_vect_c":
+        a = hydro.g_vect_c(hydro.PY, 300.0, 301.0, eta[4], eta[3], (0, 0, 0.02), (0, 0, 0))
+        b = hydro.g_vect_c(
+            hydro.NP, 300.0, 301.0, np.array([eta[4]]), np.array([eta[3]]), (0, 0, 0.02), (0, 0, 0)
+        )
+    else:
+        a = hydro.euler_kinematics_c(hydro.PY, eta, nu)
+        b = hydro.euler_kinematics_c(
+            hydro.NP, tuple(np.array([x]) for x in eta), tuple(np.array([x]) for x in nu)
+        )
+    np.testing.assert_allclose(
+        np.array(a, dtype=float),
+        np.array([np.asarray(x).item() for x in b]),
+        rtol=1e-14,
+        atol=1e-15,
+    )
+
+
+def test_ssa_range() -> None:
+    a = np.linspace(-20, 20, 1001)
+    s = hydro.ssa(a)
+    assert np.all(s >= -math.pi) and np.all(s < math.pi)
+    np.testing.assert_allclose(np.cos(s), np.cos(a), atol=1e-12)
+
+
+def test_strip_sums_closed_form_matches_explicit_sum() -> None:
+    """The numpy backend's closed form equals the strip-by-strip sum, incl. r = 0 and x* on a strip."""
+    xl = hydro._strip_positions(1.6)
+    v = RNG.normal(size=400)
+    r = RNG.normal(size=400)
+    r[:20] = 0.0
+    v[20:30] = 0.0
+    r[30:40] = -v[30:40] / xl[5]
+    s = v[:, None] + r[:, None] * xl
+    ucf = np.abs(s) * s
+    scale = np.maximum(1.0, np.abs(ucf).sum(axis=1))
+    a, b = hydro.NP.strip_sums(v, r, xl)
+    assert np.max(np.abs(a - ucf.sum(axis=1)) / scale) < 1e-14
+    assert np.max(np.abs(b - (ucf * xl).sum(axis=1)) / scale) < 1e-14
+    fa, fb = hydro.PY.strip_sums(float(v[50]), float(r[50]), tuple(xl.tolist()))
+    assert fa == pytest.approx(a[50], rel=1e-13) and fb == pytest.approx(
+        b[50], rel=1e-13, abs=1e-15
+    )
+
+
+def test_coriolis_form_equals_vector_form() -> None:
+    a = RNG.normal(size=(6, 6))
+    mass = a @ a.T + 6 * np.eye(6)
+    nu = RNG.normal(size=(3, 6))
+    zero = ((4, 0), (5, 1))
+    form = hydro.add_forms(hydro.coriolis_form(mass), hydro.coriolis_form(mass, zero))
+    got = np.stack(hydro.quad_form(form, tuple(nu.T)), axis=1)
+    want = hydro.coriolis_times(mass, nu) + hydro.coriolis_times(mass, nu, zero)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

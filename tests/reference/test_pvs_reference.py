@@ -1,0 +1,151 @@
+"""PythonVehicleSimulator replays (verify kind ``pvs``), one case per trajectory file."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from marinesim.core.errors import ConfigError, DataError
+from marinesim.reference import pvs as ref
+from marinesim.reference.runner import discover, shipped_root
+
+SHIPPED = shipped_root() / "pvs"
+MANIFEST = json.loads((SHIPPED / "manifest.json").read_text())
+
+
+@pytest.mark.parametrize("fname", sorted(MANIFEST["files"]))
+def test_shipped_case_passes(fname: str) -> None:
+    """Tolerance (reference README §3.3): 1e-6 of each column's range; we reach ≈1e-13."""
+    res = ref.verify_file(SHIPPED / fname, MANIFEST["files"][fname])
+    assert res.passed, res.message
+    assert "replayed from the CSV" not in res.message  # the built-in step inputs were used
+    assert {c.column for c in res.columns} == set(MANIFEST["files"][fname]["columns"])
+    # same operation order as upstream: far inside the ceiling
+    assert all(c.max_error <= 1e-6 * c.tolerance for c in res.columns if c.tolerance > 1e-6)
+
+
+def test_discovered_as_pvs_kind() -> None:
+    assert ("pvs", SHIPPED) in [(k, p) for k, p in discover([SHIPPED])]
+
+
+def test_remus_autopilot_end_state_from_spec() -> None:
+    """Spec §5.5: remus100('depthHeadingAutopilot', 30, 50, 1525, 0.5, 170), 200 s:
+    ψ = 0.87265 rad, z = 29.73 m, u = 2.398 m/s."""
+    run = ref.simulate("remus100('depthHeadingAutopilot', 30, 50, 1525, 0.5, 170)", 10000, 0.02)
+    c = run.columns
+    assert c["psi"][0, -1] == pytest.approx(0.87265, abs=5e-6)
+    assert c["z"][0, -1] == pytest.approx(29.73, abs=5e-3)
+    assert c["u"][0, -1] == pytest.approx(2.398, abs=5e-4)
+    assert {"z_d", "z_int", "theta_int", "e_psi_int", "psi_d", "r_d", "a_d"} <= set(c)
+    assert np.max(np.abs(c["delta_r"])) <= 15 * np.pi / 180 + 1e-12
+
+
+def test_otter_autopilot_reaches_heading_and_batch_matches_single() -> None:
+    ctor = "otter('headingAutopilot', 100.0, 0.3, -30.0, 200.0)"
+    one = ref.simulate(ctor, 1500, 0.02)
+    three = ref.simulate(ctor, 1500, 0.02, n_vehicles=3)
+    assert np.degrees(one.columns["psi"][0, -1]) == pytest.approx(100.0, abs=0.5)  # 30 s from 0°
+    for k, v in one.columns.items():
+        np.testing.assert_allclose(
+            three.columns[k], np.broadcast_to(v, three.columns[k].shape), rtol=1e-11, atol=1e-11
+        )
+
+
+def test_open_loop_case_uses_logged_commands(tmp_path: Path) -> None:
+    """An entry with ``control_sequence`` is driven by its *_cmd columns."""
+    name = "remus100_stepInput.csv.gz"
+    shutil.copy(SHIPPED / name, tmp_path / "open_loop.csv.gz")
+    entry = dict(MANIFEST["files"][name], control_sequence="as logged")
+    manifest = dict(MANIFEST, files={"open_loop.csv.gz": entry})
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    (res,) = ref.verify_path(tmp_path)
+    assert res.passed, res.message
+
+
+def test_wrong_constructor_fails_the_case(tmp_path: Path) -> None:
+    """A current the reference run did not have: the states disagree and the case fails."""
+    name = "otter_stepInput.csv.gz"
+    lines = gzip.decompress((SHIPPED / name).read_bytes()).decode().splitlines()
+    (tmp_path / name).write_bytes(gzip.compress("\n".join(lines[:2002]).encode()))
+    entry = dict(
+        MANIFEST["files"][name], N=2000, constructor="otter('stepInput', 0, 0.5, 30.0, 120)"
+    )
+    (tmp_path / "manifest.json").write_text(json.dumps(dict(MANIFEST, files={name: entry})))
+    (res,) = ref.verify_path(tmp_path)
+    assert not res.passed
+
+
+def test_constructor_parsing() -> None:
+    assert ref.parse_constructor("remus100()  # stepInput mode") == ("remus100", [], {})
+    name, args, _ = ref.parse_constructor("otter('headingAutopilot', 100.0, 0.3, -30.0, 200.0)")
+    assert name == "otter" and args == ["headingAutopilot", 100.0, 0.3, -30.0, 200.0]
+    with pytest.raises(ConfigError):
+        ref.build("frigate('headingAutopilot')")
+    with pytest.raises(ConfigError):
+        ref.build("remus100(x)")
+
+
+def test_missing_manifest_is_a_data_error(tmp_path: Path) -> None:
+    with pytest.raises(DataError):
+        ref.verify_path(tmp_path)
+
+
+def test_diverging_vehicle_is_stopped_and_named() -> None:
+    """A NaN command stops that vehicle only; the message names its index and the time."""
+    from marinesim.models import hydro, pvs
+
+    p = pvs.remus100()
+    n = 3
+    eta = tuple(np.zeros(n) for _ in range(6))
+    nu = tuple(np.zeros(n) for _ in range(6))
+    act = tuple(np.zeros(n) for _ in range(3))
+    cmd = (np.zeros(n), np.zeros(n), np.array([1525.0, np.nan, 1200.0]))
+    alive = np.ones(n, dtype=bool)
+    events: list[str] = []
+    for k in range(50):
+        new = pvs.step_c(p, hydro.NP, eta, nu, act, cmd, 0.02)
+        (eta, nu, act), alive, ev = pvs.guard(hydro.NP, (eta, nu, act), new, alive, (k + 1) * 0.02)
+        events += ev
+    assert alive.tolist() == [True, False, True]
+    assert events == ["vehicle[1]: t=0.02 s: diverged: state became non-finite; vehicle stopped"]
+    assert np.all(np.isfinite(np.array(nu)))
+    assert nu[0][0] > nu[0][2] > 0  # the others went on (1525 rpm faster than 1200 rpm)
+    # one vehicle (float backend): frozen and reported, the run still returns
+    cmds = np.tile([0.0, 0.0, 1525.0], (101, 1))
+    cmds[50:, 2] = np.inf
+    run = ref.simulate(p, 100, 0.02, commands=cmds)
+    assert run.alive.tolist() == [False] and "vehicle[0]: t=" in run.events[0]
+
+
+def test_externally_driven_case_without_flag_is_detected(tmp_path: Path) -> None:
+    """Commands unlike the constructor's control system and no controller state logged:
+    replayed from the CSV's *_cmd columns (the state columns still decide)."""
+    from marinesim.models import pvs
+
+    p = pvs.remus100("stepInput", 0, 0, 0, 0.3, 45)
+    t = np.arange(501) * 0.02
+    cmds = np.stack(
+        (np.radians(10) * np.sin(2 * np.pi * t / 40), np.full_like(t, -0.07), 1200 + 0 * t), 1
+    )
+    run = ref.simulate(p, 500, 0.02, commands=cmds)
+    cols = MANIFEST["files"]["remus100_stepInput.csv.gz"]["columns"]
+    table = np.stack([run.columns[c][0] for c in cols], axis=1)
+    text = ",".join(cols) + "\n" + "\n".join(",".join(f"{v:.17g}" for v in row) for row in table)
+    (tmp_path / "ol.csv.gz").write_bytes(gzip.compress(text.encode()))
+    entry = {
+        "constructor": "remus100('stepInput', 0, 0, 0, 0.3, 45)",
+        "sampleTime": 0.02,
+        "N": 500,
+        "columns": cols,
+    }
+    (tmp_path / "manifest.json").write_text(
+        json.dumps({"loop_semantics": "x", "files": {"ol.csv.gz": entry}})
+    )
+    (res,) = ref.verify_path(tmp_path)
+    assert res.passed, res.message
+    assert "replayed from the CSV" in res.message
