@@ -285,6 +285,10 @@ def test_bad_inputs(alloc: Allocator, heavy: Geometry) -> None:
         alloc.pinv(np.zeros(5))
     with pytest.raises(ConfigError, match="voltage"):
         alloc.pinv(np.ones(6), 25.0)
+    with pytest.raises(ConfigError, match="one value per vehicle"):
+        alloc.pinv(np.ones((3, 6)), [12.0, 14.0])
+    with pytest.raises(ConfigError, match="finite"):
+        alloc.pinv([np.nan, 0, 0, 0, 0, 0])
     with pytest.raises(ConfigError, match="table"):
         Allocator(heavy, AllocatorLimits(t200_model="table"))
     with pytest.raises(ConfigError, match="extra field"):
@@ -434,3 +438,18 @@ def test_mrobosub_worked_examples() -> None:
         assert r.scale[0] > theirs
         assert r.current_total[0] == pytest.approx(50.0, abs=1e-3)
         assert r.binding[0] == "total_current"
+
+
+def test_redistributed_pinv(heavy: Geometry) -> None:
+    a = Allocator(heavy, AllocatorLimits(**NO_CURRENT))
+    small = np.array([10.0, -5.0, 20.0, 1.0, 0.5, -1.0])
+    np.testing.assert_allclose(a.redistributed_pinv(small).force, a.pinv(small).force, atol=1e-9)
+    # 120 N surge: beyond uniform scaling (112.9) but attainable (129.2): redistributed meets it
+    r = a.redistributed_pinv([120.0, 0, 0, 0, 0, 0])
+    np.testing.assert_allclose(r.achieved[0], [120.0, 0, 0, 0, 0, 0], atol=1e-9)
+    assert r.status[0] == "ok" and a.pinv([120.0, 0, 0, 0, 0, 0]).scale[0] < 1.0
+    lo, hi, _, _ = a.bounds()
+    assert np.all(r.force <= hi + 1e-12) and np.all(r.force >= lo - 1e-12)
+    limited = Allocator(heavy).redistributed_pinv(np.random.default_rng(2).normal(0, 80, (20, 6)))
+    assert np.all(limited.current <= 15.0 + 1e-6) and np.all(limited.current_total <= 50.0 + 1e-6)
+    assert registry.get("allocator", "redistributed_pinv")(heavy, small).status[0] == "ok"

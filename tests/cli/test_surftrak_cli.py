@@ -15,7 +15,7 @@ from marinesim.core.errors import ConfigError
 from marinesim.interop.ardupilot import parse_params_text, read_params, surftrak_params
 from marinesim.io.ctun import figure_title, merge_ordered, read_table
 
-SHARED = Path("/work/shared/data/surftrak")
+SHARED = Path(__file__).resolve().parents[3].joinpath("shared", "data", "surftrak")
 SITL = SHARED / "sitl_results"
 needs_shared = pytest.mark.skipif(not SITL.exists(), reason="shared SITL data not available")
 

@@ -95,3 +95,35 @@ def test_reset_and_retarget_keep_the_total_position_target():
     assert ap.zctl.off == 0.0 and abs(ap.zctl.pos_target - before) < 0.1  # < 1 mm
     assert ap.set_rangefinder_target_cm(700.0)
     assert abs(ap.zctl.pos_target - before) < 0.1 and ap.zctl.off == -1000.0 - 700.0
+
+
+def test_script_buttons_and_example_behaviours():
+    from marinesim.control.pilot import PilotScript
+    from marinesim.control.surftrak import ButtonTargets, KeepTarget
+    from marinesim.interop.surftrak_runner import run_surftrak, sitl_params
+
+    ap = _sub()
+    ap.set_button(2, True)
+    ap.set_button(2, True)  # held: one press
+    ap.set_button(2, False)
+    ap.set_button(2, True)
+    assert ap.is_button_pressed(2) and ap.get_and_clear_button_count(2) == 2
+    assert ap.get_and_clear_button_count(2) == 0
+    with pytest.raises(ValueError):
+        ap.set_button(5, True)
+    # surftrak_buttons: button 1 sets 600 cm, button 2 adds 50 cm
+    buttons = ButtonTargets(set_cm=600.0, step_cm=50.0)
+    events = [(3.0, lambda a: a.set_button(1, True)), (3.5, lambda a: a.set_button(1, False)),
+              (5.0, lambda a: a.set_button(2, True))]  # fmt: skip
+    res = run_surftrak("zeros", duration=6.0, seed=1, events=events, scripts=[buttons])
+    texts = res.texts()
+    assert (
+        "rangefinder target is 6.00 meters" in texts
+        and texts[-1] == "rangefinder target is 6.50 meters"
+    )
+    # surftrak2: a pilot override is undone, the desired target re-applied
+    p = sitl_params()
+    pilot = PilotScript.from_steps([(3.0, "climb", 50.0), (5.0, "climb", 0.0)], p.stick())
+    res = run_surftrak("zeros", duration=8.0, seed=1, pilot=pilot, scripts=[KeepTarget()])
+    targets = [t for t in res.texts() if t.startswith("rangefinder target is")]
+    assert len(targets) == 3 and targets[0] == targets[2] != targets[1]

@@ -56,3 +56,19 @@ def test_frozen() -> None:
     p = validate(_Demo, {"speed": 1})
     with pytest.raises(ValidationError, match="frozen"):
         p.speed = 2  # type: ignore[misc]
+
+
+class _Thruster(ParamsBase):
+    position: tuple[float, float, float] = field((0.0, 0.0, 0.0), unit="m")
+
+
+class _Vehicle(ParamsBase):
+    thrusters: list[_Thruster] = field(default_factory=list)
+    spare: _Thruster | None = None
+
+
+def test_unknown_key_inside_list_and_optional_suggests() -> None:
+    with pytest.raises(ConfigError, match=r"thrusters.1.positon: .*did you mean 'position'"):
+        validate(_Vehicle, {"thrusters": [{}, {"positon": [1, 2, 3]}]})
+    with pytest.raises(ConfigError, match=r"spare.positon: .*did you mean 'position'"):
+        validate(_Vehicle, {"spare": {"positon": [1, 2, 3]}})

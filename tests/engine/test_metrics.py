@@ -70,6 +70,13 @@ def test_distance_separation_and_box() -> None:
     assert box_s["b[0]"] == 0.0
     assert res["dist.distance"].shape == (2, len(res.t), 1)
     assert any(e.kind == "metric" and "distance_travelled" in e.text for e in res.events)
+    # the engine gathers the summary rows into the run result (metrics.csv)
+    got = {
+        (r["plugin"], r["entity"]): r["value"]
+        for r in res.metrics
+        if r["metric"] == "distance_travelled"
+    }
+    assert got[("dist", "a[0]")] == pytest.approx(40.0)
 
 
 def test_cpa_time_of_crossing() -> None:

@@ -214,12 +214,18 @@ def test_contacts_plugin_reports_only_in_view() -> None:
     far = BlockSpec(
         "far", 1, PluginSpec(HarnessMotion("motion")), spawn=Spawn(north=90.0, depth=5.0)
     )
-    sim = _sim([a, ahead, behind, far], end=5.0)
+    ahead2 = BlockSpec(
+        "ahead2",
+        1,
+        PluginSpec(HarnessMotion("motion")),
+        spawn=Spawn(north=40.0, east=5.0, depth=5.0),
+    )
+    sim = _sim([a, ahead, behind, far, ahead2], end=5.0)
     res = sim.run()
     det = res["sonar.detections"][0, :, 0]
-    assert np.all(det[~np.isnan(det)] == 1.0)  # only 'ahead' is in range and in the FOV
+    assert np.all(det[~np.isnan(det)] == 2.0)  # only the two ahead are in range and in the FOV
     last = sim.slots[1].state["last"]
-    assert last.contact_id.tolist() == [1]
+    assert sorted(last.contact_id.tolist()) == [1, 4]
 
 
 HERE = Path(__file__).parent
@@ -278,3 +284,91 @@ def test_builtin_scenario_loads() -> None:
 
     for f in figs.values():
         plt.close(f)
+
+
+def test_simple_ins_resets_at_the_surface_after_the_seeded_surface_time() -> None:
+    p = S.nav.SimpleInsParams(
+        q_distance=0.01,
+        q_time=0.05,
+        vel_std=0.05,
+        roll_std_deg=0.1,
+        pitch_std_deg=0.1,
+        yaw_std_deg=0.5,
+        gps_std=1.5,
+        surface_time_choices_s=(5.0, 10.0),
+    )
+    ins = PluginSpec(S.SimpleInsSensor("ins", p), 1.0)
+    under = _block("under", n=3, sensors=(ins,))
+    top = _block("top", n=3, depth=0.0, sensors=(ins,))
+    res = _sim([under, top], end=20.0).run()
+    std = res["ins.pos_std"][:, :, 0]
+    grow = np.sqrt((0.01 * 1.5 + 0.05) * res.t)
+    np.testing.assert_allclose(std[0:3, -1], grow[-1], rtol=1e-9)  # dt-correct growth under water
+    np.testing.assert_allclose(std[3:6, -1], 1.5)  # reset to the GPS sigma after 5 or 10 s
+    assert np.all(res["belief.pos"][0:3, -1] != res["truth.pos"][0:3, -1])
+
+
+class _Dive(Plugin):
+    """Straight north at 1 m/s, diving at 1 m/s."""
+
+    kind: ClassVar[str] = "motion"
+
+    def substep(self, ctx: Any, rng: Any) -> None:
+        st = ctx.truth
+        pos = st.pos.copy()
+        pos[:, 0] += ctx.h
+        pos[:, 2] += ctx.h
+        ctx.set_truth(st.replace(pos=pos))
+
+
+class _Listener(Plugin):
+    kind: ClassVar[str] = "autonomy"
+    subscribes: ClassVar[dict[str, str]] = {"depth/depth": "array"}
+
+    def autonomy(self, ctx: Any, rng: Any) -> None:
+        for m in ctx.inbox.topic("depth/depth"):
+            ctx.state.setdefault("got", []).append((m.t_pub, m.t_stamp, float(m.value[0, 0])))
+
+
+def test_delayed_depth_describes_truth_delay_seconds_ago() -> None:
+    p = S.depth.DepthParams(noise_std=0.0, delay=0.25)
+    blk = BlockSpec(
+        "a",
+        1,
+        PluginSpec(_Dive("m")),
+        autonomy=(PluginSpec(_Listener("ear")),),
+        sensors=(PluginSpec(S.DepthSensor("depth", p)),),
+        spawn=Spawn(depth=2.0),
+    )
+    sim = _sim([blk], end=2.0)
+    sim.run()
+    got = [s for s in sim.slots if s.plugin.name == "ear"][0].state["got"]
+    late = [(tp, ts, v) for tp, ts, v in got if tp >= 0.5]
+    assert len(late) > 10
+    for tp, ts, v in late:
+        assert ts == pytest.approx(tp - 0.25, abs=1e-12)
+        assert v == pytest.approx(
+            2.0 + ts, abs=1e-9
+        )  # depth(t - delay), interpolated between ticks
+
+
+def test_snapshot_restore_continues_bit_identically_with_ekf_and_contacts() -> None:
+    son = S.contacts.ContactParams(
+        max_range=200.0,
+        fov_az_deg=360.0,
+        fov_el_deg=180.0,
+        range_std=1.0,
+        az_std_deg=1.0,
+        el_std_deg=1.0,
+        detection_probability=0.5,
+    )
+    blk = _block("a", n=3, sensors=(*_ekf_set(), PluginSpec(S.ContactSensor("sonar", son), 2.0)))
+    sim = _sim([blk], end=10.0)
+    sim.step(20)
+    snap = sim.snapshot()
+    sim.step(25)
+    first = (sim.block("a").belief.pos.copy(), sim.block("a").belief.cov.copy())
+    sim.restore(snap)
+    sim.step(25)
+    np.testing.assert_array_equal(sim.block("a").belief.pos, first[0])
+    np.testing.assert_array_equal(sim.block("a").belief.cov, first[1])

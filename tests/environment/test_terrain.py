@@ -99,3 +99,15 @@ def test_bathymetry_altitude_and_validation():
         Bathymetry(np.array([0.0, 0.0]), np.array([0.0, 1.0]), np.zeros((2, 2)))
     with pytest.raises(Exception, match="shape"):
         Bathymetry(np.array([0.0, 1.0]), np.array([0.0, 1.0]), np.zeros((3, 2)))
+
+
+def test_shipped_files_are_byte_identical_to_the_source():
+    from importlib import resources
+    from pathlib import Path
+
+    shared = Path(__file__).resolve().parents[3].joinpath("shared", "data", "surftrak", "terrain")
+    if not shared.exists():
+        pytest.skip("shared SURFTRAK data not available")
+    pkg = resources.files("marinesim.environment").joinpath("data", "surftrak")
+    for name in BUILTIN_PROFILES:
+        assert pkg.joinpath(f"{name}.csv").read_bytes() == (shared / f"{name}.csv").read_bytes()

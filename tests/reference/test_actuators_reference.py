@@ -18,7 +18,7 @@ from marinesim.reference import actuators as ref
 from marinesim.reference.runner import shipped_root, verify
 
 SHIPPED = shipped_root() / "actuators"
-SHARED = Path("/work/shared/reference/actuators")
+SHARED = Path(__file__).resolve().parents[3].joinpath("shared", "reference", "actuators")
 MANIFEST = json.loads((SHIPPED / "manifest.json").read_text(encoding="utf-8"))
 LOOSE = {"fin_timeseries", "hydrodynamic_wrench"}
 

@@ -131,3 +131,18 @@ def test_default_mode_current_field_matches_reference_coupling() -> None:
     assert float(st.y[0]) == pytest.approx(float(exp["y"][600]), abs=1e-9)
     assert float(st.drift_x[0]) == 0.0  # the field is logged apart from the general drift
     assert float(st.current_x[0]) != 0.0 or float(st.current_y[0]) != 0.0
+
+
+def test_reduced_column_set(tmp_path: Path) -> None:
+    """Long cases keep only some columns; the HOG rule then uses the replayed positions."""
+    case = ROOT / "usm" / "straight_default_map.scenario.json"
+    shutil.copy(case, tmp_path / case.name)
+    exp = ref.read_expected(case.with_name("straight_default_map.expected.csv.gz"))
+    keep = ["t", "heading_over_ground", "pub_speed", "lat", "long", "gt_x"]
+    exp[keep].to_csv(
+        tmp_path / "straight_default_map.expected.csv", index=False, float_format="%.17g", na_rep=""
+    )
+    (res,) = ref.verify_path(tmp_path / case.name)
+    assert res.passed, [c for c in res.columns if not c.passed]
+    assert [c.column for c in res.columns] == keep
+    assert list(ref.replay_case(tmp_path / case.name).columns) == keep

@@ -52,8 +52,9 @@ def test_outside_fov_or_range_never_reported() -> None:
     # grid of targets all around, some beyond range, some high above
     g = rng.uniform(-150, 150, size=(3000, 3))
     g[:, 2] = rng.uniform(-60, 60, size=3000)
-    p = _p(detection_probability=1.0)
+    p = _p(detection_probability=1.0, max_contacts=3000)
     det = _scan(p, g, rng, n_scans=3, yaw=np.deg2rad(30.0))
+    assert not det.overflow.any()
     rel = g[det.target]
     yaw = np.deg2rad(30.0)
     az = np.arctan2(rel[:, 1], rel[:, 0]) - yaw
@@ -139,7 +140,13 @@ def test_kdtree_matches_brute_force() -> None:
     rot = np.broadcast_to(np.eye(3), (5, 3, 3))
     out = []
     for thr in (10, 10_000):
-        p = _p(max_range=120.0, fov_az_deg=360.0, fov_el_deg=180.0, spatial_index_threshold=thr)
+        p = _p(
+            max_range=120.0,
+            fov_az_deg=360.0,
+            fov_el_deg=180.0,
+            spatial_index_threshold=thr,
+            max_contacts=400,
+        )
         nu, nn = draws_per_scan(p, 400)
         r2 = np.random.default_rng(9)
         out.append(
@@ -183,3 +190,55 @@ def test_params_errors() -> None:
         _p(false_alarm_rate=1.0)
     with pytest.raises(ConfigError, match="min_range"):
         _p(min_range=200.0)
+
+
+def test_targets_beyond_max_contacts_are_counted_not_reported() -> None:
+    rng = np.random.default_rng(6)
+    p = _p(max_contacts=1)
+    det = _scan(
+        p, np.array([[30.0, 0.0, 0.0], [20.0, 0.0, 0.0], [-20.0, 0.0, 0.0]]), rng, n_scans=2
+    )
+    # both targets ahead are in view: the first in target order takes the only slot
+    assert det.target.tolist() == [0, 0]
+    assert det.overflow.tolist() == [1, 1]
+    assert draws_per_scan(p) == (2, 3)
+
+
+def test_velocity_estimate_noise_and_absence() -> None:
+    rng = np.random.default_rng(10)
+    tg = np.array([[50.0, 0.0, 0.0]])
+    tv = np.array([[1.0, -2.0, 0.5]])
+    p = _p(vel_std=0.3)
+    n = 2000
+    nu, nn = draws_per_scan(p)
+    assert nn == 6 * p.max_contacts
+    det = detect_contacts(
+        np.zeros((n, 3)),
+        np.broadcast_to(np.eye(3), (n, 3, 3)),
+        np.full(n, 99),
+        tg,
+        np.array([0]),
+        np.ones(1, bool),
+        rng.random((n, nu)),
+        rng.standard_normal((n, nn)),
+        p,
+        target_vel=tv,
+    )
+    e = det.vel - tv
+    d2 = np.sum(e**2) / 0.3**2
+    lo, hi = chi2.ppf([0.0005, 0.9995], 3 * len(e))
+    assert len(e) == n and lo <= d2 <= hi
+    plain = _scan(_p(), tg, rng, n_scans=3)
+    assert np.isnan(plain.vel).all() and plain.vel.shape == (3, 3)
+    with pytest.raises(ConfigError, match="vel_std"):
+        detect_contacts(
+            np.zeros((1, 3)),
+            np.eye(3)[None],
+            np.array([99]),
+            tg,
+            np.array([0]),
+            np.ones(1, bool),
+            np.zeros((1, nu)),
+            np.zeros((1, nn)),
+            p,
+        )

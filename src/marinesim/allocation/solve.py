@@ -8,6 +8,8 @@ Modes:
   limit (safeguarded log–log secant of all vehicles together with a bisection fallback,
   |Δs| ≤ 5e−7, keeping the feasible end).  Fully vectorised over N vehicles.  Never silently all-zero: s* < 1e−6 with τ ≠ 0 is
   status ``infeasible``.
+* ``redistributed_pinv`` (:func:`allocate_redistributed`) — weighted B⁺ with saturated
+  thrusters fixed at their bounds and the rest re-solved, at most n rounds (vectorised).
 * ``qp`` (:func:`allocate_qp`) — minimise ‖W_τ(Bf − τ)‖² + ε‖f‖² subject to the asymmetric
   per-thruster bounds (batched primal active set, :func:`box_qp`; SciPy ``lsq_linear``
   ``bvls`` per vehicle as the reference), then the uniform total-current scale.  DOF
@@ -50,6 +52,7 @@ __all__ = [
     "allocate_direct",
     "allocate_pinv",
     "allocate_qp",
+    "allocate_redistributed",
     "max_axis_wrench",
 ]
 
@@ -232,8 +235,15 @@ class Allocator:
         if not np.all(np.isfinite(t)):
             raise ConfigError("wrench demand must be finite", param="tau")
         v = np.asarray(self.limits.voltage if voltage is None else voltage, dtype=float)
-        v = check_voltage(np.broadcast_to(v, (t.shape[0],)).copy())
-        return t, v
+        try:
+            v = np.broadcast_to(v, (t.shape[0],)).copy()
+        except ValueError:
+            raise ConfigError(
+                f"voltage must be a scalar or one value per vehicle ({t.shape[0]}), "
+                f"got shape {v.shape}",
+                param="voltage",
+            ) from None
+        return t, check_voltage(v)
 
     # -- bounds -------------------------------------------------------------------------------
     def bounds(self, voltage: ArrayLike | None = None) -> tuple[Array, Array, Array, Array]:
@@ -540,6 +550,64 @@ class Allocator:
                 np.clip(res.x, lo[j, act], hi[j, act]), t[j], g.b[:, act], lo[j, act], hi[j, act]
             )
         return f
+
+    def redistributed_pinv(
+        self,
+        tau: ArrayLike,
+        voltage: ArrayLike | None = None,
+        thruster_weights: ArrayLike | None = None,
+    ) -> AllocationResult:
+        """Redistributed (weighted) pseudo-inverse allocation (§6.2 ``redistributed_pinv``).
+
+        f = B_W⁺τ; thrusters beyond a bound are fixed at it, their columns removed and the
+        remaining wrench re-solved with the others, at most n rounds (vectorised with masks,
+        batched 6×6 pseudo-inverses).  Whatever cannot be met stays in ``unmet``; then the
+        uniform total-current scale applies.
+
+        Parameters
+        ----------
+        tau : array_like, shape (N, 6) or (6,)
+            Wrench demand [N, N·m].
+        voltage : float or array_like, shape (N,), optional
+            Supply voltage [V].
+        thruster_weights : array_like, shape (n,), optional
+            W diagonal (> 0; default 1): a heavier thruster is used less.
+        """
+        t, v = self._inputs(tau, voltage)
+        g = self.geometry
+        w = np.ones(g.n) if thruster_weights is None else np.asarray(thruster_weights, dtype=float)
+        if w.shape != (g.n,) or np.any(~np.isfinite(w)) or np.any(w <= 0):
+            raise ConfigError(
+                "thruster_weights must be n finite positive numbers", param="thruster_weights"
+            )
+        lo, hi, _, _ = self.bounds(v)
+        lo, hi = np.array(lo), np.array(hi)
+        n_rows = t.shape[0]
+        f = np.zeros((n_rows, g.n))
+        fixed = np.broadcast_to(~g.enabled, (n_rows, g.n)).copy()
+        open_rows = np.arange(n_rows)
+        for _ in range(g.n):
+            if open_rows.size == 0:
+                break
+            fr = ~fixed[open_rows]
+            bw = g.b[None, :, :] * (fr / w[None, :])[:, None, :]  # B_F W⁻¹, (R, 6, n)
+            gram = bw @ g.b.T  # B_F W⁻¹ B_Fᵀ, (R, 6, 6)
+            r = t[open_rows] - np.where(fr, 0.0, f[open_rows]) @ g.b.T
+            x = np.einsum(
+                "rkn,rk->rn", bw, (np.linalg.pinv(gram, rcond=1e-10) @ r[:, :, None])[..., 0]
+            )
+            fn = np.where(fr, x, f[open_rows])
+            over = fr & ((fn > hi[open_rows]) | (fn < lo[open_rows]))
+            f[open_rows] = np.clip(fn, lo[open_rows], hi[open_rows])
+            fixed[open_rows] |= over
+            open_rows = open_rows[np.any(over, axis=1) & np.any(~fixed[open_rows], axis=1)]
+        s, by_total = self._total_scale(f, v, np.ones(n_rows))
+        zero = ~np.any(t != 0, axis=1)
+        achieved = f @ g.b_active.T
+        met = np.all(np.abs(achieved - t) <= 1e-6 * (1 + np.abs(t)), axis=1)
+        binding = np.where(by_total, 3, np.where(met, 0, 1))
+        status = np.where(zero, 3, np.where(by_total | ~met, 1, 0))
+        return self._finish("redistributed_pinv", t, v, s[:, None] * f, s, lo, hi, binding, status)
 
     @staticmethod
     def _polish(x: Array, tau: Array, b: Array, lo: Array, hi: Array) -> Array:
@@ -936,6 +1004,16 @@ def allocate_pinv(
 ) -> AllocationResult:
     """Pseudo-inverse allocation with exact uniform scaling; see :meth:`Allocator.pinv`."""
     return Allocator(geometry, limits).pinv(tau, voltage)
+
+
+def allocate_redistributed(
+    geometry: Geometry,
+    tau: ArrayLike,
+    limits: AllocatorLimits | None = None,
+    voltage: ArrayLike | None = None,
+) -> AllocationResult:
+    """Redistributed pseudo-inverse allocation; see :meth:`Allocator.redistributed_pinv`."""
+    return Allocator(geometry, limits).redistributed_pinv(tau, voltage)
 
 
 def allocate_qp(

@@ -33,7 +33,9 @@ __all__ = [
     "INVALID_TARGET",
     "SURFTRAK",
     "ArduSubVertical",
+    "ButtonTargets",
     "GcsMessage",
+    "KeepTarget",
     "SurftrakParams",
 ]
 
@@ -202,6 +204,9 @@ class ArduSubVertical:
         self.z, self.vz, self.az = z + zero, vz + zero, az + zero
         self.messages: list[GcsMessage] = []
         self.retargets = 0
+        # script buttons 1-4 (ArduSub maps joystick functions 108-110 to buttons 1-3)
+        self._buttons = [False] * 5
+        self._button_counts = [0] * 5
 
     # ------------------------------------------------------------------ messages
     def _send(self, severity: str, text: str, rows: list[int]) -> None:
@@ -229,6 +234,23 @@ class ArduSubVertical:
     def get_rangefinder_target_cm(self) -> Num:
         """Scripting: the held distance (cm), −1 when none."""
         return self.target_cm
+
+    def set_button(self, i: int, pressed: bool) -> None:
+        """Joystick input: script button ``i`` (1–4) pressed or released (counts presses)."""
+        if not 1 <= i <= 4:
+            raise ValueError(f"script buttons are 1-4, got {i}")
+        if pressed and not self._buttons[i]:
+            self._button_counts[i] += 1
+        self._buttons[i] = bool(pressed)
+
+    def is_button_pressed(self, i: int) -> bool:
+        """Scripting: button ``i`` (1–4) is held."""
+        return self._buttons[i]
+
+    def get_and_clear_button_count(self, i: int) -> int:
+        """Scripting: presses of button ``i`` (1–4) since the last call."""
+        n, self._button_counts[i] = self._button_counts[i], 0
+        return n
 
     # ------------------------------------------------------------------ mode logic
     def set_mode(self, mode: int) -> bool:
@@ -388,3 +410,60 @@ class ArduSubVertical:
     def detect(self, z_m: Num, vz_ms: Num) -> None:
         """Surface/bottom detector (400 Hz) from depth-sensor z (m) and climb rate (m/s)."""
         self.detector.update(z_m, vz_ms, self.motors.limit, self.armed)
+
+
+class KeepTarget:
+    """``surftrak2`` (ardusub_surftrak/lua): keep a desired rangefinder target.
+
+    Call every 100 ms with the autopilot.  The first valid target becomes the desired one;
+    whenever the current target differs (e.g. after a pilot override or a reset) the desired
+    one is re-applied with :meth:`ArduSubVertical.set_rangefinder_target_cm`.  Outside
+    SURFTRAK or when disarmed the desired target is forgotten.
+    """
+
+    period = 0.1
+
+    def __init__(self) -> None:
+        self.desired: Any = None
+
+    def __call__(self, ap: ArduSubVertical) -> None:
+        """One script cycle."""
+        cur = ap.get_rangefinder_target_cm()
+        if ap.mode != SURFTRAK or not ap.armed:
+            self.desired = None
+            return
+        if self.desired is None:
+            self.desired = cur * 1.0
+        self.desired = where((self.desired <= 0) & (cur > 0), cur, self.desired)
+        differ = (self.desired > 0) & (cur != self.desired)
+        if any_true(differ):
+            ap.set_rangefinder_target_cm(self.desired, differ)
+
+
+class ButtonTargets:
+    """``surftrak_buttons`` (ardusub_surftrak/lua): set or nudge the target with buttons.
+
+    Call every 200 ms.  Button 1 sets the target to ``set_cm`` (SCR_USER1), buttons 2 / 3
+    add / subtract ``step_cm`` (SCR_USER2), never below 50 cm.  Ignored (presses are consumed)
+    while the rangefinder is not ok.
+    """
+
+    period = 0.2
+
+    def __init__(self, set_cm: float, step_cm: float) -> None:
+        self.set_cm = float(set_cm)
+        self.step_cm = float(step_cm)
+
+    def __call__(self, ap: ArduSubVertical) -> None:
+        """One script cycle."""
+        counts = [ap.get_and_clear_button_count(i) for i in (1, 2, 3)]
+        ok = ap.rangefinder_alt_ok()
+        if not any_true(ok) or not any(counts):
+            return
+        cur = ap.get_rangefinder_target_cm()
+        new = cur * 1.0
+        if counts[0]:
+            new = new * 0.0 + self.set_cm
+        new = new + self.step_cm * (counts[1] - counts[2])
+        new = new + (50.0 - new) * (new < 50.0)
+        ap.set_rangefinder_target_cm(new, ok)

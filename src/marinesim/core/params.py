@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from types import UnionType
+from typing import Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -69,18 +70,37 @@ def _mark_for(marks: Marks | None, path: str) -> tuple[int | None, int | None]:
         probe = probe.rsplit(".", 1)[0]
 
 
+def _unwrap_optional(tp: Any) -> Any:
+    """``X | None`` → ``X`` (other unions unchanged)."""
+    args = [a for a in get_args(tp) if a is not type(None)]
+    if get_origin(tp) in (Union, UnionType) and len(args) == 1:
+        return args[0]
+    return tp
+
+
 def _known_fields(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     """Field names of the (nested) model an error location points into."""
     current: Any = model
     for part in loc[:-1]:
+        current = _unwrap_optional(current)
+        if isinstance(part, int) or str(part).isdigit():
+            # list/tuple/dict element: step into the element type
+            args = get_args(current)
+            if not args:
+                return []
+            current = args[-1]
+            continue
         if isinstance(current, type) and issubclass(current, BaseModel):
             info = current.model_fields.get(str(part))
             if info is None:
                 return []
-            ann = info.annotation
-            current = ann
+            current = info.annotation
         else:
-            return []
+            args = [a for a in get_args(current) if isinstance(a, type) and issubclass(a, BaseModel)]
+            if len(args) != 1 or str(part) not in args[0].model_fields:
+                return []
+            current = args[0].model_fields[str(part)].annotation
+    current = _unwrap_optional(current)
     if isinstance(current, type) and issubclass(current, BaseModel):
         return list(current.model_fields)
     return []

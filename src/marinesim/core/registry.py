@@ -44,12 +44,21 @@ _BUILTIN: dict[tuple[str, str], str] = {
     ("allocator", "pinv"): "marinesim.allocation.solve:allocate_pinv",
     ("allocator", "qp"): "marinesim.allocation.solve:allocate_qp",
     ("allocator", "direct"): "marinesim.allocation.solve:allocate_direct",
+    ("allocator", "redistributed_pinv"): "marinesim.allocation.solve:allocate_redistributed",
     ("allocator", "ardusub"): "marinesim.allocation.ardusub:mix",
     ("layout", "bluerov2_heavy"): "marinesim.allocation.vehicles:bluerov2_heavy",
     ("layout", "bluerov2_heavy_wu2018"): "marinesim.allocation.vehicles:bluerov2_heavy_wu2018",
     ("layout", "bluerov2_heavy_hippo"): "marinesim.allocation.vehicles:bluerov2_heavy_hippo",
     ("layout", "mrobosub"): "marinesim.allocation.vehicles:mrobosub",
     ("layout", "rexrov"): "marinesim.allocation.vehicles:rexrov",
+    # --- 6-DOF and allocation in the loop (issue 3 §5, issue 4 §4) ---
+    ("motion", "fossen6dof"): "marinesim.engine.plugins.sixdof:SixDofMotion",
+    ("controller", "station_keeping_pid"): "marinesim.engine.plugins.wrench:StationKeepingPid",
+    (
+        "controller",
+        "depth_heading_autopilot",
+    ): "marinesim.engine.plugins.wrench:DepthHeadingAutopilot",
+    ("controller", "thruster_allocator"): "marinesim.engine.plugins.wrench:ThrusterAllocator",
     # --- control / sensors (issue: SURFTRAK) ---
     ("controller", "surftrak"): "marinesim.engine.plugins.surftrak:SurftrakController",
     ("sensor", "rangefinder"): "marinesim.engine.plugins.rangefinder:RangefinderSensor",

@@ -13,7 +13,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from marinesim.core.frames import euler_from_quat, quat_from_euler, rotation_from_quat, yaw_to_heading
+from marinesim.core.frames import (
+    euler_from_quat,
+    quat_from_euler,
+    rotation_from_quat,
+    yaw_to_heading,
+)
 
 __all__ = ["VehicleState"]
 

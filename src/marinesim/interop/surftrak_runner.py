@@ -176,6 +176,7 @@ def run_surftrak(
     thrust_override: Callable[[float, Any], Any] | None = None,
     trace: bool = False,
     contact_floor: float | None = None,
+    scripts: Sequence[Callable[[ArduSubVertical], None]] = (),
 ) -> SurftrakResult:
     """Run the SURFTRAK harness.
 
@@ -215,6 +216,11 @@ def run_surftrak(
     trace : bool
         Record a 400 Hz trace (t, pos_target, off_target, z, vz, target, limit, at_bottom,
         at_surface, healthy, filt, dist; cm units as in ArduSub).
+    scripts : sequence of callables
+        Periodic scripts ``fn(autopilot)`` with a ``period`` attribute (s), e.g.
+        :class:`~marinesim.control.surftrak.KeepTarget` (``surftrak2``) or
+        :class:`~marinesim.control.surftrak.ButtonTargets` (``surftrak_buttons``); run at
+        t = 0, period, 2·period, … (after the events of that loop).
     contact_floor : float, optional
         A hard floor (m, up) above the terrain that the vehicle rests on while the rangefinder
         still sees the terrain (e.g. a ledge); default: the terrain itself.
@@ -263,6 +269,8 @@ def run_surftrak(
         )
     iv = int(round(interval_ticks))
     t0 = rf.delay if t_inject0 is None else t_inject0
+    if t0 < 0:
+        raise ConfigError(f"t_inject0 must be >= 0 s, got {t0}", param="t_inject0")
     k0 = int(round(t0 / DT))
     nsteps = int(round(duration / DT))
     attrib0 = k0 * DT - rf.delay  # time row 0 describes
@@ -327,6 +335,12 @@ def run_surftrak(
         else None
     )
     ev = sorted(events, key=lambda e: e[0])
+    script_ticks = []
+    for fn in scripts:
+        per = getattr(fn, "period", None)
+        if per is None or per <= 0 or abs(per / DT - round(per / DT)) > 1e-6:
+            raise ConfigError(f"script {fn!r} needs a 'period' that is a multiple of 2.5 ms")
+        script_ticks.append((int(round(per / DT)), fn))
     ev_i = 0
     switch_tick = k0 + (switch_after - 1) * iv if switch_after > 0 else -1
     li = 0
@@ -369,6 +383,10 @@ def run_surftrak(
             ap.z, ap.vz, ap.az = zc, vc, ac
             ev[ev_i][1](ap)
             ev_i += 1
+        for every, fn in script_ticks:
+            if k % every == 0:
+                ap.z, ap.vz, ap.az = zc, vc, ac
+                fn(ap)
         if climbs is None:
             stick, climb = 500.0, 0.0
         else:

@@ -707,6 +707,10 @@ def g_vect_c(
     gx = r_bg[0] * w - r_bb[0] * b
     gy = r_bg[1] * w - r_bb[1] * b
     gz = r_bg[2] * w - r_bb[2] * b
+    if all(isinstance(c, float) for c in (wb, gx, gy)) and wb == gx == gy == 0.0:
+        # neutral, CG and CB on the z axis (e.g. REMUS 100): only the gz terms remain
+        zero = 0.0 * sth
+        return (zero, zero, zero, gz * cth * sphi, gz * sth, zero)
     return (
         wb * sth,
         -wb * cth * sphi,

@@ -43,16 +43,22 @@ from marinesim.models.usm_config import UsmConfig
 
 __all__ = [
     "PUBLICATIONS",
+    "Params",
     "SUBSCRIPTIONS",
     "UsmState",
     "apply_mail",
+    "bench_config",
     "drift_summary",
     "init",
     "iterate",
+    "measure_throughput",
     "rel_ang",
     "snap_speed",
     "step",
 ]
+
+#: The model's parameter type (architecture contract: ``Params``; ``init``; ``step``).
+Params = UsmConfig
 
 F64 = NDArray[np.float64]
 BoolA = NDArray[np.bool_]
@@ -295,9 +301,10 @@ class UsmState:
     a copy kept by resets only).  ``propagated`` tells whether the record has moved at least
     once (yaw, pitch, SOG and HOG are not defined before).
 
-    Caches (exact, refreshed automatically when stale): ``hsin``/``hcos`` = sin/cos of the
-    heading in radians for the heading ``hkey``; ``psin`` = sin(pitch) for the pitch ``pkey``
-    (and the ``gt_`` versions).  Whoever changes ``heading`` or ``pitch`` need not touch them.
+    Caches (refreshed automatically when stale): ``hsin``/``hcos`` = sin/cos of the heading
+    in radians (exact) for the heading ``hkey``; ``psin`` = sin(pitch) (to 1 ulp: the model
+    stores −q/v for pitch = −asin(q/v)) for the pitch ``pkey`` (and the ``gt_`` versions).
+    Whoever changes ``heading`` or ``pitch`` need not touch them.
     ``geo_x``/``geo_y``: the position at the last propagation (V22 computes lat/long inside
     the model, so its published lat/long follow this position, not later resets).
 
@@ -588,7 +595,7 @@ def _angle360(a: F64) -> F64:
 
 def _angle180(a: F64) -> F64:
     a = _angle360(a)
-    return np.where(a > 180.0, a - 360.0, a)
+    return a - 360.0 * (a > 180.0)  # a - 360 where a > 180, a - 0.0 (= a) elsewhere
 
 
 def _deg2rad(d: ArrayLike) -> Any:
@@ -624,7 +631,9 @@ def rel_ang(xa: ArrayLike, ya: ArrayLike, xb: ArrayLike, yb: ArrayLike) -> F64:
     sy = np.sign(dy)
     # w = 90 (A left of B) or 270; sop = -1 for the quadrants where the angle is subtracted
     ret = (180.0 - 90.0 * sx) - (sx * sy) * aval
-    ret = np.where(sx == 0.0, np.where(sy < 0.0, 180.0, 0.0), ret)
+    on_y_axis = sx == 0.0
+    if on_y_axis.any():  # straight north (0), south (180) or no move (0)
+        ret = np.where(on_y_axis, np.where(sy < 0.0, 180.0, 0.0), ret)
     return _angle360(ret)
 
 
@@ -722,8 +731,8 @@ def _refresh(key: F64, val: F64, s: F64, c: F64 | None) -> tuple[F64, F64 | None
 
 
 def _clip100(a: F64) -> F64:
-    """clip(a, -100, 100) without numpy's Python-level wrapper."""
-    return np.minimum(np.maximum(a, -100.0), 100.0)
+    """clip(a, -100, 100)."""
+    return np.clip(a, -100.0, 100.0)
 
 
 def _speed_lookup(config: UsmConfig, thrust: F64) -> F64:
@@ -845,7 +854,7 @@ def _propagate_record(
         yaw = -_deg2rad(_angle180(h1))
 
     # ---- depth and pitch (§3.4)
-    e = _clip100(st.elevator)
+    elev = st.elevator
     b = st.buoyancy_rate
     depth0 = rec["depth"]
     psin, _n, _r = _refresh(rec["pkey"], rec["pitch"], rec["psin"], None)
@@ -853,15 +862,16 @@ def _propagate_record(
     moving = v1 > 0
     all_moving = bool(moving.all())
     with np.errstate(all="ignore"):
-        if mdrs > 0:
-            pct_d = np.sqrt(np.minimum(v1 / mdrs, 1.0))
-        else:
-            pct_d = 1.0
         r_pitch = -psin * v1
-        r_act = (e / 100) * (pct_d * config.max_depth_rate)
-        total = ((-b) + r_pitch) + r_act
+        if elev.any():
+            pct_d = np.sqrt(np.minimum(v1 / mdrs, 1.0)) if mdrs > 0 else 1.0
+            r_act = (_clip100(elev) / 100) * (pct_d * config.max_depth_rate)
+            total = ((-b) + r_pitch) + r_act
+            q = r_pitch + r_act
+        else:  # no elevator: the actuator term is exactly 0 (only a zero's sign differs)
+            total = (-b) + r_pitch
+            q = r_pitch
         d_fwd = depth0 + (total * dt)
-        q = r_pitch + r_act
         ratio = q / v1
         in_range = np.abs(q) <= v1
         p_fwd = np.where(in_range, -np.arcsin(ratio), 0.0)
@@ -904,8 +914,8 @@ def _propagate_record(
         k = sp / np.sqrt(s * s + c * c)
         xdot = s * k
         ydot = c * k
-    degenerate = ~np.isfinite(k)
-    if degenerate.any():
+    if not np.isfinite(k).all():
+        degenerate = ~np.isfinite(k)
         hdg = np.arctan2(s, c)
         xdot = np.where(degenerate, np.sin(hdg) * sp, xdot)
         ydot = np.where(degenerate, np.cos(hdg) * sp, ydot)
@@ -1531,12 +1541,7 @@ def apply_mail(
             maxd = (t_msg - state.rudder_tstamp[r]) * rate
         else:
             maxd = np.full(np.shape(prev), 100.0)
-        change = d - prev
-        change = np.where(
-            change > 0,
-            np.where(change > maxd, maxd, change),
-            np.where(-change > maxd, -maxd, change),
-        )
+        change = _limit_change(d - prev, maxd)
         put("rudder_prev", r, prev)
         put("rudder", r, prev + change)
         put("diff_mode", r, False)
@@ -1701,6 +1706,17 @@ def apply_mail(
     return _evolve(state, ch), posts, warns
 
 
+def _limit_change(change: Any, maxd: Any) -> Any:
+    """``setRudder``'s clamp of the requested change to ±maxΔ (as the program branches)."""
+    if np.size(maxd) and np.min(maxd) >= 0:
+        return np.minimum(np.maximum(change, -maxd), maxd)  # identical for maxΔ >= 0
+    return np.where(
+        change > 0,
+        np.where(change > maxd, maxd, change),
+        np.where(-change > maxd, -maxd, change),
+    )
+
+
 def _v22_source(state: UsmState, ch: dict[str, Any], idx: NDArray[np.intp], source: str) -> None:
     """V22 ``setDriftX/Y``: a new non-empty sender makes the drift fresh."""
     if not source:
@@ -1790,12 +1806,7 @@ def _rudder_per_row(params: UsmConfig, state: UsmState, val: F64, t_new: F64) ->
     gate = ~(state.diff_mode if params.variant == "usm_v22" else state.diff_flag)
     prev = state.rudder
     maxd = (t_new - state.rudder_tstamp) * params.max_rudder_degs_per_sec
-    change = val - prev
-    change = np.where(
-        change > 0,
-        np.where(change > maxd, maxd, change),
-        np.where(-change > maxd, -maxd, change),
-    )
+    change = _limit_change(val - prev, maxd)
     return _evolve(
         state,
         {

@@ -468,6 +468,8 @@ def _k(p: Any) -> Any:
         ns["r_bg"] = tuple(p.r_bg.tolist())
         ns["r_bb"] = tuple(p.r_bb.tolist())
         ns["cf"] = hydro.cross_flow_consts(p.L, p.diam, p.diam)
+        ns["k_r"] = -0.5 * p.rho * p.A_r * p.CL_delta_r
+        ns["k_s"] = -0.5 * p.rho * p.A_s * p.CL_delta_s
         ns["ld"] = hydro.lift_drag_consts(p.diam, p.S, p.CD_0)
     else:
         ns["rg"] = tuple(p.rg.tolist())
@@ -523,9 +525,10 @@ def remus100_kernel(
     if trig is None:
         trig = hydro.euler_trig(o, eta)
     u, v, w, pp, q, r = nu
+    still = p.V_c == 0
     u_c, v_c = _current(o, p, eta[5])
-    ur = u - u_c
-    vr = v - v_c
+    ur = u if still else u - u_c
+    vr = v if still else v - v_c
     nu_r = (ur, vr, w, pp, q, r)
     alpha = o.atan2(w, ur)
     ur2, vr2, w2 = ur**2, vr**2, w**2
@@ -560,19 +563,27 @@ def remus100_kernel(
     y_cf, n_cf = hydro.cross_flow_drag_c(o, kc.cf, vr, r)
     gv = hydro.g_vect_c(o, p.W, p.B, eta[4], eta[3], kc.r_bg, kc.r_bb, trig)
 
-    u_rh2 = u_rh**2  # upstream squares the square root
-    u_rv2 = u_rv**2
-    x_r = -0.5 * p.rho * u_rh2 * p.A_r * p.CL_delta_r * delta_r**2
-    x_s = -0.5 * p.rho * u_rv2 * p.A_s * p.CL_delta_s * delta_s**2
-    y_r = -0.5 * p.rho * u_rh2 * p.A_r * p.CL_delta_r * delta_r
-    z_s = -0.5 * p.rho * u_rv2 * p.A_s * p.CL_delta_s * delta_s
-    tau = ((1 - _T_PROP) * x_prop + x_r + x_s, y_r, z_s, k_prop / 10, -1 * p.x_s * z_s, p.x_r * y_r)
-    ext = (x_ld, y_cf, z_ld, 0.0, 0.0, n_cf)
-    tau_sum = tuple(tau[i] + ext[i] - (c_nu[i] + d[i] * nu_r[i]) - gv[i] for i in range(6))
+    # fin forces ½ρ U² A C_Lδ δ (upstream squares the square roots U_rh, U_rv)
+    y_r = kc.k_r * u_rh**2 * delta_r  # rudder sway force
+    z_s = kc.k_s * u_rv**2 * delta_s  # stern-plane heave force
+    x_r = y_r * delta_r  # rudder drag
+    x_s = z_s * delta_s  # stern-plane drag
+    tau_sum = (
+        (1 - _T_PROP) * x_prop + x_r + x_s + x_ld - (c_nu[0] + d[0] * ur) - gv[0],
+        y_r + y_cf - (c_nu[1] + d[1] * vr) - gv[1],
+        z_s + z_ld - (c_nu[2] + d[2] * w) - gv[2],
+        k_prop / 10 - (c_nu[3] + d[3] * pp) - gv[3],
+        -1 * p.x_s * z_s - (c_nu[4] + d[4] * q) - gv[4],
+        p.x_r * y_r + n_cf - (c_nu[5] + d[5] * r) - gv[5],
+    )
     acc = hydro.mv(kc.Minv, tau_sum)
+    if still:
+        a0, a1 = acc[0], acc[1]
+    else:
+        a0, a1 = r * v_c + acc[0], -r * u_c + acc[1]
     nu_next = (
-        u + h * (r * v_c + acc[0]),
-        v + h * (-r * u_c + acc[1]),
+        u + h * a0,
+        v + h * a1,
         w + h * acc[2],
         pp + h * acc[3],
         q + h * acc[4],

@@ -259,13 +259,16 @@ def _mail_value(m: dict[str, Any]) -> float | str:
     return float(v) if not isinstance(v, str) else float(v.strip())
 
 
-def replay_case(path: str | Path) -> Any:
+def replay_case(path: str | Path, *, all_columns: bool = False) -> Any:
     """Replay one trajectory case and return its rows as the expected CSV lays them out.
 
     Parameters
     ----------
     path : str or Path
         A ``NAME.scenario.json`` with ``time`` (synthetic or live).
+    all_columns : bool
+        Return every trajectory column of :data:`COLUMNS` (not only those of the expected
+        CSV, which long cases reduce).
 
     Returns
     -------
@@ -346,6 +349,8 @@ def replay_case(path: str | Path) -> Any:
         )
         df["pub_lat"] = np.where(ok, plat, np.nan)
         df["pub_long"] = np.where(ok, plon, np.nan)
+    if all_columns:
+        cols = list(dict.fromkeys(list(COLUMNS) + cols))
     for c in cols:
         if c not in df.columns:
             df[c] = np.nan
@@ -508,7 +513,8 @@ def compare(data: dict[str, Any], got: Any, exp: Any) -> list[ColumnResult]:
         skip = _excluded(data, t, col)
         if col in _HOG_POS:
             xc, yc = _HOG_POS[col]
-            ex_, ey_ = exp[xc].to_numpy(dtype=float), exp[yc].to_numpy(dtype=float)
+            src = exp if (xc in exp.columns and yc in exp.columns) else got
+            ex_, ey_ = src[xc].to_numpy(dtype=float), src[yc].to_numpy(dtype=float)
             step = np.full(len(e), np.inf)
             step[1:] = np.hypot(np.diff(ex_), np.diff(ey_))
             step = np.where(np.isnan(step), np.inf, step)
@@ -530,8 +536,8 @@ def compare(data: dict[str, Any], got: Any, exp: Any) -> list[ColumnResult]:
             err = _circ(d, 2 * math.pi)
         else:
             err = np.abs(d)
-        if col == "pub_speed" and "speed" in exp.columns and err.size:
-            ms = exp["speed"].to_numpy(dtype=float)[both]
+        if col == "pub_speed" and err.size:
+            ms = (exp if "speed" in exp.columns else got)["speed"].to_numpy(dtype=float)[both]
             near_tie = np.abs(np.abs(ms / 0.005) - np.round(np.abs(ms / 0.005))) * 0.005 <= 1e-6
             odd = (np.round(np.abs(ms / 0.005)) % 2) == 1
             tie = near_tie & odd
@@ -560,7 +566,7 @@ def _verify_one(path: Path) -> CaseResult:
     if "maps" not in data:
         _variant(data, path)
     exp = read_expected(_expected_path(path, data))
-    got = replay_case(path)
+    got = replay_case(path, all_columns=True)
     if "maps" in data:
         e = exp["output"].to_numpy(dtype=float)
         g = got["output"].to_numpy(dtype=float)

@@ -5,10 +5,13 @@ covariance; here an entity is reported only when it is in view, is detected with
 P_d, and its NED position estimate carries the covariance J·diag(σ²)·Jᵀ of the spherical →
 Cartesian conversion at the measurement.
 
-Fixed consumption per sensing vehicle and scan: M uniforms (detection) and 3·M normals
-(range, azimuth, elevation noise) for the M candidate targets, plus 1 + 3·K uniforms for up to
-K false alarms — drawn whatever is in view.  Targets are indexed in a caller-given order
-(the engine plugin sorts them by entity name).
+Fixed consumption per sensing vehicle and scan: ``max_contacts`` = C draw slots, each one
+uniform (detection) and three normals (range, azimuth, elevation noise; three more for the
+velocity estimate with ``vel_std``), plus 1 + 3·K uniforms
+for up to K false alarms — drawn whatever is in view.  The targets in view take the slots in
+the caller-given target order (the engine plugin sorts them by entity name), so every pair in
+view gets its own detection draw; targets in view beyond C are not reported and are counted
+(``Contacts.overflow``), never dropped silently.
 """
 
 from __future__ import annotations
@@ -68,8 +71,17 @@ class ContactParams(ParamsBase):
     mount_rpy_deg: tuple[float, float, float] = field(
         (0.0, 0.0, 0.0), unit="deg", description="sensor boresight rotation in body"
     )
+    vel_std: float | None = field(
+        None,
+        unit="m/s",
+        description="velocity estimate noise sigma per axis (None: no estimate)",
+        ge=0,
+    )
     report_id: bool = field(True, description="report the true contact id (else -1)")
     teams: tuple[int, ...] | None = field(None, description="report only these teams (default all)")
+    max_contacts: int = field(
+        64, unit="", description="draw slots per scan: most targets in view reported per scan", ge=1
+    )
     spatial_index_threshold: int = field(
         256, unit="", description="use a k-d tree above this many targets", ge=1
     )
@@ -87,9 +99,10 @@ class ContactParams(ParamsBase):
             )
 
 
-def draws_per_scan(params: ContactParams, m: int) -> tuple[int, int]:
-    """(uniforms, normals) drawn per sensing vehicle and scan for ``m`` candidate targets."""
-    return m + 1 + 3 * params.max_false_alarms, 3 * m
+def draws_per_scan(params: ContactParams, m: int = 0) -> tuple[int, int]:
+    """(uniforms, normals) drawn per sensing vehicle and scan (independent of the ``m`` targets)."""
+    c = params.max_contacts
+    return c + 1 + 3 * params.max_false_alarms, (6 if params.vel_std is not None else 3) * c
 
 
 def spherical_jacobian(r: Arr, az: Arr, el: Arr) -> Arr:
@@ -129,6 +142,10 @@ class Contacts:
     false_alarm : ndarray of bool, shape (D,)
     target : ndarray of int, shape (D,)
         Target index (−1 for false alarms).
+    overflow : ndarray of int, shape (N,)
+        Targets in view beyond ``max_contacts`` (not reported) per sensing vehicle.
+    vel : ndarray, shape (D, 3)
+        NED velocity estimate [m/s] (NaN without ``vel_std`` and for false alarms).
     """
 
     row: NDArray[np.int64]
@@ -138,6 +155,8 @@ class Contacts:
     rae: Arr
     false_alarm: NDArray[np.bool_]
     target: NDArray[np.int64]
+    overflow: NDArray[np.int64]
+    vel: Arr
 
 
 def detect_contacts(
@@ -151,6 +170,7 @@ def detect_contacts(
     normal: Arr,
     params: ContactParams,
     target_team: NDArray[np.int64] | None = None,
+    target_vel: Arr | None = None,
 ) -> Contacts:
     """One scan of N sensing vehicles over M targets.
 
@@ -166,10 +186,13 @@ def detect_contacts(
     target_ids : ndarray of int, shape (M,)
     target_ok : ndarray of bool, shape (M,)
         Active targets.
-    uniform : ndarray, shape (N, M + 1 + 3K)
-    normal : ndarray, shape (N, 3M)
+    uniform : ndarray, shape (N, C + 1 + 3K)
+        C = ``max_contacts`` slots, K = ``max_false_alarms`` (see :func:`draws_per_scan`).
+    normal : ndarray, shape (N, 3C)
     params : ContactParams
     target_team : ndarray of int, shape (M,), optional
+    target_vel : ndarray, shape (M, 3), optional
+        True NED velocities [m/s] (needed with ``vel_std``).
 
     Returns
     -------
@@ -215,16 +238,35 @@ def detect_contacts(
         pd = np.full(len(rng_), params.detection_probability)
     else:
         pd = 1.0 / (1.0 + np.exp(params.p_d_slope * (rng_ - params.p_d_range_50)))
-    det = view & (uniform[ii, jj] < pd)
-    ii, jj = ii[det], jj[det]
+    # in-view pairs in (sensor row, target order) take the draw slots 0, 1, ... of their row
+    ii, jj, rng_, az, el, pd = ii[view], jj[view], rng_[view], az[view], el[view], pd[view]
+    order = np.lexsort((jj, ii))
+    ii, jj, rng_, az, el, pd = ii[order], jj[order], rng_[order], az[order], el[order], pd[order]
+    slot = np.arange(len(ii)) - np.searchsorted(ii, ii, side="left")
+    c = params.max_contacts
+    fits = slot < c
+    overflow = np.bincount(ii[~fits], minlength=n).astype(np.int64)
+    ii, jj, rng_, az, el, pd, slot = (a[fits] for a in (ii, jj, rng_, az, el, pd, slot))
+    det = uniform[ii, slot] < pd
     sig = np.array([params.range_std, np.deg2rad(params.az_std_deg), np.deg2rad(params.el_std_deg)])
-    nz = normal.reshape(n, m, 3)[ii, jj]
+    nz = normal[:, : 3 * c].reshape(n, c, 3)[ii[det], slot[det]]
+    if params.vel_std is not None:
+        if target_vel is None:
+            raise ConfigError(
+                "contacts: vel_std is set but no target velocities were given", param="vel_std"
+            )
+        nzv = normal[:, 3 * c : 6 * c].reshape(n, c, 3)[ii[det], slot[det]]
+        vel = np.asarray(target_vel, dtype=float)[jj[det]] + params.vel_std * nzv
+    else:
+        vel = np.full((int(det.sum()), 3), np.nan)
+    ii, jj = ii[det], jj[det]
     rae = np.stack([rng_[det], az[det], el[det]], axis=1) + sig * nz
     rot_d = rs[ii]
     pos = origin[ii] + np.einsum("dij,dj->di", rot_d, _to_xyz(rae[:, 0], rae[:, 1], rae[:, 2]))
     J = rot_d @ spherical_jacobian(rae[:, 0], rae[:, 1], rae[:, 2])
     cov = J @ np.diag(sig**2) @ np.swapaxes(J, 1, 2)
     cid = target_ids[jj] if params.report_id else np.full(len(jj), -1, dtype=np.int64)
+    vels = [vel]
     rows, cids, poss, covs, raes, fas, tg = (
         [ii],
         [cid],
@@ -236,7 +278,7 @@ def detect_contacts(
     )
     k = params.max_false_alarms
     if k > 0:
-        uf = uniform[:, m:]
+        uf = uniform[:, c:]
         # Poisson count by inverse CDF of one uniform, capped at K
         lam = params.false_alarm_rate
         ks = np.arange(k + 1)
@@ -264,6 +306,7 @@ def detect_contacts(
         raes.append(fr)
         fas.append(np.ones(len(fi), bool))
         tg.append(np.full(len(fi), -1, dtype=np.int64))
+        vels.append(np.full((len(fi), 3), np.nan))
     return Contacts(
         np.concatenate(rows).astype(np.int64),
         np.concatenate(cids).astype(np.int64),
@@ -272,4 +315,6 @@ def detect_contacts(
         np.concatenate(raes).reshape(-1, 3),
         np.concatenate(fas),
         np.concatenate(tg).astype(np.int64),
+        overflow,
+        np.concatenate(vels).reshape(-1, 3),
     )

@@ -3,9 +3,8 @@
 Each plugin computes per-tick values in ``metric`` (logged as named signals per entity block)
 and an end-of-run summary in ``summary``: rows ``{entity, team, metric, value, unit}`` kept in
 ``ctx.state["summary"]`` (gather them with :func:`collect_metrics`) and also emitted as
-``metric`` events, so they reach the run result.  World metric hooks see every block's truth
-and belief; the engine gives world plugins no block view yet, so these plugins read the blocks
-through the hook context's simulation (documented workaround).
+``metric`` events; the engine gathers those rows into ``RunResult.metrics`` (``metrics.csv``).
+World metric hooks see every block's truth and belief through ``ctx.blocks``.
 """
 
 from __future__ import annotations
@@ -30,11 +29,11 @@ __all__ = [
 
 
 def _blocks(ctx: Any) -> list[Any]:
-    return list(ctx._sim.blocks)
+    return list(ctx.blocks)
 
 
 def _log(ctx: Any, block: str, name: str, values: Any, unit: str, labels: Any = None) -> None:
-    ctx._sim._recorder.log(block, f"{ctx.state['name']}.{name}", values, unit, labels)
+    ctx.log_block(block, name, values, unit, labels)
 
 
 def _row(ctx: Any, entity: str, team: int | None, metric: str, value: float, unit: str) -> None:
@@ -273,21 +272,22 @@ class NavError(_Metric):
         ctx.state["count"] = 0
         ctx.state["final"] = {b.name: np.zeros(b.n) for b in _blocks(ctx)}
         ctx.state["cov"] = {}
-        perfect = [
-            b.name for b in _blocks(ctx) if not any(s.plugin.writes_belief for s in b.spec.sensors)
-        ]
-        if perfect:
-            ctx.events.emit(
-                "metric",
-                f"nav_error: blocks with perfect navigation (error 0): {', '.join(perfect)}",
-                "info",
-            )
+        ctx.state["noted"] = False
 
     def metric(self, ctx: Any, rng: Any) -> None:
         """Error of every entity against its belief (0 under perfect navigation)."""
+        if not ctx.state["noted"]:  # belief writers have run by the first metric phase
+            ctx.state["noted"] = True
+            perfect = [b.name for b in _blocks(ctx) if b.perfect_navigation]
+            if perfect:
+                ctx.events.emit(
+                    "metric",
+                    f"nav_error: blocks with perfect navigation (error 0): {', '.join(perfect)}",
+                    "info",
+                )
         ctx.state["count"] += 1
         for b in _blocks(ctx):
-            bel = b.belief if b.belief is not None else b.truth
+            bel = b.belief  # the truth alias under perfect navigation
             e = np.asarray(bel.pos) - np.asarray(b.truth.pos)
             err = np.linalg.norm(e, axis=1)
             ctx.state["sq"][b.name] = ctx.state["sq"][b.name] + err**2

@@ -82,7 +82,8 @@ class RangefinderSensor(Plugin):
         st["line"].push(z)
         k = int(round((ctx.t - 0.0) / ctx.dt))
         prof = st["profile"]
-        ctx.log("terrain", np.full(ctx.n, float(prof.height_at(ctx.t, start=st["attrib0"]))), "m")
+        j = max(int(np.floor((ctx.t - st["attrib0"]) / prof.interval + 1e-9)), 0)
+        ctx.log("terrain", np.full(ctx.n, prof.heights[j % len(prof.heights)]), "m")
         if k < st["k0"] or (k - st["k0"]) % st["iv"]:
             return
         j = (k - st["k0"]) // st["iv"]

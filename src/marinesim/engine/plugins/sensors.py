@@ -16,7 +16,8 @@ topic                     payload columns                                       
 ``nav/cep``               CEP50 [m]                                                   ``simple_ins``, ``nav_ekf``
 ``nav/gps_fix``           1 when a GPS fix is held                                    ``simple_ins``
 ``contacts``              contact id, north, east, down [m], covariance (9) [m²],     ``contacts``
-                          range [m], azimuth, elevation [rad], false alarm (0/1)
+                          range [m], azimuth, elevation [rad], false alarm (0/1),
+                          v_n, v_e, v_d [m/s] (NaN without ``vel_std``)
 ========================  ==========================================================  =========
 
 Belief writers (``noisy_state``, ``simple_ins``, ``nav_ekf``) sample what they need from truth
@@ -123,7 +124,7 @@ class DepthSensor(Plugin):
 
 
 class ImuSensor(Plugin):
-    """IMU: specific force (from the truth velocity history) and angular rate, biases as walks."""
+    """IMU: specific force (from the truth position track) and angular rate, biases as walks."""
 
     kind: ClassVar[str] = "sensor"
     Params = imu.ImuParams
@@ -213,7 +214,9 @@ class DvlSensor(Plugin):
         if p.seafloor_depth is not None:
             floor = np.full(pos.shape[0], p.seafloor_depth)
         else:  # pragma: no cover - terrain in the environment (not provided by the engine yet)
-            floor = np.asarray(ctx.env.seafloor_depth(pos[:, 0], pos[:, 1]), dtype=float)
+            sf = ctx.env.seafloor_depth
+            sf = sf(pos[:, 0], pos[:, 1]) if callable(sf) else np.full(pos.shape[0], sf)
+            floor = np.asarray(sf, dtype=float)
         alt = floor - pos[:, 2]
         rot = rotation_from_quat(tr.quat)
         cur = np.zeros((pos.shape[0], 3))
@@ -441,10 +444,11 @@ class ContactSensor(Plugin):
         p: contacts.ContactParams = ctx.params
         tr = ctx.truth
         sim = ctx._sim  # world truth of all blocks: the engine gives sensors no such view yet
-        names, pos, ids, ok, team = [], [], [], [], []
+        names, pos, ids, ok, team, vel = [], [], [], [], [], []
         for blk in sim.blocks:
             names += blk.names
             pos.append(blk.truth.pos)
+            vel.append(blk.truth.vel_ned if p.vel_std is not None else np.zeros((blk.n, 3)))
             ids.append(blk.ids)
             ok.append(blk.active)
             team.append(blk.team)
@@ -453,6 +457,7 @@ class ContactSensor(Plugin):
         tids = np.concatenate(ids)[order]
         tok = np.concatenate(ok)[order]
         tteam = np.concatenate(team)[order]
+        tvel = np.concatenate(vel)[order]
         nu, nn = contacts.draws_per_scan(p, len(tids))
         u = rng.uniform(size=nu)
         z = rng.normal(size=nn)
@@ -468,6 +473,7 @@ class ContactSensor(Plugin):
             z,
             p,
             tteam,
+            tvel,
         )
         keep = act[det.row]
         counts = np.bincount(det.row[keep & ~det.false_alarm], minlength=tr.n)
@@ -476,6 +482,15 @@ class ContactSensor(Plugin):
         real = np.flatnonzero(keep & ~det.false_alarm)
         first[det.row[real[::-1]]] = det.pos[real[::-1]]  # the first detection of each vehicle
         ctx.log("contact_pos", first, "m", ("north", "east", "down"))
+        if np.any(det.overflow):
+            ctx.events.emit(
+                "contacts",
+                f"{int(det.overflow.sum())} targets in view beyond max_contacts = {p.max_contacts} "
+                "were not reported this scan",
+                "warning",
+                rows=np.flatnonzero(det.overflow),
+            )
+        ctx.log("overflow", det.overflow.astype(float), "")
         ctx.state["last"] = det
         if np.any(keep):
             d = len(det.row)
@@ -486,6 +501,7 @@ class ContactSensor(Plugin):
                     det.cov.reshape(d, 9),
                     det.rae,
                     det.false_alarm[:, None].astype(float),
+                    det.vel,
                 ],
                 axis=1,
             )[keep]

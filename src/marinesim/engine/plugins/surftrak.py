@@ -15,6 +15,7 @@ are those of ``marinesim surftrak run``, so both give the same numbers.
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -118,7 +119,7 @@ class SurftrakController(Plugin):
             -b.pos[:, 2] if n > 1 else float(-b.pos[0, 2]),
             -b.vel[:, 2] if n > 1 else float(-b.vel[0, 2]),
         )
-        ctx.publish("thrust", np.broadcast_to(np.asarray(thrust, dtype=float), (n,)))
+        ctx.publish("thrust", thrust)
         for m in ap.messages[st["sent_msgs"] :]:
             ctx.events.emit("statustext", m.text, severity=m.severity.lower(), rows=[m.vehicle])
             ctx.publish("gcs/statustext", m.text, rows=[m.vehicle])
@@ -155,6 +156,8 @@ class SitlVerticalMotion(Plugin):
         p: Any = self.params
         prof, k0, _ = terrain_schedule(p.terrain, p.delay, p.t_inject0, ctx.dt)
         ctx.state["profile"] = prof
+        ctx.state["heights"] = prof.heights.tolist()
+        ctx.state["interval"] = prof.interval
         ctx.state["attrib0"] = k0 * ctx.dt - p.delay
         ctx.state["thrust"] = np.full(ctx.n, p.hover_thrust)
         n = ctx.n
@@ -171,22 +174,25 @@ class SitlVerticalMotion(Plugin):
         if got.any():
             st["thrust"] = np.where(got, val, st["thrust"])
         n = ctx.n
-        t1 = ctx.t + ctx.h
-        floor = float(st["profile"].height_at(t1, start=st["attrib0"]))
+        floor = _floor_at(st, ctx.t + ctx.h)
         if p.contact_floor is not None:
             floor = max(floor, p.contact_floor)
         z, v, _ = st["zva"]
         thrust = float(st["thrust"][0]) if n == 1 else st["thrust"]
         z, v, a = step_zv(p, z, v, thrust, floor, ctx.h)
         st["zva"] = (z, v, a)
-        zz = np.broadcast_to(np.asarray(z, dtype=float), (n,))
-        vv = np.broadcast_to(np.asarray(v, dtype=float), (n,))
-        aa = np.broadcast_to(np.asarray(a, dtype=float), (n,))
         old: VehicleState = ctx.truth
         pos = old.pos.copy()
-        pos[:, 2] = -zz
+        pos[:, 2] = -z
         vel = np.zeros((n, 3))
-        vel[:, 2] = -vv
+        vel[:, 2] = -v
         acc = np.zeros((n, 3))
-        acc[:, 2] = -aa
+        acc[:, 2] = -a
         ctx.set_truth(old.replace(pos=pos, vel=vel, accel=acc))
+
+
+def _floor_at(st: dict[str, Any], t: float) -> float:
+    """Seafloor z (m) at time ``t`` from the profile rows (row j covers [t0 + jΔ, +Δ))."""
+    j = max(int(math.floor((t - st["attrib0"]) / st["interval"] + 1e-9)), 0)
+    heights = st["heights"]
+    return heights[j % len(heights)]

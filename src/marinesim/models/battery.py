@@ -1,0 +1,122 @@
+"""Internal-resistance battery, batched and pure (``marinesim.models.battery``).
+
+Model (one equivalent cell string per vehicle)::
+
+    V_oc(q) = V_empty + (V_full − V_empty) · q            open-circuit voltage, linear in charge
+    V(q, I) = V_oc(q) − R · I                              terminal voltage under load I ≥ 0
+    q̇       = −I / (3600 · C)                              state of charge, C in A·h
+
+The state of charge q ∈ [0, 1] is clipped at 0 (an empty battery keeps V_empty − R·I).
+Every function takes a leading vehicle axis N (one vehicle is N = 1) and returns new arrays.
+
+Contract (architecture §3): :class:`Params`; :func:`init` ``(params, n) -> State``;
+:func:`step` ``(params, state, current, dt) -> State``; :func:`voltage`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from pydantic import model_validator
+
+from marinesim.core.params import ParamsBase, field
+
+__all__ = ["Params", "State", "init", "open_circuit_voltage", "step", "voltage"]
+
+F64 = NDArray[np.float64]
+
+
+class Params(ParamsBase):
+    """Battery parameters (defaults: a BlueROV2 4S lithium-ion pack, 18 A·h [assumption])."""
+
+    capacity_ah: float = field(18.0, unit="A h", description="capacity C", gt=0)
+    v_full: float = field(16.8, unit="V", description="open-circuit voltage when full", gt=0)
+    v_empty: float = field(12.8, unit="V", description="open-circuit voltage when empty", gt=0)
+    internal_resistance: float = field(
+        0.05, unit="ohm", description="internal resistance R (voltage sag R·I)", ge=0
+    )
+    initial_soc: float = field(1.0, unit="", description="state of charge at start", ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _order(self) -> Params:
+        if self.v_empty > self.v_full:
+            raise ValueError(f"v_empty ({self.v_empty} V) must not exceed v_full ({self.v_full} V)")
+        return self
+
+
+@dataclass(frozen=True)
+class State:
+    """Battery state of N vehicles.
+
+    Attributes
+    ----------
+    soc : ndarray, shape (N,)
+        State of charge [-], 0 … 1.
+    """
+
+    soc: F64
+
+
+def init(params: Params, n: int) -> State:
+    """State of N batteries at ``initial_soc``.
+
+    Parameters
+    ----------
+    params : Params
+    n : int
+        Number of vehicles N.
+
+    Returns
+    -------
+    State
+    """
+    return State(np.full(n, float(params.initial_soc)))
+
+
+def open_circuit_voltage(params: Params, soc: ArrayLike) -> F64:
+    """Open-circuit voltage [V] of charge ``soc`` (N,) (linear between v_empty and v_full)."""
+    q = np.clip(np.asarray(soc, dtype=float), 0.0, 1.0)
+    return params.v_empty + (params.v_full - params.v_empty) * q
+
+
+def voltage(params: Params, state: State, current: ArrayLike) -> F64:
+    """Terminal voltage [V] under a load current.
+
+    Parameters
+    ----------
+    params : Params
+    state : State
+    current : array_like, shape (N,)
+        Current drawn [A] (≥ 0; a negative value would charge and raise the voltage).
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        V_oc(q) − R·I [V].
+    """
+    i = np.broadcast_to(np.asarray(current, dtype=float), state.soc.shape)
+    return open_circuit_voltage(params, state.soc) - params.internal_resistance * i
+
+
+def step(params: Params, state: State, current: ArrayLike, dt: float) -> State:
+    """Discharge by ``current`` held over ``dt``.
+
+    Parameters
+    ----------
+    params : Params
+    state : State
+    current : array_like, shape (N,)
+        Current drawn [A].
+    dt : float
+        Step [s].
+
+    Returns
+    -------
+    State
+        q − I·dt / (3600 C), clipped to [0, 1].
+    """
+    i = np.broadcast_to(np.asarray(current, dtype=float), state.soc.shape)
+    soc = state.soc - i * dt / (3600.0 * params.capacity_ah)
+    return State(np.clip(soc, 0.0, 1.0))
