@@ -52,6 +52,45 @@ def test_report_with_measured_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert lim["N"]["pinv_pos"] == pytest.approx(20.3, abs=0.06)
 
 
+@pytest.mark.skipif(not DATA.is_dir(), reason="T200 data not available")
+def test_report_reads_blue_robotics_workbook(capsys: pytest.CaptureFixture[str]) -> None:
+    # the published .xlsx gives the same table as the long CSV (force kgf → N at the reader)
+    xlsx = DATA / "T200-Public-Performance-Data-10-20V-September-2019.xlsx"
+    r = _report(capsys, "bluerov2_heavy", "--t200-data", str(xlsx))
+    assert r["t200_model"] == "table"
+    lim = r["max_wrench"]["current_limited"]
+    assert lim["X"]["pinv_pos"] == pytest.approx(85.5, abs=0.06)
+    assert lim["Z"]["pinv_neg"] == pytest.approx(109.6, abs=0.06)
+
+
+def test_bad_workbook_is_a_data_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "t200.xlsx"
+    bad.write_text("not a workbook")
+    assert main(["alloc", "report", "bluerov2_heavy", "--t200-data", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}" in err and "cannot read the T200 workbook" in err
+
+
+def test_misspelt_thruster_key_and_names_suggest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = "\n".join(
+        f"  - {{name: t{i}, {'positon' if i == 2 else 'position'}: [{x}, {y}, 0.0], "
+        f"direction: [0, 0, 1]}}"
+        for i, (x, y) in enumerate([(0.1, 0.1), (0.1, -0.1), (-0.1, 0.1), (-0.1, -0.1)] * 2)
+    )
+    bad = tmp_path / "typo.yaml"
+    bad.write_text(f"name: sub\nthrusters:\n{rows}\n")
+    assert main(["alloc", "report", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:5:" in err and "thrusters.2.positon" in err
+    assert "did you mean 'position'" in err
+    assert main(["alloc", "report", "bluerov2_heavy", "--bounds", "symetric"]) == 2
+    assert "did you mean 'symmetric'" in capsys.readouterr().err
+    assert main(["alloc", "report", "bluerov2_heavy", "--failed", "m2_front_prt"]) == 2
+    assert "did you mean 'm2_front_port'" in capsys.readouterr().err
+
+
 def test_report_failed_motor(capsys: pytest.CaptureFixture[str]) -> None:
     r = _report(capsys, "bluerov2_heavy", "--voltage", "16", "--failed", "1")
     assert r["failed"] == ["m1_front_starboard"]

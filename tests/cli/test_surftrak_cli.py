@@ -73,6 +73,13 @@ def test_run_writes_logs_and_figure(tmp_path, capsys):
     # stamped times (t_j - delay) fall on CTUN rows here: equal TimeUS merge into one row
     assert len(merged["TimeUS"]) == len(log["t"]) and "rf_cm" in merged
     assert png.stat().st_size > 10_000
+    # `surftrak plot RUN.merged.csv` re-draws the --plot figure with the same title
+    rc = main(["surftrak", "plot", str(tmp_path / "run.merged.csv"), "-o", str(tmp_path / "p.png")])
+    assert rc == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith(f"{tmp_path / 'run'}, CRt var: ")
+    import matplotlib.image as mpimg
+
+    assert np.array_equal(mpimg.imread(png), mpimg.imread(tmp_path / "p.png"))
     # the figure of a marinesim run: same panels, series and labels
     from marinesim.interop.surftrak_runner import run_surftrak
     from marinesim.io.surftrak_plot import plot_result
@@ -136,7 +143,8 @@ def test_bad_params_file_errors_name_file_line(tmp_path, capsys, content, needle
 def test_bad_inputs_exit_2(tmp_path, capsys):
     for opt, val, needle in [("--delay", "-1", "delay"), ("--noise", "-0.1", "noise_std"),
                              ("--start-z", "-30", "below the seafloor"), ("--seed", "-3", "seed"),
-                             ("--duration", "0", "duration")]:  # fmt: skip
+                             ("--duration", "0", "duration"), ("--duration", "nan", "duration"),
+                             ("--duration", "inf", "duration")]:  # fmt: skip
         rc = main(
             ["surftrak", "run", "--terrain", "zeros", "-o", str(tmp_path / "x.csv"), opt, val]
         )
@@ -148,6 +156,15 @@ def test_bad_inputs_exit_2(tmp_path, capsys):
     assert rc == 2 and f"{terr}:3" in capsys.readouterr().err
     rc = main(["surftrak", "run", "--terrain", "sawtoth", "-o", str(tmp_path / "x.csv")])
     assert rc == 2 and "did you mean 'sawtooth'" in capsys.readouterr().err
+    for args, needle in [
+        (["surftrak", "suite", "--format", "jpgx", "--out-dir", str(tmp_path)], "format 'jpgx'"),
+        (["surftrak", "suite", "--duration", "nan", "--out-dir", str(tmp_path)], "duration"),
+        (["surftrak", "run", "--terrain", "zeros", "-o", str(tmp_path / "x.csv"),
+          "--plot", str(tmp_path / "f.xyz")], "format 'xyz'"),
+    ]:  # fmt: skip
+        rc = main(args)
+        err = capsys.readouterr().err
+        assert rc == 2 and needle in err and "Traceback" not in err, (args, err)
     pilot = tmp_path / "p.txt"
     pilot.write_text("1 climb 10\nnope\n")
     rc = main(["surftrak", "run", "--terrain", "zeros", "-o", str(tmp_path / "x.csv"),
@@ -174,3 +191,36 @@ def test_sitl_params_file():
     assert (p.RNGFND1_MIN_CM, p.RNGFND1_MAX_CM, p.SURFTRAK_DEPTH) == (50.0, 5000.0, -100.0)
     assert (p.PSC_JERK_Z, p.PILOT_ACCEL_Z, p.kpv) == (8.0, 500.0, 0.8)
     assert "SIM_BARO_RND" in ignored and "LOG_BITMASK" in ignored
+
+
+def test_run_over_gridded_bathymetry(tmp_path, capsys):
+    """2-D run: a straight track over a grid; the truth floor and altitude come from the grid."""
+    grid = tmp_path / "grid.csv"
+    # depth 20 m along north = 0..40, rising to 18 m at north = 80 (a 2 m ridge), 3 east columns
+    rows = ["north\\east,-50,0,50"] + [
+        f"{n},{d},{d},{d}" for n, d in [(0, 20), (40, 20), (80, 18), (200, 18)]
+    ]
+    grid.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "b.csv"
+    rc = main(["surftrak", "run", "--bathymetry", str(grid), "--track", "0,0,0,1.0",
+               "--duration", "60", "--seed", "3", "-o", str(out)])  # fmt: skip
+    assert rc == 0, capsys.readouterr().err
+    with out.open() as f:
+        log = list(csv.DictReader(f))
+    t = np.array([float(r["t"]) for r in log])
+    ter = np.array([float(r["terrain"]) for r in log])
+    alt = np.array([float(r["true_altitude"]) for r in log])
+    ds = np.array([float(r["DSAlt"]) for r in log])
+    # the floor under the vehicle at t: bilinear along north = t (1 m/s), sampled per 0.1 s row
+    tau = np.floor((t + 1e-9) / 0.1) * 0.1
+    expect = -np.interp(tau, [0, 40, 80, 200], [20, 20, 18, 18])
+    np.testing.assert_allclose(ter, expect, atol=1e-9)
+    # SURFTRAK follows the ridge: the altitude stays near the target on the 0.05 m/s slope
+    sel = t > 5.0
+    assert np.abs(alt[sel] - ds[sel]).max() <= 0.15
+    for bad, needle in [(["--track", "0,0,x"], "--track expects"), ([], "exactly one of")]:
+        args = ["surftrak", "run", "-o", str(out)]
+        args += ["--bathymetry", str(grid), *bad] if bad else []
+        rc = main(args)
+        err = capsys.readouterr().err
+        assert rc == 2 and needle in err and "Traceback" not in err

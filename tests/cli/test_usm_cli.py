@@ -234,3 +234,26 @@ def test_malformed_usm_reset_follows_the_program(capsys, tmp_path: Path, mission
     assert float(rows[10]["x"]) == pytest.approx(5.0 + 0.2 * 0.1, abs=1e-12)
     assert float(rows[10]["y"]) == 0.0
     assert float(rows[10]["USM_RESET_COUNT"]) == 1.0
+
+
+def test_failure_mid_run_keeps_the_rows_so_far(
+    capsys, tmp_path: Path, mission: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that has started never loses its log (exit 1, partial CSV, no traceback)."""
+    from marinesim.models import kinematic
+
+    real_iterate = kinematic.iterate
+
+    def failing_iterate(cfg, state, moos_time):  # noqa: ANN001, ANN202
+        if moos_time > 1.05:
+            raise FloatingPointError("model bug")
+        return real_iterate(cfg, state, moos_time)
+
+    monkeypatch.setattr(kinematic, "iterate", failing_iterate)
+    out_csv = tmp_path / "o.csv"
+    rc, _, err = run(capsys, "usm", "run", str(mission), "--duration", "5", "-o", str(out_csv))
+    assert rc == 1 and "Traceback" not in err
+    assert "FloatingPointError: model bug" in err and "partial log written" in err
+    rows = list(csv.DictReader(out_csv.open()))
+    assert len(rows) == 11 and float(rows[-1]["t"]) == 1.0  # start-up row + 10 iterations
+    assert rows[-1]["NAV_X"] != ""

@@ -83,6 +83,22 @@ def test_params_validation_and_kpv():
         validate(SurftrakParams, {"SURFTRAK_DEPHT": -50})
 
 
+def test_params_accept_master_names_with_units():
+    """Both the Sub 4.5 and the current (master) names are accepted (spec §9), e.g. in a
+    scenario's ``ardusub:`` block, with master's units converted to 4.5's."""
+    with pytest.warns(FutureWarning, match="PSC_JERK_D is ArduSub's current"):
+        p = validate(
+            SurftrakParams,
+            {"PSC_JERK_D": 8.0, "RNGFND1_MAX": 50.0, "RNGFND1_MIN": 0.5, "PSC_D_ACC_P": 0.05,
+             "PSC_D_ACC_IMAX": 0.1, "PILOT_ACCEL_Z": 500.0},
+        )  # fmt: skip
+    assert p.PSC_JERK_Z == 8.0 and p.RNGFND1_MAX_CM == 5000.0 and p.RNGFND1_MIN_CM == 50.0
+    assert p.PSC_ACCZ_P == pytest.approx(0.5) and p.PSC_ACCZ_IMAX == pytest.approx(100.0)
+    assert p.kpv == pytest.approx(0.8)
+    with pytest.raises(ConfigError, match="same parameter"):
+        validate(SurftrakParams, {"PSC_JERK_D": 8.0, "PSC_JERK_Z": 5.0})
+
+
 def test_reset_and_retarget_keep_the_total_position_target():
     ap = _sub()
     _make_healthy(ap)

@@ -136,7 +136,7 @@ def test_controller_reading_truth_needs_uses_truth() -> None:
     # declared truth readers fail at build time
     with pytest.raises(ConfigError, match="uses_truth"):
         _sim([_block("a", ctrl=(PluginSpec(_DeclaredPeeker("peek")),))])
-    # undeclared readers are stopped at their first hook (engine gap: not at build time)
+    # undeclared readers are stopped at their first hook (the runtime read-only second line)
     sim = _sim([_block("a", ctrl=(PluginSpec(_Peeker("peek")),))])
     with pytest.raises(EngineError, match="may not read truth"):
         sim.run()
@@ -372,3 +372,35 @@ def test_snapshot_restore_continues_bit_identically_with_ekf_and_contacts() -> N
     sim.step(25)
     np.testing.assert_array_equal(sim.block("a").belief.pos, first[0])
     np.testing.assert_array_equal(sim.block("a").belief.cov, first[1])
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gps",
+        "depth_sensor",
+        "imu",
+        "ahrs",
+        "dvl",
+        "noisy_state",
+        "simple_ins",
+        "nav_ekf",
+        "contacts",
+    ],
+)
+def test_engine_contract(name: str) -> None:
+    from marinesim.core import registry
+    from marinesim.testing import check_plugin
+
+    cls = registry.get("sensor", name)
+    if name == "contacts":
+        # a vehicle's contacts depend on the other vehicles by design: only that check may fail
+        pattern = (
+            r"^ContactSensor: N=1 differs from row 0 of N=5: "
+            r"\['under_test\.detections', 'under_test\.contact_pos'\]$"
+        )
+        with pytest.raises(AssertionError, match=pattern):
+            check_plugin(cls, cls.example_params, ticks=20)
+        return
+    passed = check_plugin(cls, cls.example_params, ticks=20)
+    assert {"unknown_key_rejected", "deterministic", "batch_equals_single"} <= set(passed)

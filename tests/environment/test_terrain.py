@@ -12,7 +12,9 @@ from marinesim.environment.terrain import (
     BUILTIN_PROFILES,
     Bathymetry,
     builtin_profile,
+    parse_bathymetry,
     parse_profile,
+    profile_along_track,
 )
 
 TABLE = {  # rows, period (s), (first row, last row)
@@ -111,3 +113,51 @@ def test_shipped_files_are_byte_identical_to_the_source():
     pkg = resources.files("marinesim.environment").joinpath("data", "surftrak")
     for name in BUILTIN_PROFILES:
         assert pkg.joinpath(f"{name}.csv").read_bytes() == (shared / f"{name}.csv").read_bytes()
+
+
+GRID = "north\\east,-10,10\n0,20,22\n100,10,12\n"
+
+
+def test_parse_bathymetry_grid_and_altitude():
+    b = parse_bathymetry(GRID, file="g.csv")
+    np.testing.assert_array_equal(b.x, [0.0, 100.0])
+    np.testing.assert_array_equal(b.y, [-10.0, 10.0])
+    assert float(b.depth_at(50.0, 0.0)) == pytest.approx(16.0)  # bilinear centre
+    # altitude of a vehicle at 5 m depth over (50, 0): 16 - 5
+    assert b.altitude(np.array([50.0]), np.array([0.0]), np.array([5.0]))[0] == pytest.approx(11.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("n,0,1\n0,1,2\n1,1\n", "g.csv:3"),  # ragged row
+        ("n,0,1\n0,1,2\n1,1,x\n", "g.csv:3:3"),  # not a number
+        ("n,0,1\n0,1,2\n1,1,-2\n", "g.csv:3:3"),  # negative depth
+        ("n,0,1\n5,1,2\n1,1,2\n", "g.csv:3:1"),  # north not increasing
+        ("n,1,0\n0,1,2\n1,1,2\n", "g.csv:1"),  # east not increasing
+        ("n,0,1\n0,1,2\n", "g.csv:1"),  # a single row
+        ("n,0,1\n0,1,nan\n1,1,2\n", "g.csv:2:3"),
+    ],
+)
+def test_parse_bathymetry_errors_name_file_line(text, where):
+    with pytest.raises(DataError) as exc:
+        parse_bathymetry(text, file="g.csv")
+    assert where in str(exc.value)
+
+
+def test_profile_along_track_samples_the_grid_under_the_vehicle():
+    b = parse_bathymetry(GRID)
+    # due north at 2 m/s from (0, 0): depth 21 - 0.1*north; rows every 0.1 s
+    prof = profile_along_track(b, north0=0, east0=0, heading_deg=0, speed=2.0, duration=10.0)
+    assert prof.interval == 0.1 and len(prof.rows) >= 101
+    tau = np.arange(len(prof.rows)) * 0.1
+    north = np.minimum(2.0 * tau, 100.0)
+    np.testing.assert_allclose(prof.rows, -(21.0 - 0.1 * north), atol=1e-12)
+    np.testing.assert_array_equal(prof.rows, prof.heights)  # no sentinels
+    # due east: y from 0 to 10 then held at the grid edge
+    east = profile_along_track(b, north0=0, east0=0, heading_deg=90, speed=1.0, duration=20.0)
+    assert east.rows[0] == pytest.approx(-21.0) and east.rows[-1] == pytest.approx(-22.0)
+    with pytest.raises(Exception, match="speed"):
+        profile_along_track(b, north0=0, east0=0, heading_deg=0, speed=-1.0, duration=1.0)
+    with pytest.raises(Exception, match="heading"):
+        profile_along_track(b, north0=0, east0=0, heading_deg=np.nan, speed=1.0, duration=1.0)

@@ -131,3 +131,34 @@ def test_to_pandas_long_table() -> None:
     )
     row = df[(df.entity == "v[1]")].iloc[3]
     assert row["truth.pos.north"] == res["truth.pos"][1, 3, 0]
+
+
+def test_demo_trajectory_shows_tracks_drift_arrows_and_current_field() -> None:
+    """The figure of `marinesim demo`: one track per vehicle, drift arrows, current background."""
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import QuadMesh
+    from matplotlib.quiver import Quiver
+
+    from marinesim.scenario import load_simulation
+
+    res = load_simulation("demo_survey", sets=["time.end=124"]).run()  # gust from 120 s
+    env = res.manifest.get("current_field_file")
+    assert env and env.endswith("demo_current.cfd")
+    fig = trajectory_figure(res)
+    ax = fig.axes[0]
+    names = [e["name"] for e in res.entities]
+    tracks = [ln for ln in ax.get_lines() if ln.get_label() in names]
+    assert sorted(ln.get_label() for ln in tracks) == names
+    # the track ends where the vehicle ended (east, north)
+    pos = res["truth.pos"]
+    for ln in tracks:
+        i = names.index(ln.get_label())
+        assert ln.get_xdata()[-1] == pytest.approx(pos[i, -1, 1])
+        assert ln.get_ydata()[-1] == pytest.approx(pos[i, -1, 0])
+    meshes = [c for c in ax.collections if isinstance(c, QuadMesh)]
+    quivers = [c for c in ax.collections if isinstance(c, Quiver)]
+    assert len(meshes) == 1 and float(np.nanmax(meshes[0].get_array())) > 0.0  # current speed
+    assert len(quivers) >= 1 + len(names)  # the field, then the drift arrows of each vehicle
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "current field" in labels and any(t.startswith("drift (longest") for t in labels)
+    plt.close(fig)

@@ -318,7 +318,7 @@ def test_usm_reset_forms(text: str, expect: dict[str, float], complete: bool) ->
         assert float(getattr(st, k)[0]) == v
         assert float(getattr(st, "gt_" + k)[0]) == v
     assert posts[0][0] == "USM_RESET_COUNT" and float(posts[0][1][0]) == 1.0
-    assert bool(warns) != complete
+    assert any("unknown key" in w for w in warns) != complete
     st, posts, _ = km.apply_mail(c, st, "USM_RESET", "junk", moos_time=0.0)
     assert float(posts[0][1][0]) == 2.0  # failed resets count too
 

@@ -73,16 +73,144 @@ def test_a_wrong_model_fails_and_a_broken_case_errors(tmp_path: Path) -> None:
     assert res.error and "not found" in res.message
 
 
-def test_hydrodynamic_wrench_is_dispatched_or_reported() -> None:
-    entry = {"kind": "hydrodynamic_wrench (UUV Simulator HydrodynamicModel)"}
-    try:
-        out = ref._replay_wrench(entry, {})
-    except NotImplementedError as exc:
-        assert "not supported" in str(exc)
-    except Exception:  # the 6-DOF engineer's replay exists and rejects an empty table
-        pass
-    else:
-        assert isinstance(out, dict)
+_SIX = ("u", "v", "w", "p", "q", "r")
+_WRENCH_OUT = ("nuR_", "accF_", "damp_", "addedmass_", "coriolisA_", "tauNED_")
+_GZ = ("Fx_gz", "Fy_gz", "Fz_gz", "Mx_gz", "My_gz", "Mz_gz")
+
+
+def _wrench_rows() -> list[dict]:
+    """Rows worked by hand from spec §4.3, §4.5, §1.2 and UUV Simulator's HMFossen."""
+    rex_ma_col0 = (779.79, -6.8773, -103.32, 8.5426, -165.54, -7.8033)
+    # RexROV, ν_r = e_x (FRD): damping X = −(74.82 + 748.22·1)·1 = −823.04 N; −C_A ν_r has
+    # moments a1 × e_x = (0, a1_z, −a1_y) = (0, −103.32, 6.8773) N·m (spec §6 hand check)
+    surge = {
+        "nuR_u": 1.0,
+        "damp_u": -823.04,
+        "coriolisA_q": rex_ma_col0[2],
+        "coriolisA_r": -rex_ma_col0[1],
+    }
+    surge["tauNED_u"], surge["tauNED_q"], surge["tauNED_r"] = -823.04, -103.32, 6.8773
+    surge["Fx_gz"], surge["My_gz"], surge["Mz_gz"] = -823.04, 103.32, -6.8773  # FRD → FLU
+    rows = [
+        {"vehicle": "rexrov", "case": "surge", "lin": (1.0, 0, 0), "flow": (0, 0, 0), **surge},
+        # the same relative velocity through a current (world = body: identity pose)
+        {"vehicle": "rexrov", "case": "current", "lin": (1.2, 0, 0), "flow": (0.2, 0, 0)},
+    ]
+    rows[1].update({k: v for k, v in surge.items()})
+    rows[1]["nuR_u"] = 1.2 - 0.2
+    # LAUV heave, two calls (t = 0, 0.01): FLU z-up 0.5 then 1.0 → FRD w = −0.5, −1.
+    # First call Δt = 0: no filter update; second: a = (−1 − 0)/0.01, a_f = 0.3·a = −30.
+    # D_22 = 23 + 80·|w| (diagonal), D_42 = −3.1 (LAUV coupling, positive convention)
+    w0, w1 = -0.5, -1.0
+    d0 = -(23 + 80 * abs(w0)) * w0
+    rows.append(
+        {
+            "vehicle": "lauv",
+            "case": "heave",
+            "lin": (0, 0, 0.5),
+            "flow": (0, 0, 0),
+            "nuR_w": w0,
+            "damp_w": d0,
+            "damp_q": 3.1 * w0,
+            "tauNED_w": d0,
+            "tauNED_q": 3.1 * w0,
+            "Fz_gz": -d0,
+            "My_gz": -3.1 * w0,
+        }
+    )
+    d1 = -(23 + 80 * abs(w1)) * w1
+    rows.append(
+        {
+            "vehicle": "lauv",
+            "case": "heave",
+            "lin": (0, 0, 1.0),
+            "flow": (0, 0, 0),
+            "nuR_w": w1,
+            "accF_w": -30.0,
+            "damp_w": d1,
+            "damp_q": 3.1 * w1,
+            "addedmass_w": -16.0 * -30.0,
+            "tauNED_w": d1 + 480.0,
+            "tauNED_q": 3.1 * w1,
+            "Fz_gz": -(d1 + 480.0),
+            "My_gz": -3.1 * w1,
+        }
+    )
+    return rows
+
+
+def _write_wrench_case(folder: Path, rows: list[dict], vehicles: object) -> None:
+    head = ["vehicle", "case"] + [f"{p}{c}" for p in ("lin_", "ang_", "flow_") for c in "xyz"]
+    head += [f"{p}{c}" for p in _WRENCH_OUT for c in _SIX] + list(_GZ)
+    lines = [",".join(head)]
+    for r in rows:
+        cells = [r["vehicle"], r["case"], *map(repr, r["lin"]), "0", "0", "0"]
+        cells += list(map(repr, r["flow"]))
+        cells += [repr(float(r.get(f"{p}{c}", 0.0))) for p in _WRENCH_OUT for c in _SIX]
+        cells += [repr(float(r.get(g, 0.0))) for g in _GZ]
+        lines.append(",".join(cells))
+    (folder / "hydro.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    manifest = {
+        "files": {
+            "hydro.csv": {
+                "kind": "hydrodynamic_wrench (UUV Simulator HydrodynamicModel)",
+                "vehicles": vehicles,
+                "inputs": "lin_*, ang_*: link body velocity (FLU); flow_*: world flow (ENU)",
+                "procedure": "rows of one (vehicle, case) are successive calls, dt = 0.01 s",
+            }
+        }
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_hydrodynamic_wrench_case_built_from_the_spec(tmp_path: Path) -> None:
+    _write_wrench_case(tmp_path, _wrench_rows(), {"rexrov": "RexROV", "lauv": "LAUV"})
+    (res,) = ref.verify_path(tmp_path)
+    assert not res.error, res.message
+    assert len(res.columns) == 6 * 6 + 6
+    bad = [(c.column, c.max_error, c.tolerance) for c in res.columns if not c.passed]
+    assert res.passed, bad
+
+
+def test_hydrodynamic_wrench_detects_a_wrong_value_and_unknown_vehicle(tmp_path: Path) -> None:
+    rows = _wrench_rows()
+    rows[0]["damp_u"] = -823.04 * (1 + 1e-6)  # wrong in the 7th digit
+    _write_wrench_case(tmp_path, rows, {"rexrov": "RexROV", "lauv": "LAUV"})
+    (res,) = ref.verify_path(tmp_path)
+    assert not res.error and not res.passed
+    assert [c.column for c in res.columns if not c.passed] == ["damp_u"]
+    rows = _wrench_rows()
+    for r in rows:
+        r["vehicle"] = "nautilus"
+    _write_wrench_case(tmp_path, rows, ["nautilus"])
+    (res,) = ref.verify_path(tmp_path)
+    assert res.error and "nautilus" in res.message
+
+
+def test_hydrodynamic_wrench_explicit_parameters_and_knobs(tmp_path: Path) -> None:
+    # the same LAUV rows with the parameters written out (UUV signs) and scaling knobs:
+    # s_D = 2 doubles every damping entry, s_A = 0.5 halves the added mass
+    rows = [r for r in _wrench_rows() if r["vehicle"] == "lauv"]
+    for r in rows:
+        for k in list(r):
+            if k.startswith("damp_"):
+                r[k] *= 2.0
+            if k.startswith("addedmass_"):
+                r[k] *= 0.5
+        r["tauNED_w"] = r["damp_w"] + r.get("addedmass_w", 0.0)
+        r["tauNED_q"] = r["damp_q"]
+        r["Fz_gz"], r["My_gz"] = -r["tauNED_w"], -r["tauNED_q"]
+    lauv = {
+        "added_mass": "1 16 16 0.005 1.3 1.3",
+        "linear_damping": "-2.4 0 0 0 0 0  0 -23 0 0 0 11.5  0 0 -23 0 -11.5 0 "
+        "0 0 0 -0.3 0 0  0 0 3.1 0 -9.7 0  0 -3.1 0 0 0 -9.7",
+        "quadratic_damping": [-2.4, -80, -80, -0.0006, -9.1, -9.1],
+        "scaling_damping": 2.0,
+        "scaling_added_mass": 0.5,
+    }
+    _write_wrench_case(tmp_path, rows, {"lauv": lauv})
+    (res,) = ref.verify_path(tmp_path)
+    assert res.passed, (res.message, [c.column for c in res.columns if not c.passed])
 
 
 def test_fin_description_parsing() -> None:

@@ -122,6 +122,31 @@ def test_diverging_vehicle_is_stopped_and_named() -> None:
     assert run.alive.tolist() == [False] and "vehicle[0]: t=" in run.events[0]
 
 
+def test_guard_catches_non_finite_velocity_and_speed_bound() -> None:
+    """A NaN or inf in ν alone, and |ν| beyond the bound, stop just those vehicles."""
+    from marinesim.models import hydro, pvs
+
+    n = 4
+    old = (
+        tuple(np.zeros(n) for _ in range(6)),
+        tuple(np.zeros(n) for _ in range(6)),
+        tuple(np.zeros(n) for _ in range(3)),
+    )
+    nu = [np.ones(n) for _ in range(6)]
+    nu[1] = np.array([1.0, np.nan, 1.0, 1.0])
+    nu[5] = np.array([1.0, 1.0, np.inf, 1.0])
+    nu[0] = np.array([1.0, 1.0, 1.0, 80.0])
+    new = (tuple(np.ones(n) for _ in range(6)), tuple(nu), tuple(np.ones(n) for _ in range(3)))
+    state, alive, events = pvs.guard(hydro.NP, old, new, np.ones(n, dtype=bool), 1.5)
+    assert alive.tolist() == [True, False, False, False]
+    assert events == [
+        "vehicle[1]: t=1.5 s: diverged: state became non-finite; vehicle stopped",
+        "vehicle[2]: t=1.5 s: diverged: state became non-finite; vehicle stopped",
+        "vehicle[3]: t=1.5 s: diverged: speed 80.01 m/s exceeds 50 m/s; vehicle stopped",
+    ]
+    assert state[1][0].tolist() == [1.0, 0.0, 0.0, 0.0]  # stopped ones keep their last state
+
+
 def test_externally_driven_case_without_flag_is_detected(tmp_path: Path) -> None:
     """Commands unlike the constructor's control system and no controller state logged:
     replayed from the CSV's *_cmd columns (the state columns still decide)."""
@@ -149,3 +174,38 @@ def test_externally_driven_case_without_flag_is_detected(tmp_path: Path) -> None
     (res,) = ref.verify_path(tmp_path)
     assert res.passed, res.message
     assert "replayed from the CSV" in res.message
+
+
+@pytest.mark.parametrize("current", [0.0, 0.4])
+def test_batched_step_leaves_its_inputs_untouched(current: float) -> None:
+    """The kernels accumulate in place into their own temporaries only: the caller's state
+    and command arrays are never modified (and the batch equals the float path)."""
+    from marinesim.models import hydro, pvs
+
+    for p in (
+        pvs.remus100("stepInput", 0, 0, 0, current, 30),
+        pvs.otter("stepInput", 0, current, -30, 0),
+    ):
+        nc = 3 if isinstance(p, pvs.Remus100Params) else 2
+        rng = np.random.default_rng(3)
+        n = 5
+        st = (
+            tuple(rng.normal(scale=0.2, size=n) for _ in range(6)),
+            tuple(rng.normal(scale=0.5, size=n) for _ in range(6)),
+            tuple(rng.normal(scale=0.1, size=n) for _ in range(nc)),
+        )
+        cmd = tuple(rng.normal(scale=0.1, size=n) for _ in range(nc))
+        copies = [c.copy() for part in (*st, cmd) for c in part]
+        new, alive, _ = pvs.step_batch(p, st, cmd, 0.02, np.ones(n, dtype=bool), 0.02)
+        for a, b in zip([c for part in (*st, cmd) for c in part], copies, strict=True):
+            np.testing.assert_array_equal(a, b)
+        one = pvs.step_c(
+            p,
+            hydro.PY,
+            *(tuple(float(c[2]) for c in part) for part in st),
+            tuple(float(c[2]) for c in cmd),
+            0.02,
+        )
+        for part_b, part_1 in zip(new, one, strict=True):
+            for cb, c1 in zip(part_b, part_1, strict=True):
+                assert float(cb[2]) == pytest.approx(c1, rel=1e-13, abs=1e-15)

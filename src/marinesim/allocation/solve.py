@@ -110,6 +110,12 @@ class AllocatorLimits(ParamsBase):
         False, description="use the weaker (reverse) T200 limit on both sides (conservative)"
     )
     eps: float = field(1e-6, description="QP regularisation ε on ‖f‖²", gt=0)
+    max_force_rate: float | None = field(
+        None,
+        unit="N/s",
+        description="qp: per-thruster rate limit |f − f_prev| ≤ rate·dt (null = none)",
+        gt=0,
+    )
 
 
 @dataclass(frozen=True)
@@ -438,24 +444,28 @@ class Allocator:
         t, v = self._inputs(tau, voltage)
         lo, hi, lo_e, hi_e = (_compact(x) for x in self.bounds(v))
         f0 = t @ self.geometry.b_pinv.T
-        pos = ~np.signbit(f0)  # +0.0 → hi/+0 = +inf, −0.0 → lo/−0 = +inf
-        # per thruster, closed form: s_i = bound_i / f0_i on the branch sign(f0_i) selects
-        # (f0_i = ±0 gives +inf, or nan for a failed thruster: never binding)
-        bound = lo + pos * (hi - lo)
+        # per thruster, closed form: s_i = bound_i / f0_i on the branch sign(f0_i) selects.
+        # With lo < 0 < hi that is max(hi/f0, lo/f0) exactly (the other quotient is ≤ 0);
+        # f0_i = ±0 gives +inf, a failed thruster (0/0) nan → +inf: never binding.  Worked
+        # thruster-major, (n, N), so the per-thruster bounds broadcast along the long axis and
+        # the reductions over thrusters are cheap.
+        f0t = np.ascontiguousarray(f0.T)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            si = bound / f0
-        si[np.isnan(si)] = np.inf
-        k = np.argmin(si, axis=1)
-        rows = np.arange(t.shape[0])
-        s_bound = si[rows, k]
+            sit = np.maximum(hi.T / f0t, lo.T / f0t)
+            s_env = np.maximum(hi_e.T / f0t, lo_e.T / f0t)
+        np.copyto(sit, np.inf, where=np.isnan(sit))
+        np.copyto(s_env, np.inf, where=np.isnan(s_env))
+        s_bound = sit.min(axis=0)
         s_hi = np.minimum(1.0, s_bound)
-        rk = rows if lo.shape[0] > 1 else np.zeros_like(rows)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            env_k = np.where(pos[rows, k], hi_e[rk, k], lo_e[rk, k]) / f0[rows, k]
-        binding = np.where(s_bound < 1.0, np.where(env_k <= s_bound * (1 + 1e-12), 1, 2), 0)
-        big0 = f0 * self.geometry.sigma[None, :]
+        # envelope (1) when a thruster reaching s_bound does so at its envelope bound, else the
+        # per-motor current bound (2)
+        env_binds = s_env.min(axis=0) <= s_bound * (1 + 1e-12)
+        binding = np.where(s_bound < 1.0, np.where(env_binds, 1, 2), 0)
+        sig = self.geometry.sigma
+        big0 = f0 if np.all(sig == 1.0) else f0 * sig[None, :]
         # outputs at s_hi; rows over the total current limit are re-solved and re-evaluated
-        u, cur = self.model.ray(big0, v).evaluate(s_hi)
+        ray = self.model.ray(big0, v)
+        u, cur = ray.evaluate(s_hi)
         s = s_hi.copy()
         by_total = np.zeros(s.shape, dtype=bool)
         imax = self.limits.max_current_total
@@ -463,7 +473,7 @@ class Allocator:
             tot = cur.sum(axis=1)
             idx = np.nonzero(tot > imax)[0]
             if idx.size:
-                sub = self.model.ray(big0[idx], v[idx])
+                sub = ray.subset(idx)
                 s[idx] = self._solve_total(sub, s_hi[idx], tot[idx] - imax, imax)
                 u[idx], cur[idx] = sub.evaluate(s[idx])
                 by_total[idx] = True
@@ -471,8 +481,9 @@ class Allocator:
         zero = ~np.any(t != 0, axis=1)
         status = np.where(zero, 3, np.where(s >= 1.0, 0, np.where(s < 1e-6, 2, 1)))
         # thrusters at their bound: those whose closed-form scale is the one applied
-        sat = si <= s_hi[:, None] * (1.0 + 1e-12)
-        sat &= (s_hi < 1.0)[:, None] & ~by_total[:, None]
+        sat_t = sit <= s_hi * (1.0 + 1e-12)
+        sat_t &= (s_hi < 1.0) & ~by_total
+        sat = sat_t.T
         return self._finish(
             "pinv", t, v, s[:, None] * f0, s, lo, hi, binding, status, (u, cur), sat
         )
@@ -484,12 +495,20 @@ class Allocator:
         dof_weights: ArrayLike | None = None,
         *,
         solver: Literal["batched", "scipy"] = "batched",
+        f_prev: ArrayLike | None = None,
+        dt: float | None = None,
     ) -> AllocationResult:
         """Bounded least-squares allocation with DOF priorities (§6.2 ``qp``).
 
         Minimises ‖W_τ(Bf − τ)‖² + ε‖f‖² subject to lo ≤ f ≤ hi, takes the ε → 0 limit on
         the active set when the demand is met exactly (the minimum-norm exact solution), then
         applies the uniform total-current scale.
+
+        With ``limits.max_force_rate`` = Δ [N/s], ``f_prev`` and ``dt`` the bounds are also
+        intersected with |f_i − f_prev,i| ≤ Δ·dt (§6.1; where the previous force lies outside
+        the present envelope, e.g. after a voltage drop, the envelope wins).  If the uniform
+        total-current scale then leaves that rate window, the rate limit wins and the status
+        is ``current_limit_exceeded``.
 
         Parameters
         ----------
@@ -503,6 +522,10 @@ class Allocator:
             ``batched``: a primal active-set method over all vehicles at once (array masks,
             batched 8×8 solves); ``scipy``: SciPy ``lsq_linear`` (``bvls``) per vehicle, the
             reference implementation.
+        f_prev : array_like, shape (N, n) or (n,), optional
+            Previous allocated forces [N] (for the rate limit).
+        dt : float, optional
+            Time since ``f_prev`` [s] (for the rate limit).
         """
         t, v = self._inputs(tau, voltage)
         w = self.dof_weights if dof_weights is None else np.asarray(dof_weights, dtype=float)
@@ -511,6 +534,11 @@ class Allocator:
         lo, hi, _, _ = self.bounds(v)
         lo, hi = np.array(lo), np.array(hi)  # writeable (N, n)
         g = self.geometry
+        rate = self._rate_window(f_prev, dt, t.shape[0])
+        if rate is not None:
+            lo_env, hi_env = lo, hi
+            lo = np.minimum(np.maximum(lo_env, rate[0]), hi_env)
+            hi = np.maximum(np.minimum(hi_env, rate[1]), lo_env)
         if solver == "scipy":
             f = self._qp_scipy(t, w, lo, hi)
         elif solver == "batched":
@@ -524,13 +552,47 @@ class Allocator:
                 f"unknown qp solver {solver!r} (known: batched, scipy)", param="solver"
             )
         s, by_total = self._total_scale(f, v, np.ones(t.shape[0]))
+        f = s[:, None] * f
+        exceeded = np.zeros(t.shape[0], dtype=bool)
+        if rate is not None and np.any(by_total):
+            # the scaled forces may leave the rate window (0 need not lie in it): rate wins
+            clipped = np.clip(f, lo, hi)
+            moved = np.any(clipped != f, axis=1)
+            f = clipped
+            imax = self.limits.max_current_total
+            if imax is not None and np.any(moved):
+                tot = self.currents(f, v).sum(axis=1)
+                exceeded = moved & (tot > imax * (1 + 1e-12))
         zero = ~np.any(np.abs(t) > 0, axis=1)
         achieved = f @ g.b_active.T
         met = np.all(np.abs(achieved - t) <= 1e-6 * (1 + np.abs(t)), axis=1)
         binding = np.where(by_total, 3, np.where(met, 0, 1))
         status = np.where(zero, 3, np.where(by_total | ~met, 1, 0))
         status = np.where((s < 1e-6) & ~zero, 2, status)
-        return self._finish("qp", t, v, s[:, None] * f, s, lo, hi, binding, status)
+        status = np.where(exceeded, 4, status)
+        return self._finish("qp", t, v, f, s, lo, hi, binding, status)
+
+    def _rate_window(
+        self, f_prev: ArrayLike | None, dt: float | None, n_rows: int
+    ) -> tuple[Array, Array] | None:
+        """[f_prev − Δ·dt, f_prev + Δ·dt] per thruster, or None when no rate limit applies."""
+        rate = self.limits.max_force_rate
+        if rate is None or f_prev is None:
+            return None
+        if dt is None or not (math.isfinite(dt) and dt > 0):
+            raise ConfigError(f"dt must be a positive time in s (got {dt})", param="dt")
+        fp = np.asarray(f_prev, dtype=float)
+        try:
+            fp = np.broadcast_to(fp, (n_rows, self.geometry.n))
+        except ValueError:
+            raise ConfigError(
+                f"f_prev must have shape ({n_rows}, {self.geometry.n}) or "
+                f"({self.geometry.n},), got {fp.shape}",
+                param="f_prev",
+            ) from None
+        if not np.all(np.isfinite(fp)):
+            raise ConfigError("f_prev must be finite", param="f_prev")
+        return fp - rate * dt, fp + rate * dt
 
     def _qp_scipy(self, t: Array, w: Array, lo: Array, hi: Array) -> Array:
         """Per-vehicle SciPy ``lsq_linear`` (bvls) solution of the ``qp`` problem, polished."""
@@ -852,9 +914,9 @@ class Allocator:
         for i in range(n):
             if lo[i] == hi[i]:
                 continue
-            grid = np.unique(
-                np.concatenate([np.linspace(lo[i], 0.0, samples), np.linspace(0.0, hi[i], samples)])
-            )
+            # the table's own breakpoints (with the bounds and 0) make the hull a true
+            # relaxation of the piecewise-linear current; the cubic model is sampled
+            grid = self._breakpoints(i, float(lo[i]), float(hi[i]), v, samples)
             cur = self.model.current(self.geometry.sigma[i] * grid, np.full(grid.shape, v))
             for x0, y0, x1, y1 in _lower_hull_segments(grid, cur):
                 a = (y1 - y0) / (x1 - x0)
@@ -870,8 +932,8 @@ class Allocator:
 def box_qp(h: Array, c: Array, lo: Array, hi: Array, max_iter: int = 100) -> Array:
     """Batched strictly convex box QP: min ½fᵀHf − cᵀf subject to lo ≤ f ≤ hi, per row.
 
-    Primal active-set method over all rows at once with masks: from the feasible start f = 0
-    (lo ≤ 0 ≤ hi), solve the equality-constrained problem on the free set (batched n×n solves),
+    Primal active-set method over all rows at once with masks: from the feasible start
+    f = clip(0, lo, hi) (bounds not containing 0 start fixed at the nearer one), solve the equality-constrained problem on the free set (batched n×n solves),
     step to the first blocking bound (which becomes fixed) or, at the subproblem optimum,
     release the fixed variable with the most negative multiplier.  Finite termination for
     strictly convex H (H = BᵀW²B + εI here).
@@ -883,7 +945,7 @@ def box_qp(h: Array, c: Array, lo: Array, hi: Array, max_iter: int = 100) -> Arr
     c : ndarray, shape (N, n)
         Linear terms per row.
     lo, hi : ndarray, shape (N, n)
-        Bounds with lo ≤ 0 ≤ hi (lo = hi = 0 fixes a variable).
+        Bounds with lo ≤ hi (lo = hi fixes a variable).
     max_iter : int
         Iteration cap (a :class:`NumericalError` is raised if any row has not converged).
 
@@ -893,9 +955,11 @@ def box_qp(h: Array, c: Array, lo: Array, hi: Array, max_iter: int = 100) -> Arr
         The minimiser per row.
     """
     n_rows, n = c.shape
-    f = np.zeros((n_rows, n))
-    fixed = lo >= hi  # failed thrusters: pinned at 0
-    at_hi = np.zeros((n_rows, n), dtype=bool)
+    # feasible start: 0 where the box contains it, else the nearer bound (fixed there)
+    f = np.clip(0.0, lo, hi)
+    moved = f != 0.0
+    fixed = (lo >= hi) | moved  # lo = hi (failed thrusters) stays pinned
+    at_hi = moved & (f == hi)
     rows = np.arange(n_rows)
     eye = np.eye(n, dtype=bool)
     tol = 1e-12 * max(1.0, float(np.abs(h).max()))
@@ -1074,7 +1138,10 @@ def max_axis_wrench(
     w_pinv = float(res.scale[0] * top)
     if mode == "pinv":
         return w_pinv
-    if mode == "exact":
-        return max(allocator.max_wrench_exact(e), w_pinv)
     # the B⁺ point is feasible along e, so the LP answer is never below it
-    return max(float(allocator.direct(e, alpha_max=math.inf).scale[0]), w_pinv)
+    d = allocator.direct(e, alpha_max=math.inf)
+    if mode == "exact" and d.binding_code[0] == 3:
+        # the convex-hull LP is a relaxation: when its optimum also meets the model's own
+        # (non-convex) total current it is the global optimum; only otherwise run the MILP
+        return max(allocator.max_wrench_exact(e), w_pinv)
+    return max(float(d.scale[0]), w_pinv)

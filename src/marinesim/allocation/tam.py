@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from pydantic import model_validator
 
-from marinesim.core.errors import ConfigError, ConfigWarning
+from marinesim.core.errors import ConfigError, ConfigWarning, suggest
 from marinesim.core.params import ParamsBase, field
 
 __all__ = [
@@ -331,8 +331,11 @@ class Geometry:
         if isinstance(key, str):
             if key in self.names:
                 return self.names.index(key)
+            close = suggest(key, self.names)
+            hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
             raise ConfigError(
-                f"unknown thruster {key!r} (known: {', '.join(self.names)})", param="failed"
+                f"unknown thruster {key!r}; {hint}(known: {', '.join(self.names)})",
+                param="failed",
             )
         if not 0 <= int(key) < self.n:
             raise ConfigError(f"thruster index {key} out of range 0..{self.n - 1}", param="failed")

@@ -12,18 +12,22 @@ from typing import Any
 import numpy as np
 import typer
 
-from marinesim.core.errors import ConfigError, DataError
+from marinesim.core.errors import ConfigError, DataError, suggest
 
 __all__ = ["build_report", "load_layout", "read_t200_table", "register"]
 
 AXES = ("X", "Y", "Z", "K", "M", "N")
 UNITS = ("N", "N", "N", "N·m", "N·m", "N·m")
 T200_CSV = "t200_performance_10-20V.csv"
+T200_XLSX = "T200-Public-Performance-Data-10-20V-September-2019.xlsx"
 ENV_T200 = "MARINESIM_T200_DATA"
 
 
 def read_t200_table(path: str | Path) -> Any:
-    """Read Blue Robotics' long-format T200 CSV (a file, or a folder holding it) as a T200Table.
+    """Read the measured T200 table as a T200Table.
+
+    ``path`` is Blue Robotics' workbook (``*.xlsx``, as published), the long-format CSV
+    (``voltage_V, pwm_us, ..., current_A, ..., force_N``) or a folder holding either.
 
     Raises
     ------
@@ -34,9 +38,11 @@ def read_t200_table(path: str | Path) -> Any:
 
     p = Path(path)
     if p.is_dir():
-        p = p / T200_CSV
+        p = p / T200_CSV if (p / T200_CSV).is_file() else p / T200_XLSX
     if not p.is_file():
-        raise DataError(f"T200 table not found (expected {T200_CSV})", file=p)
+        raise DataError(f"T200 table not found (expected {T200_CSV} or {T200_XLSX})", file=p)
+    if p.suffix.lower() == ".xlsx":
+        return _read_t200_workbook(p)
     cols = ("voltage_V", "pwm_us", "force_N", "current_A")
     data: dict[str, list[float]] = {c: [] for c in cols}
     with p.open(newline="") as fh:
@@ -54,6 +60,49 @@ def read_t200_table(path: str | Path) -> Any:
                     ) from None
     try:
         return T200Table(*(data[c] for c in cols))
+    except DataError as exc:
+        raise DataError(exc.message, file=p) from None
+
+
+def _read_t200_workbook(p: Path) -> Any:
+    """Blue Robotics' T200 workbook (sheets "10 V" … "20 V"; PWM, current, force in kgf)."""
+    from openpyxl import load_workbook
+
+    from marinesim.actuators.t200 import KGF, T200Table
+
+    cols: dict[str, list[float]] = {"V": [], "pwm": [], "F": [], "I": []}
+    try:
+        wb = load_workbook(p, read_only=True, data_only=True)
+    except Exception as exc:  # zip/XML errors of a damaged or foreign file
+        raise DataError(f"cannot read the T200 workbook: {exc}", file=p) from None
+    sheets = [n for n in wb.sheetnames if n.strip().endswith(" V")]
+    if not sheets:
+        raise DataError("no voltage sheets ('10 V', ...) in the T200 workbook", file=p)
+    for name in sheets:
+        rows = wb[name].iter_rows(values_only=True)
+        head = [str(h).strip().lower() if h is not None else "" for h in next(rows, ())]
+        idx = {}
+        for key, label in (("pwm", "pwm"), ("I", "current"), ("F", "force"), ("V", "voltage")):
+            hits = [k for k, h in enumerate(head) if h.startswith(label)]
+            if not hits:
+                raise DataError(f"sheet {name!r}: no {label!r} column", file=p, line=1)
+            idx[key] = hits[0]
+        for lineno, row in enumerate(rows, start=2):
+            if row is None or all(x is None for x in row[: len(head)]):
+                continue
+            for key in ("V", "pwm", "F", "I"):
+                x = row[idx[key]]
+                if not isinstance(x, int | float):
+                    raise DataError(
+                        f"sheet {name!r}: not a number: {x!r}",
+                        file=p,
+                        line=lineno,
+                        param=head[idx[key]],
+                    )
+                cols[key].append(float(x) * (KGF if key == "F" else 1.0))
+    wb.close()
+    try:
+        return T200Table(cols["V"], cols["pwm"], cols["F"], cols["I"])
     except DataError as exc:
         raise DataError(exc.message, file=p) from None
 
@@ -107,8 +156,43 @@ def load_layout(vehicle: str, bound_set: str = "ardusub_positive_forward") -> An
             ) from None
         if not isinstance(data, dict):
             raise ConfigError("a thruster layout must be a mapping", file=p, line=1)
-        return validate(ThrusterLayout, data, file=p, marks=_marks(node))
+        marks = _marks(node)
+        _check_keys(data, p, marks)
+        return validate(ThrusterLayout, data, file=p, marks=marks)
     return get_layout(vehicle, bound_set)  # type: ignore[arg-type]
+
+
+def _check_keys(data: dict[str, Any], p: Path, marks: dict[str, tuple[int, int]]) -> None:
+    """Unknown keys of a layout file (and of each thruster) → ConfigError with did-you-mean.
+
+    Checked before the model validation so that a misspelt key is reported as such, not as
+    the required key it was meant to be.
+    """
+    from marinesim.allocation.tam import Thruster, ThrusterLayout
+
+    def check(d: Any, known: list[str], prefix: str) -> None:
+        if not isinstance(d, dict):
+            return
+        for key in d:
+            if str(key) in known:
+                continue
+            path = f"{prefix}{key}"
+            line, col = marks.get(path, (None, None))
+            close = suggest(str(key), known)
+            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            raise ConfigError(
+                f"unknown parameter {key!r}{hint} (known: {', '.join(known)})",
+                file=p,
+                line=line,
+                column=col,
+                param=path,
+            )
+
+    check(data, list(ThrusterLayout.model_fields), "")
+    thrusters = data.get("thrusters")
+    if isinstance(thrusters, list):
+        for k, t in enumerate(thrusters):
+            check(t, list(Thruster.model_fields), f"thrusters.{k}.")
 
 
 def _fmt_matrix(m: np.ndarray, rows: list[str], cols: list[str], width: int = 9) -> list[str]:
@@ -202,10 +286,18 @@ def build_report(
         "characteristic_length_m": info.length,
         "singular_values_scaled": info.singular_values_scaled.tolist(),
         "condition_scaled": info.condition_scaled,
+        "model_note": (
+            "current from the measured table, piecewise-linear per branch (as spec §9.5)"
+            if table is not None
+            else "current from the shipped cubic fit (0.15 A RMS on the data): current-limited "
+            "figures differ from the spec's table-based §9.5 values by up to ~1 N; pass "
+            f"--t200-data (Blue Robotics' workbook or CSV) or set ${ENV_T200} for those"
+        ),
         "max_wrench": {
             "envelope": maxima(envelope_only, "lp"),
             "current_limited": maxima(limited, "exact" if exact else "lp"),
-            "current_limited_method": "exact MILP (piecewise-linear current)"
+            "current_limited_method": "exact: convex-hull LP when it meets the model current, "
+            "else MILP"
             if exact
             else "convex-hull LP",
         },
@@ -257,6 +349,7 @@ def _print_report(r: dict[str, Any]) -> None:
             p = f"+{m['pinv_pos']:.1f} / -{m['pinv_neg']:.1f}"
             c = f"+{m['constrained_pos']:.1f} / -{m['constrained_neg']:.1f}"
             typer.echo(f"  {ax + ' [' + unit + ']':<9}{p:>22}{c:>28}")
+    typer.echo(f"\nnote: {r['model_note']}")
 
 
 def register(app: typer.Typer) -> None:
@@ -291,15 +384,17 @@ def register(app: typer.Typer) -> None:
             None,
             "--t200-data",
             envvar=ENV_T200,
-            help=f"folder or CSV of the measured T200 table ({T200_CSV}); uses the table model",
+            help="measured T200 table: Blue Robotics' workbook (.xlsx), the long CSV "
+            f"({T200_CSV}) or a folder holding either; uses the table model",
         ),
         length: float = typer.Option(
-            None, "--length", help="characteristic length L [m] for the scaled condition number"
+            None, "--length", help="characteristic length L in m for the scaled condition number"
         ),
         exact: bool = typer.Option(
             True,
             "--exact/--fast",
-            help="global MILP (exact) or convex-hull LP under current limits",
+            help="exact global maxima under the current limits (convex-hull LP certified "
+            "against the model current, MILP where it is not) or the LP alone",
         ),
         as_json: bool = typer.Option(False, "--json", help="print JSON instead of text"),
     ) -> None:
@@ -307,8 +402,11 @@ def register(app: typer.Typer) -> None:
         from marinesim.allocation.vehicles import BOUND_SETS
 
         if bounds not in BOUND_SETS:
+            close = suggest(bounds, BOUND_SETS)
+            hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
             raise ConfigError(
-                f"unknown bound set {bounds!r} (known: {', '.join(BOUND_SETS)})", param="bounds"
+                f"unknown bound set {bounds!r}; {hint}(known: {', '.join(BOUND_SETS)})",
+                param="bounds",
             )
         r = build_report(
             vehicle, voltage, motor_limit, total_limit, failed, bounds, t200_data, length, exact

@@ -22,26 +22,32 @@ def register(app: typer.Typer) -> None:
     @bench_app.command("usm")
     def bench_usm(
         vehicles: int = typer.Option(
-            10_000, "--vehicles", "-n", min=1, help="Number of vehicles N."
+            10_000, "--vehicles", "-n", help="Number of vehicles N (>= 1)."
         ),
-        steps: int = typer.Option(50, "--steps", "-k", min=1, help="Timed steps."),
+        steps: int = typer.Option(50, "--steps", "-k", help="Timed steps (>= 1)."),
         dt: float = typer.Option(0.1, "--dt", help="Step [s]."),
         loop: bool = typer.Option(
             True, "--loop/--no-loop", help="Also time a per-vehicle Python loop (50 vehicles)."
+        ),
+        mail: bool = typer.Option(
+            True,
+            "--mail/--no-mail",
+            help="Deliver DESIRED_THRUST and DESIRED_RUDDER every step, or time iterate() alone.",
         ),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     ) -> None:
         """uSimMarine (`usm`): batched iterate() vs a per-vehicle loop, same process."""
         from marinesim.models.kinematic import measure_throughput
 
-        res = measure_throughput(vehicles, steps, dt=dt, loop=loop)
+        res = measure_throughput(vehicles, steps, dt=dt, loop=loop, mail=mail)
         if as_json:
             typer.echo(json.dumps(res))
             return
         typer.echo(
             f"usm  N={res['vehicles']}  steps={res['steps']}  "
             f"{res['vehicle_steps_per_s']:.4g} vehicle-steps/s  "
-            f"({res['seconds_per_step'] * 1e3:.3g} ms/step, best of 3 rounds)"
+            f"({res['seconds_per_step'] * 1e3:.3g} ms/step, best of 3 rounds, "
+            f"{'mail + iterate' if mail else 'iterate only'})"
         )
         if loop:
             typer.echo(

@@ -94,14 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.exceptions.Abort):
+    except Exception as exc:  # usage errors of click (or the click that typer vendors)
+        kinds = {c.__name__ for c in type(exc).__mro__}
+        if "Abort" in kinds:
             return 130
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            return exc.exit_code
+        if "ClickException" in kinds:
+            exc.show()  # type: ignore[attr-defined]
+            return int(exc.exit_code)  # type: ignore[attr-defined]
         raise
     return rc if isinstance(rc, int) else 0
 

@@ -21,6 +21,17 @@ def _echo(text: str) -> None:
     typer.echo(text)
 
 
+def _echo_metrics(rows: list[dict[str, Any]], limit: int = 24) -> None:
+    """Print the run's metric summary (the first ``limit`` rows; all are in metrics.csv)."""
+    for r in rows[:limit]:
+        who = r.get("entity") or "world"
+        val = r.get("value")
+        txt = f"{val:.6g}" if isinstance(val, float) else str(val)
+        _echo(f"  {r.get('plugin', '')}: {who}: {r.get('metric')} = {txt} {r.get('unit') or ''}")
+    if len(rows) > limit:
+        _echo(f"  ... {len(rows) - limit} more rows in metrics.csv")
+
+
 def _default_outdir(sim: Any) -> Path:
     return Path("marinesim-runs") / f"{sim.name}-seed{sim.seed}"
 
@@ -86,11 +97,13 @@ def _execute(
                 f"events: {len(warned)} warnings/errors in {files['events']} (first: {warned[0].text})"
             )
         if plot and len(result.t) > 0:
-            from marinesim.io.plots import save_figures
+            from marinesim.io.figures import save_all_figures
 
-            figs = save_figures(result, out)
-            _echo(f"figure: {figs['trajectory']}")
-            _echo(f"figure: {figs['timeseries']}")
+            for path in save_all_figures(result, out).values():
+                _echo(f"figure: {path}")
+        if "metrics" in files:
+            _echo(f"metrics: {files['metrics']} ({len(result.metrics)} rows)")
+            _echo_metrics(result.metrics)
     if error is not None:
         raise error
     assert result is not None
@@ -104,6 +117,60 @@ def _execute(
         f"(wall {result.manifest.get('wall_time_s', 0.0):.2f} s)"
     )
     return 0
+
+
+def check_scenario(
+    source: str,
+    *,
+    variables: list[str] | None = None,
+    sets: list[str] | None = None,
+    strict: bool = False,
+) -> str:
+    """Load and build a scenario without running it; return the summary ``check`` prints.
+
+    Parameters
+    ----------
+    source : str
+        Scenario file or bundled scenario name.
+    variables, sets : list of str, optional
+        ``--var NAME=VALUE`` and ``--set PATH=VALUE`` items.
+    strict : bool
+        Configuration warnings become errors (as ``strict: true`` in the file).
+
+    Raises
+    ------
+    ConfigError
+        Whatever ``marinesim run`` would reject, located at its file, line and parameter.
+    """
+    from marinesim.scenario import load_simulation
+
+    all_sets = list(sets or []) + (["strict=true"] if strict else [])
+    sim = load_simulation(source, variables=variables or None, sets=all_sets or None)
+    man = sim.manifest()
+    end = sim.clock.end
+    lines = [
+        f"scenario {sim.name}: ok"
+        + ("" if strict else f" (sha256 {man.get('scenario_sha256', '-')})"),
+        f"  seed {sim.seed}" + (" (drawn from OS entropy)" if sim.seed_drawn else ""),
+        f"  dt {man['dt']:g} s, {man['substeps']} substep(s), t = {sim.clock.start:g}"
+        f" -> {'open end' if end is None else f'{end:g} s'}",
+    ]
+    for blk in sim.blocks:
+        lines.append(f"  block {blk.name}: {blk.n} vehicle(s)")
+        for p in man["plugins"]:
+            if p.get("block") != blk.name:
+                continue
+            rate = f" at {p['rate_hz']:g} Hz" if p.get("rate_hz") else ""
+            lines.append(f"    {p['kind']:<11} {p['name']} ({p['plugin']}){rate}")
+    blocks = {b.name for b in sim.blocks}
+    world = [p for p in man["plugins"] if p.get("block") not in blocks]
+    for p in world:
+        lines.append(f"  world {p['kind']:<11} {p['name']} ({p['plugin']})")
+    if man["perfect_navigation"]:
+        lines.append(
+            "  perfect navigation (belief = truth): " + ", ".join(man["perfect_navigation"])
+        )
+    return "\n".join(lines)
 
 
 def _run_with_bar(sim: Any) -> Any:
@@ -200,6 +267,34 @@ def register(app: typer.Typer) -> None:
         if code:
             raise typer.Exit(code)
 
+    @app.command("check")
+    def check_cmd(
+        source: str = typer.Argument(
+            ..., help="Scenario YAML file, a bundled scenario name, or a .moos mission file."
+        ),
+        var: list[str] = typer.Option(
+            None, "--var", help="Template variable NAME=VALUE (repeatable)."
+        ),
+        set_: list[str] = typer.Option(None, "--set", help="Override PATH=VALUE (repeatable)."),
+        strict: bool = typer.Option(
+            False, "--strict", help="Treat configuration warnings as errors."
+        ),
+    ) -> None:
+        """Validate a scenario (or a .moos file's uSimMarine block) without running it."""
+        if source.lower().endswith(".moos"):
+            from marinesim.interop.moos.files import load_usm_config
+            from marinesim.interop.moos.interface import check_report
+
+            loaded = load_usm_config(Path(source))
+            if strict and loaded.warnings:
+                raise ConfigError(f"{loaded.warnings[0]} (--strict: warnings are errors)")
+            typer.echo(
+                check_report(loaded.config, loaded.warnings, file=source, block=loaded.block),
+                nl=False,
+            )
+            return
+        _echo(check_scenario(source, variables=var, sets=set_, strict=strict))
+
     @app.command("plot")
     def plot_cmd(
         rundir: Path = typer.Argument(..., help="Run directory written by 'marinesim run'."),
@@ -208,12 +303,11 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Re-draw the figures of a saved run."""
+        from marinesim.io.figures import save_all_figures
         from marinesim.io.log import load_run
-        from marinesim.io.plots import save_figures
 
         result = load_run(rundir)
-        figs = save_figures(result, outdir or rundir)
-        for p in figs.values():
+        for p in save_all_figures(result, outdir or rundir).values():
             _echo(f"figure: {p}")
 
     @app.command("scenarios")
@@ -264,8 +358,18 @@ def register(app: typer.Typer) -> None:
         example: bool = typer.Option(
             False, "--example", help="Print a scenario entry with every parameter."
         ),
+        interface: bool = typer.Option(
+            False, "--interface", help="Print the topics it subscribes to and publishes."
+        ),
     ) -> None:
         """Parameters (type, default, unit), topics and hooks of one plugin."""
-        from marinesim.engine.describe import plugin_example, plugin_info
+        from marinesim.engine.describe import plugin_example, plugin_info, plugin_interface
 
-        _echo(plugin_example(name, kind) if example else plugin_info(name, kind))
+        if example and interface:
+            raise ConfigError("give --example or --interface, not both", param="--interface")
+        if example:
+            _echo(plugin_example(name, kind))
+        elif interface:
+            typer.echo(plugin_interface(name, kind), nl=False)
+        else:
+            _echo(plugin_info(name, kind))

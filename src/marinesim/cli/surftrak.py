@@ -40,13 +40,55 @@ def _load_pilot(pilot: Path | None, stick):  # noqa: ANN001, ANN202
     return parse_pilot_script(text, file=pilot, stick=stick)
 
 
+def _bathymetry_profile(path: Path, track: str, duration: float):  # noqa: ANN202
+    """Read a bathymetry grid and sample it under the straight track (a terrain profile)."""
+    from marinesim.core.errors import ConfigError
+    from marinesim.environment.terrain import parse_bathymetry, profile_along_track
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read bathymetry: {exc.strerror}", file=path) from None
+    parts = track.split(",")
+    try:
+        vals = [float(v) for v in parts]
+    except ValueError:
+        vals = []
+    if len(vals) != 4:
+        raise ConfigError(
+            f"--track expects NORTH,EAST,HEADING_DEG,SPEED (4 numbers), got {track!r}",
+            param="track",
+        )
+    bathy = parse_bathymetry(text, file=path)
+    n0, e0, hdg, speed = vals
+    return profile_along_track(
+        bathy, north0=n0, east0=e0, heading_deg=hdg, speed=speed, duration=max(duration, 0.1),
+        name=path.stem,
+    )  # fmt: skip
+
+
+def _check_figure_format(fmt: str, param: str) -> None:
+    """ConfigError (exit 2) unless matplotlib can write figures of this format."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from marinesim.core.errors import ConfigError
+
+    known = sorted(FigureCanvasBase.get_supported_filetypes())
+    if fmt.lower() not in known:
+        raise ConfigError(
+            f"figure format {fmt!r} is not supported ({', '.join(known)})", param=param
+        )
+
+
 def _fmt(x: float, spec: str = ".3f") -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
 
 @surftrak_app.command("run")
 def run_cmd(
-    terrain: str = typer.Option(..., "--terrain", help="Terrain file or shipped profile name."),
+    terrain: str | None = typer.Option(
+        None, "--terrain", help="Terrain file or shipped profile name."
+    ),
     out: Path = typer.Option(..., "-o", "--out", help="Run log CSV (RUN.csv)."),
     delay: float = typer.Option(0.3, "--delay", help="Rangefinder delay (s)."),
     noise: float = typer.Option(0.05, "--noise", help="Rangefinder noise sigma (m)."),
@@ -57,12 +99,27 @@ def run_cmd(
     pilot: Path | None = typer.Option(None, "--pilot", help="Pilot script (TIME KIND VALUE)."),
     start_z: float = typer.Option(-11.15, "--start-z", help="Initial z (m, up)."),
     plot: Path | None = typer.Option(None, "--plot", help="Write the 3-panel figure here."),
+    bathymetry: Path | None = typer.Option(
+        None, "--bathymetry", help="Gridded bathymetry CSV (instead of --terrain)."
+    ),
+    track: str = typer.Option(
+        "0,0,0,0.5",
+        "--track",
+        help="With --bathymetry: NORTH,EAST,HEADING_DEG,SPEED (m, deg, m/s).",
+    ),
 ) -> None:
     """Run SURFTRAK over a terrain and write a CTUN-style log (+ messages, ctun, merged)."""
+    from marinesim.core.errors import ConfigError
     from marinesim.interop.surftrak_runner import run_surftrak
     from marinesim.io.ctun import write_run
 
+    if (terrain is None) == (bathymetry is None):
+        raise ConfigError("give exactly one of --terrain and --bathymetry", param="terrain")
+    if plot is not None and plot.suffix:  # no suffix: matplotlib's default format
+        _check_figure_format(plot.suffix.lstrip("."), "plot")
     p = _load_params(params, param)
+    if bathymetry is not None:
+        terrain = _bathymetry_profile(bathymetry, track, duration + delay)
     res = run_surftrak(
         terrain, delay=delay, noise=noise, duration=duration, seed=seed, params=p,
         pilot=_load_pilot(pilot, p.stick()), start_z=start_z,
@@ -96,11 +153,19 @@ def suite_cmd(
     fmt: str = typer.Option("pdf", "--format", help="Figure format (pdf, png, svg)."),
 ) -> None:
     """Run all six terrains and print the tracking metrics; write logs and figures."""
+    from marinesim.core.errors import ConfigError
     from marinesim.environment.terrain import BUILTIN_PROFILES
     from marinesim.interop.surftrak_runner import run_surftrak
     from marinesim.io.ctun import write_run
     from marinesim.io.surftrak_plot import plot_result
 
+    _check_figure_format(fmt, "format")
+    if not (math.isfinite(duration) and duration > 0):
+        raise ConfigError(f"duration must be a finite number of seconds > 0, got {duration}",
+                          param="duration")  # fmt: skip
+    if not (math.isfinite(delay) and delay >= 0):
+        raise ConfigError(f"delay must be a finite number of seconds >= 0, got {delay}",
+                          param="delay")  # fmt: skip
     p = _load_params(params, param)
     out_dir.mkdir(parents=True, exist_ok=True)
     typer.echo(f"delay {delay:g} s, KPv {p.kpv:.2f}, {duration:g} s per terrain, seed {seed}")
@@ -136,9 +201,11 @@ def plot_cmd(
     """Draw the 3-panel figure from a merged log; print its title."""
     from marinesim.io.surftrak_plot import plot_merged_file
 
-    fig = plot_merged_file(merged, log_dir)
     stem = merged.name if merged.is_dir() else (merged.parent.name or merged.stem)
     target = out or Path(f"{stem or 'surftrak'}.pdf")
+    if target.suffix:  # no suffix: matplotlib's default format
+        _check_figure_format(target.suffix.lstrip("."), "out")
+    fig = plot_merged_file(merged, log_dir)
     fig.savefig(target)
     typer.echo(fig._suptitle.get_text())
     typer.echo(f"wrote {target}")

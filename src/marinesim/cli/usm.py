@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from marinesim.core.errors import ConfigError
+from marinesim.core.errors import ConfigError, EngineError, MarinesimError
 
 _VARIANTS = ("usm", "usm_v22")
 _COMPATS = ("doc", "moos")
@@ -127,14 +127,28 @@ def register(app: typer.Typer) -> None:
         from marinesim.interop.moos.runner import run_moos_file
 
         _check_choice(compat, _COMPATS, "--compat")
-        run = run_moos_file(
-            file,
-            duration=duration,
-            script=script,
-            compat=compat,  # type: ignore[arg-type]
-            variant=_variant(ctx, variant),  # type: ignore[arg-type]
-            block=_block(ctx, block),
-        )
+        try:
+            run = run_moos_file(
+                file,
+                duration=duration,
+                script=script,
+                compat=compat,  # type: ignore[arg-type]
+                variant=_variant(ctx, variant),  # type: ignore[arg-type]
+                block=_block(ctx, block),
+            )
+        except BaseException as exc:
+            partial = getattr(exc, "result", None)
+            if partial is None:  # failed before the first iteration: nothing to keep
+                raise
+            partial.to_csv(output)
+            typer.echo(
+                f"run stopped at t = {partial.rows[-1][0]:g} s: partial log written to {output} "
+                f"({len(partial.rows)} rows)",
+                err=True,
+            )
+            if isinstance(exc, (MarinesimError, KeyboardInterrupt)):
+                raise
+            raise EngineError(f"run failed: {type(exc).__name__}: {exc}") from exc
         _emit(run.config_warnings)
         for w in run.warnings:
             typer.echo(f"warning: {w}", err=True)

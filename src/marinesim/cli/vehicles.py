@@ -1,6 +1,8 @@
-"""``marinesim vehicles``: list the vehicle presets; ``vehicles show NAME [--json]``.
+"""``marinesim vehicles``: list the vehicle presets; ``vehicles show NAME [--json]``;
+``vehicles actuators FILE`` imports the thrusters and fins of a UUV Simulator file.
 
-Glue only: the data and the builders live in :mod:`marinesim.models.presets`.
+Glue only: the data and the builders live in :mod:`marinesim.models.presets`, the importer in
+:mod:`marinesim.interop.uuv`.
 """
 
 from __future__ import annotations
@@ -45,11 +47,36 @@ def preset_info(name: str) -> dict[str, Any]:
     return _jsonable(info)
 
 
+def actuators_info(path: str, *, strict: bool = False) -> dict[str, Any]:
+    """The actuators of a UUV Simulator XML / URDF or marinesim YAML file, in marinesim's YAML
+    format (FRD about CO, radians) with UUV Simulator's replacement rules applied: a swapped
+    or empty clamp or thrust range becomes ``null`` (no limit), an efficiency outside [0, 1]
+    becomes 1.0, so the output reloads without warnings."""
+    from marinesim.actuators import thruster as th
+    from marinesim.interop.uuv import load_actuators
+
+    acts = load_actuators(path, strict=strict)
+    out = acts.model_dump(mode="json", exclude_none=True)
+
+    def lim(v: float) -> float | None:
+        return None if not np.isfinite(v) else float(v)
+
+    for params, row in zip(acts.thrusters, out["thrusters"], strict=True):
+        eff = th.effective(params)
+        for key in ("clamp_min", "clamp_max", "thrust_min", "thrust_max"):
+            row.pop(key, None)
+            if lim(getattr(eff, key)) is not None:
+                row[key] = lim(getattr(eff, key))
+        row["thrust_efficiency"] = eff.thrust_efficiency
+        row["propeller_efficiency"] = eff.propeller_efficiency
+    return out
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``vehicles`` command group to ``app``."""
     group = typer.Typer(
         name="vehicles",
-        help="Vehicle presets (6-DOF parameter sets with sources): list, show NAME.",
+        help="Vehicle presets (6-DOF parameter sets with sources): list, show NAME; actuators FILE.",
         invoke_without_command=True,
         no_args_is_help=False,
         pretty_exceptions_enable=False,
@@ -84,6 +111,27 @@ def register(app: typer.Typer) -> None:
             yaml.safe_dump(
                 info, sort_keys=False, width=100, default_flow_style=None, allow_unicode=True
             ).rstrip()
+        )
+
+    @group.command("actuators")
+    def vehicles_actuators(
+        path: str = typer.Argument(
+            ..., help="UUV Simulator <plugin> XML, xacro-expanded URDF, or actuator YAML."
+        ),
+        strict: bool = typer.Option(
+            False, "--strict", help="UUV Simulator's silent replacements become errors."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
+    ) -> None:
+        """Import thrusters and fins and print them in marinesim's actuator YAML (FRD)."""
+        info = actuators_info(path, strict=strict)
+        if as_json:
+            typer.echo(json.dumps(info, indent=1))
+            return
+        import yaml
+
+        typer.echo(
+            yaml.safe_dump(info, sort_keys=False, width=100, default_flow_style=None).rstrip()
         )
 
     app.add_typer(group, name="vehicles")

@@ -18,8 +18,12 @@ def register(app: typer.Typer) -> None:
 
     @app.command("verify")
     def verify_cmd(
-        paths: list[Path] = typer.Argument(None, help="Case files or folders (default: the shipped cases)."),
-        verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every column of every case."),
+        paths: list[Path] = typer.Argument(
+            None, help="Case files or folders (default: the shipped cases)."
+        ),
+        verbose: bool = typer.Option(
+            False, "--verbose", "-v", help="Show every column of every case."
+        ),
     ) -> None:
         """Replay reference cases from the real peer programs and compare within tolerance."""
         from rich.console import Console
@@ -29,16 +33,32 @@ def register(app: typer.Typer) -> None:
 
         results = verify(paths or None)
         table = Table(title="marinesim verify")
-        for col in ("kind", "case", "column", "largest error", "tolerance", "pass"):
+        for col in ("kind", "case", "columns", "largest error", "tolerance", "pass"):
             table.add_column(col)
         for r in results:
-            rows = r.columns if verbose else ([r.worst] if r.worst else [])
-            if r.error or not rows:
-                table.add_row(r.kind, r.case, "-", "-", "-", f"FAIL: {r.message}")
-                continue
-            for c in rows:
+            if r.error or not r.columns:
                 table.add_row(
-                    r.kind, r.case, c.column, f"{c.max_error:.3g}", f"{c.tolerance:.3g}",
+                    r.kind, r.case, "-", "-", "-", f"FAIL: {r.message or 'no column compared'}"
+                )
+                continue
+            if verbose:
+                rows = [(c.column, c) for c in r.columns]
+            else:
+                w = r.worst
+                assert w is not None
+                n_bad = sum(not c.passed for c in r.columns)
+                # the column closest to (or furthest over) its own tolerance stands for the case
+                label = f"{len(r.columns)} (worst: {w.column}" + (
+                    f"; {n_bad} over tolerance)" if n_bad else ")"
+                )
+                rows = [(label, w)]
+            for label, c in rows:
+                table.add_row(
+                    r.kind,
+                    r.case,
+                    label,
+                    f"{c.max_error:.3g}",
+                    f"{c.tolerance:.3g}",
                     "ok" if c.passed else "FAIL" + (f" ({c.note})" if c.note else ""),
                 )
         Console(width=160).print(table)

@@ -16,6 +16,7 @@ is shared by the batch.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,7 @@ __all__ = [
     "ButtonTargets",
     "GcsMessage",
     "KeepTarget",
+    "MASTER_ALIASES",
     "SurftrakParams",
 ]
 
@@ -49,6 +51,30 @@ INVALID_TARGET = -1.0
 
 INFO = "INFO"
 WARNING = "WARNING"
+
+
+#: ArduSub master (4.7-dev) parameter name → (Sub 4.5 name, factor to 4.5 units).
+MASTER_ALIASES: dict[str, tuple[str, float]] = {
+    "PSC_D_POS_P": ("PSC_POSZ_P", 1.0),
+    "PSC_D_VEL_P": ("PSC_VELZ_P", 1.0),
+    "PSC_D_VEL_I": ("PSC_VELZ_I", 1.0),
+    "PSC_D_VEL_D": ("PSC_VELZ_D", 1.0),
+    "PSC_D_VEL_FF": ("PSC_VELZ_FF", 1.0),
+    "PSC_D_VEL_IMAX": ("PSC_VELZ_IMAX", 100.0),
+    "PSC_D_VEL_FLTE": ("PSC_VELZ_FLTE", 1.0),
+    "PSC_D_VEL_FLTD": ("PSC_VELZ_FLTD", 1.0),
+    "PSC_D_ACC_P": ("PSC_ACCZ_P", 10.0),
+    "PSC_D_ACC_I": ("PSC_ACCZ_I", 10.0),
+    "PSC_D_ACC_D": ("PSC_ACCZ_D", 10.0),
+    "PSC_D_ACC_FF": ("PSC_ACCZ_FF", 10.0),
+    "PSC_D_ACC_IMAX": ("PSC_ACCZ_IMAX", 1000.0),
+    "PSC_D_ACC_FLTT": ("PSC_ACCZ_FLTT", 1.0),
+    "PSC_D_ACC_FLTE": ("PSC_ACCZ_FLTE", 1.0),
+    "PSC_D_ACC_FLTD": ("PSC_ACCZ_FLTD", 1.0),
+    "PSC_JERK_D": ("PSC_JERK_Z", 1.0),
+    "RNGFND1_MIN": ("RNGFND1_MIN_CM", 100.0),
+    "RNGFND1_MAX": ("RNGFND1_MAX_CM", 100.0),
+}
 
 
 class SurftrakParams(ParamsBase):
@@ -92,6 +118,33 @@ class SurftrakParams(ParamsBase):
     PSC_ACCZ_FLTD: float = field(0.0, unit="Hz", description="accel D filter", ge=0)
     PSC_JERK_Z: float = field(5.0, unit="m/s^3", description="jerk limit", gt=0)
     WPNAV_ACCEL_Z: float = field(100.0, unit="cm/s^2", description="AUTO/GUIDED accel (no effect)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _master_names(cls, data: Any) -> Any:
+        """Accept master (4.7-dev) names, e.g. in a scenario's ``ardusub:`` block (§9)."""
+        if not isinstance(data, dict) or not any(k in MASTER_ALIASES for k in data):
+            return data
+        data = dict(data)
+        for name, (target, factor) in MASTER_ALIASES.items():
+            if name not in data:
+                continue
+            if target in data:
+                raise ValueError(f"{name} and {target} are the same parameter; give only one")
+            value = data.pop(name)
+            try:
+                value = float(value) * factor
+            except (TypeError, ValueError):
+                pass  # left to the field's own validation
+            else:
+                warnings.warn(
+                    f"{name} is ArduSub's current (master) name; read as {target} = {value:g} "
+                    "(Sub 4.5 units)",
+                    FutureWarning,
+                    stacklevel=2,
+                )
+            data[target] = value
+        return data
 
     @model_validator(mode="after")
     def _supported(self) -> SurftrakParams:

@@ -59,6 +59,7 @@ _BUILTIN: dict[tuple[str, str], str] = {
         "depth_heading_autopilot",
     ): "marinesim.engine.plugins.wrench:DepthHeadingAutopilot",
     ("controller", "thruster_allocator"): "marinesim.engine.plugins.wrench:ThrusterAllocator",
+    ("model", "battery"): "marinesim.models.battery",
     # --- control / sensors (issue: SURFTRAK) ---
     ("controller", "surftrak"): "marinesim.engine.plugins.surftrak:SurftrakController",
     ("sensor", "rangefinder"): "marinesim.engine.plugins.rangefinder:RangefinderSensor",

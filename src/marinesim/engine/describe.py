@@ -9,14 +9,22 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
-from pydantic_core import PydanticUndefined
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined, to_jsonable_python
 
 from marinesim.core import registry
 from marinesim.core.errors import ConfigError, UnknownNameError
 from marinesim.core.params import field_units
 from marinesim.engine.plugin import overridden_hooks
 
-__all__ = ["PLUGIN_KINDS", "find_plugin", "param_rows", "plugin_example", "plugin_info"]
+__all__ = [
+    "PLUGIN_KINDS",
+    "find_plugin",
+    "param_rows",
+    "plugin_example",
+    "plugin_info",
+    "plugin_interface",
+]
 
 PLUGIN_KINDS = ("motion", "controller", "autonomy", "sensor", "interaction", "metric")
 
@@ -68,11 +76,7 @@ def plugin_info(name: str, kind: str | None = None) -> str:
     """Text shown by ``marinesim plugins show NAME``."""
     k, cls = find_plugin(name, kind)
     lines = [f"{name} ({k} plugin, {cls.__module__}:{cls.__qualname__})", f"  {cls.describe()}", ""]
-    try:
-        inst = cls(name) if not hasattr(cls, "build_params") else cls(name, cls.build_params({})[0])
-        subs, pubs = inst.subscribes, inst.publishes
-    except Exception:  # plugins with required params: use the class declarations
-        subs, pubs = cls.subscribes, cls.publishes
+    subs, pubs = _topics(cls, name)
     lines.append("hooks: " + ", ".join(overridden_hooks(cls)))
     lines.append("subscribes: " + (", ".join(f"{t} ({ty})" for t, ty in subs.items()) or "-"))
     lines.append("publishes: " + (", ".join(f"{t} ({ty})" for t, ty in pubs.items()) or "-"))
@@ -95,6 +99,61 @@ def plugin_info(name: str, kind: str | None = None) -> str:
     return "\n".join(lines)
 
 
+def _topics(cls: Any, name: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(subscribes, publishes) of a default instance, else the class declarations."""
+    try:
+        inst = cls(name) if not hasattr(cls, "build_params") else cls(name, cls.build_params({})[0])
+        return dict(inst.subscribes), dict(inst.publishes)
+    except Exception:  # plugins with required params: use the class declarations
+        return dict(cls.subscribes), dict(cls.publishes)
+
+
+def plugin_interface(name: str, kind: str | None = None) -> str:
+    """Text shown by ``marinesim plugins show NAME --interface``.
+
+    The topics come from the plugin's ``subscribes`` / ``publishes`` declarations (of an
+    instance with default parameters) and their units and meanings from ``topic_docs()``,
+    so the text cannot drift from the code.
+
+    Parameters
+    ----------
+    name : str
+        Registered plugin name.
+    kind : str, optional
+        Plugin kind, when the name is registered under several.
+
+    Returns
+    -------
+    str
+        Hooks, flags, then the SUBSCRIPTIONS and PUBLICATIONS tables (topic, type, unit,
+        description).
+    """
+    k, cls = find_plugin(name, kind)
+    subs, pubs = _topics(cls, name)
+    docs = cls.topic_docs() if hasattr(cls, "topic_docs") else {}
+    bar = "=" * 70
+    lines = [bar, f"{name} INTERFACE ({k} plugin, {cls.__module__}:{cls.__qualname__})", bar, ""]
+    lines.append("hooks: " + (", ".join(overridden_hooks(cls)) or "-"))
+    flags = [
+        f
+        for f in ("writes_belief", "reads_truth", "writes_truth", "reads_all_truth", "reports_done")
+        if getattr(cls, f, False)
+    ]
+    lines.append("flags: " + (", ".join(flags) or "-"))
+    for title, topics in (("SUBSCRIPTIONS", subs), ("PUBLICATIONS", pubs)):
+        lines += ["", f"{title}:", "-" * 70]
+        if not topics:
+            lines.append("  (none)")
+            continue
+        w = max(len(t) for t in topics)
+        for topic, typ in topics.items():
+            unit, desc = docs.get(topic, ("", ""))
+            lines.append(f"  {topic:<{w}}  {typ:<7} {unit or '-':<8} {desc}".rstrip())
+    if "*" in pubs:
+        lines += ["", "'*': any variable (the topics are those of the script entries)"]
+    return "\n".join(lines) + "\n"
+
+
 def plugin_example(name: str, kind: str | None = None) -> str:
     """A scenario entry (YAML) with every parameter at its default (``--example``).
 
@@ -103,9 +162,16 @@ def plugin_example(name: str, kind: str | None = None) -> str:
     """
     k, cls = find_plugin(name, kind)
     params: dict[str, Any] = {}
+    fields = getattr(getattr(cls, "Params", None), "model_fields", {})
     for pname, _typ, default, _unit, _desc in param_rows(cls):
         if default == "(required)":
             params[pname] = "<required>"
+            continue
+        info = fields.get(pname)
+        real = info.get_default(call_default_factory=True) if info is not None else None
+        if isinstance(real, (BaseModel, tuple, list)):
+            # nested models and tuples: their JSON form, not their repr
+            params[pname] = to_jsonable_python(real)
             continue
         try:
             params[pname] = (

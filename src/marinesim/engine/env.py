@@ -30,6 +30,12 @@ class Environment:
         Where the field came from (file path), for the manifest and figures.
     origin : (float, float) or None
         Datum (latitude, longitude) [deg] of the local frame (the scenario's ``origin``).
+    terrain : float, object or None
+        Seafloor: a flat depth [m, positive down], or an object with
+        ``depth_at(north, east) -> (N,)`` (:class:`marinesim.environment.terrain.Bathymetry`);
+        None = no terrain known (``seafloor_depth`` raises).
+    terrain_source : str
+        Where the terrain came from (``flat`` or the file path), for the manifest.
     """
 
     density: float = 1025.0
@@ -39,6 +45,46 @@ class Environment:
     current_field: Any = None
     current_source: str = ""
     origin: tuple[float, float] | None = None
+    terrain: Any = None
+    terrain_source: str = ""
+
+    @property
+    def has_terrain(self) -> bool:
+        """True when :meth:`seafloor_depth` is available."""
+        return self.terrain is not None
+
+    def seafloor_depth(
+        self, north: NDArray[np.float64], east: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Seafloor depth under positions.
+
+        Parameters
+        ----------
+        north, east : ndarray, shape (N,)
+            Positions [m].
+
+        Returns
+        -------
+        ndarray, shape (N,)
+            Seafloor depth [m, positive down].
+
+        Raises
+        ------
+        ConfigError
+            When the scenario has no ``environment.terrain``.
+        """
+        n = np.asarray(north, dtype=float)
+        if self.terrain is None:
+            from marinesim.core.errors import ConfigError
+
+            raise ConfigError(
+                "the environment has no terrain; add environment.terrain "
+                "({model: flat, depth: ...} or {model: grid, file: ...})",
+                param="environment.terrain",
+            )
+        if isinstance(self.terrain, (int, float)):
+            return np.full(n.shape, float(self.terrain))
+        return np.asarray(self.terrain.depth_at(n, np.asarray(east, dtype=float)), dtype=float)
 
     def current(self, north: NDArray[np.float64], east: NDArray[np.float64]) -> NDArray[np.float64]:
         """Current velocity at positions.

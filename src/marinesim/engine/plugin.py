@@ -90,9 +90,15 @@ class Plugin:
     publishes, subscribes : dict of str to str
         Topic → message type name (``"double"``, ``"string"``, ``"array"``).
     writes_belief : bool
-        The plugin writes the entity's belief state (at most one per entity).
+        The plugin writes the entity's belief state (at most one per entity; sensors only).
     reads_truth : bool
         A controller or autonomy that reads truth; needs ``uses_truth: true`` in the scenario.
+    writes_truth : bool
+        The plugin writes truth (motion plugins implicitly; world interactions may correct it).
+        Any other kind declaring it is rejected when the simulation is built.
+    reads_all_truth : bool
+        A sensor that observes every block's truth in ``sense`` (``ctx.world_truth``), e.g.
+        ``contacts``; recorded in the manifest. Other kinds declaring it are rejected at build.
     reports_done : bool
         An autonomy that reports ``done`` (counts for the ``all_done`` end condition).
 
@@ -110,6 +116,8 @@ class Plugin:
     subscribes: ClassVar[dict[str, str]] = {}
     writes_belief: ClassVar[bool] = False
     reads_truth: ClassVar[bool] = False
+    writes_truth: ClassVar[bool] = False
+    reads_all_truth: ClassVar[bool] = False
     reports_done: ClassVar[bool] = False
 
     def __init__(self, name: str, params: ParamsBase | None = None) -> None:
@@ -174,6 +182,18 @@ class Plugin:
         """One-line description (first docstring line)."""
         doc = (cls.__doc__ or "").strip().splitlines()
         return doc[0] if doc else ""
+
+    @classmethod
+    def topic_docs(cls) -> dict[str, tuple[str, str]]:
+        """Unit and description of the topics the plugin subscribes to or publishes.
+
+        Returns
+        -------
+        dict
+            Topic name → (unit, description); used by ``marinesim plugins show NAME
+            --interface``.  Topics left out are listed with their type only.
+        """
+        return {}
 
 
 def overridden_hooks(cls: type[Plugin]) -> tuple[str, ...]:

@@ -41,6 +41,7 @@ __all__ = [
     "MetricCondition",
     "Simulation",
     "Snapshot",
+    "TruthView",
 ]
 
 #: Named end conditions (plus :class:`MetricCondition`).
@@ -148,6 +149,16 @@ class HookContext:
         self.replica = sim.replica
 
     # entity data --------------------------------------------------------------------------
+    @property
+    def period(self) -> float:
+        """Schedule period of the plugin [s] (ticks between its calls × dt; dt for motion)."""
+        return float(self._slot.period) * float(self.dt)
+
+    @property
+    def period_ticks(self) -> int:
+        """Schedule period of the plugin in ticks (≥ 1)."""
+        return int(self._slot.period)
+
     @property
     def n(self) -> int:
         """Rows of the block."""
@@ -319,6 +330,23 @@ class HookContext:
             )
         return [BlockView(b) for b in self._sim.blocks]
 
+    @property
+    def world_truth(self) -> list[TruthView]:
+        """Read-only truth of every entity block, for sensors declaring ``reads_all_truth``.
+
+        Only in ``sense`` (and ``start``/``stop``): a sensor such as ``contacts`` observes the
+        other vehicles through it. Belief is never exposed here.
+        """
+        p = self._slot.plugin
+        if p.kind != "sensor" or not getattr(p, "reads_all_truth", False):
+            raise EngineError(
+                f"{p.kind} plugin {p.name!r} does not declare reads_all_truth; it sees its own "
+                "block's truth only"
+            )
+        if self._slot.phase == "estimate":
+            raise EngineError(f"sensor {p.name!r} may not read truth in estimate")
+        return [TruthView(b) for b in self._sim.blocks]
+
     def log_block(
         self,
         block: str,
@@ -380,6 +408,34 @@ class BlockView:
         self.truth = block.truth_ro
         self.belief = block.belief_ro
         self.perfect_navigation = block.belief is None
+        #: Topics published by the block's plugins (their ``publishes`` declarations).
+        self.publishes: frozenset[str] = frozenset(
+            t for spec in block.spec.plugins() for t in spec.plugin.publishes
+        )
+
+
+class TruthView:
+    """Read-only truth of one entity block for sensors that declare ``reads_all_truth``.
+
+    Attributes
+    ----------
+    name : str
+    n : int
+    names : list of str
+    ids, team : ndarray of int, shape (N,)
+    active : ndarray of bool, shape (N,)
+    truth : VehicleState
+        Read-only views.
+    """
+
+    def __init__(self, block: EntityBlock) -> None:
+        self.name = block.name
+        self.n = block.n
+        self.names = list(block.names)
+        self.ids = HookContext._ro(block.ids)
+        self.team = HookContext._ro(block.team)
+        self.active = HookContext._ro(block.active)
+        self.truth = block.truth_ro
 
 
 class _Slot:
@@ -402,6 +458,7 @@ class _Slot:
         self.done: NDArray[np.bool_] | None = None
         self.phase = ""
         self.sub: Subscription | None = None
+        self.world_subs: list[Subscription] = []  # world metric taps, one per entity block
         self.current_inbox = Inbox([], block.n if block is not None else 0)
         self.rng: BlockRNG | None = None
         self.ctx: HookContext | None = None
@@ -549,7 +606,25 @@ class Simulation:
                         param=f"entities.{b.name}",
                     )
                 if p.writes_belief:
+                    if p.kind != "sensor":
+                        raise ConfigError(
+                            f"{p.kind} plugin {p.name!r} declares writes_belief; only a sensor "
+                            "(estimator or noisy-state sensor) may write belief",
+                            param=f"entities.{b.name}.{p.name}",
+                        )
                     writers.append(p.name)
+                if getattr(p, "writes_truth", False) and p.kind != "motion":
+                    raise ConfigError(
+                        f"{p.kind} plugin {p.name!r} declares writes_truth; only the motion plugin "
+                        "(and world interactions) may write truth",
+                        param=f"entities.{b.name}.{p.name}",
+                    )
+                if getattr(p, "reads_all_truth", False) and p.kind != "sensor":
+                    raise ConfigError(
+                        f"{p.kind} plugin {p.name!r} declares reads_all_truth; only sensors may "
+                        "observe other entities' truth",
+                        param=f"entities.{b.name}.{p.name}",
+                    )
                 if p.reads_truth and not spec.uses_truth:
                     raise ConfigError(
                         f"{p.kind} plugin {p.name!r} reads truth; set 'uses_truth: true' in its entry "
@@ -590,6 +665,13 @@ class Simulation:
             if spec.plugin.kind not in ("interaction", "metric"):
                 raise ConfigError(
                     f"world plugin {spec.plugin.name!r} has kind {spec.plugin.kind!r}; only interaction and metric are supported yet"
+                )
+            wp = spec.plugin
+            if wp.kind == "metric" and (wp.writes_belief or getattr(wp, "writes_truth", False)):
+                raise ConfigError(
+                    f"metric plugin {wp.name!r} declares writes_truth/writes_belief; metrics "
+                    "only read truth and belief",
+                    param=f"metrics.{wp.name}",
                 )
         for c in self.end_conditions:
             if isinstance(c, MetricCondition):
@@ -684,6 +766,13 @@ class Simulation:
             slot.sub = self.bus.subscribe(
                 Subscription(f"{blk.name}.{spec.plugin.name}", blk.name, topics)
             )
+        elif topics and spec.plugin.kind == "metric":  # world metric: tap every block's topics
+            slot.world_subs = [
+                self.bus.subscribe(
+                    Subscription(f"world.{spec.plugin.name}@{b.name}", b.name, topics)
+                )
+                for b in self.blocks
+            ]
         slot.ctx = HookContext(self, slot)
         self.slots.append(slot)
         return slot
@@ -702,6 +791,11 @@ class Simulation:
         if slot.sub is not None:
             slot.current_inbox = Inbox(slot.sub.inbox, ctx.n)
             slot.sub.inbox = []
+        elif slot.world_subs:  # messages of every block (Message.block names the sender block)
+            msgs = [m for sub in slot.world_subs for m in sub.inbox]
+            for sub in slot.world_subs:
+                sub.inbox = []
+            slot.current_inbox = Inbox(msgs, 0)
         slot.calls[hook] = slot.calls.get(hook, 0) + 1
         getattr(slot.plugin, hook)(ctx, slot.rng)
         if hook == "autonomy" and slot.plugin.reports_done:
@@ -1102,6 +1196,7 @@ class Simulation:
                     "rate_hz": slot.spec.rate_hz,
                     "hooks": sorted(slot.hooks),
                     "calls": dict(slot.calls),
+                    "reads_all_truth": bool(getattr(slot.plugin, "reads_all_truth", False)),
                 }
             )
         man: dict[str, Any] = {
@@ -1165,6 +1260,7 @@ class Simulation:
             "events": list(self._events),
             "metrics": dict(self._metric_values),
             "metric_rows": list(self._metric_rows),
+            "world_subs": [[w.inbox for w in s.world_subs] for s in self.slots],
             "last_finite": self._last_finite,
             "status": (self.status, self.ended_by, self.ended_tick),
         }
@@ -1193,6 +1289,9 @@ class Simulation:
         self._events = data["events"]
         self._metric_values = data["metrics"]
         self._metric_rows = data["metric_rows"]
+        for slot, inboxes in zip(self.slots, data.get("world_subs", []), strict=False):
+            for w, box in zip(slot.world_subs, inboxes, strict=False):
+                w.inbox = box
         self._last_finite = data["last_finite"]
         self.status, self.ended_by, self.ended_tick = data["status"]
         self._finished = False

@@ -7,6 +7,9 @@
   track distance.
 * :class:`Bathymetry` — a regular grid (x north, y east, m) of seafloor depth (m, positive
   down) with bilinear lookup, for 2-D runs; altitude = seafloor depth − vehicle depth.
+  :func:`parse_bathymetry` reads the grid CSV text; :func:`profile_along_track` samples the grid
+  under a straight constant-speed track into a profile that the SURFTRAK harness replays
+  (the seafloor under the vehicle at each reading's time).
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ __all__ = [
     "TerrainProfile",
     "builtin_profile",
     "builtin_profile_text",
+    "parse_bathymetry",
     "parse_profile",
+    "profile_along_track",
 ]
 
 #: Names of the profiles shipped with the package.
@@ -233,3 +238,143 @@ class Bathymetry:
     def altitude(self, north: np.ndarray, east: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """Height above the seafloor (m) of vehicles at ``depth`` (m, down +), shape (N,)."""
         return self.depth_at(north, east) - np.asarray(depth, float)
+
+
+def parse_bathymetry(text: str, *, file: str | Path | None = None) -> Bathymetry:
+    """Parse a gridded bathymetry CSV.
+
+    Format: the first row is a label cell (any text, e.g. ``north\\east``) followed by the east
+    coordinates y (m, strictly increasing); every later row is a north coordinate x (m, strictly
+    increasing down the file) followed by the seafloor depths (m, positive down) at (x, y).
+    Empty lines and lines starting with ``#`` are skipped.
+
+    Parameters
+    ----------
+    text : str
+        File contents.
+    file : str or Path, optional
+        For error messages.
+
+    Returns
+    -------
+    Bathymetry
+
+    Raises
+    ------
+    DataError
+        ``file:line`` for non-numeric or non-finite cells, ragged rows, negative depths,
+        non-increasing coordinates or fewer than 2 × 2 grid points.
+    """
+    rows: list[tuple[int, list[str]]] = []
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        s = raw.strip()
+        if not s or s.startswith("#"):
+            continue
+        rows.append((lineno, [c.strip() for c in s.split(",")]))
+    if len(rows) < 3:
+        raise DataError(
+            "bathymetry needs a header row of east coordinates and >= 2 rows of depths",
+            file=file,
+            line=rows[0][0] if rows else 1,
+        )
+
+    def num(cell: str, lineno: int, col: int) -> float:
+        try:
+            v = float(cell)
+        except ValueError:
+            raise DataError(f"not a number: {cell!r}", file=file, line=lineno, column=col) from None
+        if not math.isfinite(v):
+            raise DataError(f"not a finite number: {cell!r}", file=file, line=lineno, column=col)
+        return v
+
+    head_line, head = rows[0]
+    y = [num(c, head_line, i + 1) for i, c in enumerate(head[1:], start=1)]
+    if len(y) < 2:
+        raise DataError("header needs >= 2 east coordinates", file=file, line=head_line)
+    if any(b <= a for a, b in zip(y, y[1:], strict=False)):
+        raise DataError("east coordinates must be strictly increasing", file=file, line=head_line)
+    x: list[float] = []
+    depth: list[list[float]] = []
+    for lineno, cells in rows[1:]:
+        if len(cells) != len(y) + 1:
+            raise DataError(
+                f"expected {len(y) + 1} cells (north, then {len(y)} depths), got {len(cells)}",
+                file=file,
+                line=lineno,
+            )
+        vals = [num(c, lineno, i + 1) for i, c in enumerate(cells)]
+        if x and vals[0] <= x[-1]:
+            raise DataError(
+                f"north coordinate {vals[0]} is not above the previous row's {x[-1]}",
+                file=file,
+                line=lineno,
+                column=1,
+            )
+        for i, d in enumerate(vals[1:], start=2):
+            if d < 0:
+                raise DataError(
+                    f"seafloor depth {d} m is negative (depths are positive down)",
+                    file=file,
+                    line=lineno,
+                    column=i,
+                )
+        x.append(vals[0])
+        depth.append(vals[1:])
+    return Bathymetry(np.asarray(x), np.asarray(y), np.asarray(depth))
+
+
+def profile_along_track(
+    bathy: Bathymetry,
+    *,
+    north0: float,
+    east0: float,
+    heading_deg: float,
+    speed: float,
+    duration: float,
+    interval: float = 0.1,
+    name: str = "bathymetry",
+) -> TerrainProfile:
+    """Sample a bathymetry under a straight, constant-speed track into a terrain profile.
+
+    Row j is the seafloor under the vehicle at τ_j = j·interval (s), position
+    (north0 + speed·cos h·τ_j, east0 + speed·sin h·τ_j) with marine heading h (deg, 0 = north,
+    clockwise).  Rows are seafloor heights z (m, up) = −depth; enough rows are made to cover
+    ``duration`` without the profile's loop wrapping.
+
+    Parameters
+    ----------
+    bathy : Bathymetry
+    north0, east0 : float
+        Track start (m).
+    heading_deg : float
+        Track course (deg, marine).
+    speed : float
+        Ground speed (m/s, >= 0).
+    duration : float
+        Time to cover (s, > 0); add the rangefinder delay if readings describe earlier times.
+    interval : float
+        Time between rows = rangefinder message interval (s, > 0).
+    name : str
+        Profile name.
+
+    Returns
+    -------
+    TerrainProfile
+    """
+    for label, v in (("north0", north0), ("east0", east0), ("heading_deg", heading_deg)):
+        if not math.isfinite(v):
+            raise ConfigError(f"track {label} must be finite, got {v}", param=f"track.{label}")
+    if not (math.isfinite(speed) and speed >= 0):
+        raise ConfigError(f"track speed must be finite and >= 0, got {speed}", param="track.speed")
+    if not (math.isfinite(duration) and duration > 0):
+        raise ConfigError(f"duration must be > 0, got {duration}", param="duration")
+    if not (math.isfinite(interval) and interval > 0):
+        raise ConfigError(f"interval must be > 0, got {interval}", param="interval")
+    nrow = int(math.ceil(duration / interval)) + 2
+    tau = np.arange(nrow) * interval
+    h = math.radians(heading_deg)
+    north = north0 + speed * math.cos(h) * tau
+    east = east0 + speed * math.sin(h) * tau
+    heights = -np.asarray(bathy.depth_at(north, east), float)
+    heights = np.minimum(heights, 0.0)  # never a sentinel value: the floor is at or below 0
+    return TerrainProfile(name=name, interval=float(interval), rows=heights, heights=heights.copy())

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from marinesim.control.surftrak import SurftrakParams
+from marinesim.control.surftrak import MASTER_ALIASES, SurftrakParams
 from marinesim.core.errors import ConfigError, ConfigWarning, suggest
 from marinesim.core.params import validate
 
@@ -32,28 +32,8 @@ __all__ = [
     "surftrak_params",
 ]
 
-#: master name → (Sub 4.5 name, factor to 4.5 units).
-ALIASES: dict[str, tuple[str, float]] = {
-    "PSC_D_POS_P": ("PSC_POSZ_P", 1.0),
-    "PSC_D_VEL_P": ("PSC_VELZ_P", 1.0),
-    "PSC_D_VEL_I": ("PSC_VELZ_I", 1.0),
-    "PSC_D_VEL_D": ("PSC_VELZ_D", 1.0),
-    "PSC_D_VEL_FF": ("PSC_VELZ_FF", 1.0),
-    "PSC_D_VEL_IMAX": ("PSC_VELZ_IMAX", 100.0),
-    "PSC_D_VEL_FLTE": ("PSC_VELZ_FLTE", 1.0),
-    "PSC_D_VEL_FLTD": ("PSC_VELZ_FLTD", 1.0),
-    "PSC_D_ACC_P": ("PSC_ACCZ_P", 10.0),
-    "PSC_D_ACC_I": ("PSC_ACCZ_I", 10.0),
-    "PSC_D_ACC_D": ("PSC_ACCZ_D", 10.0),
-    "PSC_D_ACC_FF": ("PSC_ACCZ_FF", 10.0),
-    "PSC_D_ACC_IMAX": ("PSC_ACCZ_IMAX", 1000.0),
-    "PSC_D_ACC_FLTT": ("PSC_ACCZ_FLTT", 1.0),
-    "PSC_D_ACC_FLTE": ("PSC_ACCZ_FLTE", 1.0),
-    "PSC_D_ACC_FLTD": ("PSC_ACCZ_FLTD", 1.0),
-    "PSC_JERK_D": ("PSC_JERK_Z", 1.0),
-    "RNGFND1_MIN": ("RNGFND1_MIN_CM", 100.0),
-    "RNGFND1_MAX": ("RNGFND1_MAX_CM", 100.0),
-}
+#: master name → (Sub 4.5 name, factor to 4.5 units) (defined beside SurftrakParams).
+ALIASES: dict[str, tuple[str, float]] = MASTER_ALIASES
 
 #: ArduPilot parameters accepted with no effect in marinesim.
 IGNORED = frozenset(

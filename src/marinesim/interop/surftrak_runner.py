@@ -232,8 +232,11 @@ def run_surftrak(
     seed = check_seed(seed)
     if n < 1:
         raise ConfigError(f"n must be >= 1, got {n}", param="n")
-    if duration <= 0:
-        raise ConfigError(f"duration must be > 0, got {duration}", param="duration")
+    if not (math.isfinite(duration) and duration >= DT):
+        raise ConfigError(
+            f"duration must be a finite number of seconds >= {DT} (one loop), got {duration}",
+            param="duration",
+        )
     prof = load_terrain(terrain)
     params = params or sitl_params()
     heave = heave or HeaveParams()

@@ -13,6 +13,7 @@ Signals are found by their suffix (the motion plugin's instance name is free):
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,8 @@ def _plt() -> Any:
     import matplotlib
 
     if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo"):
-        try:
+        with contextlib.suppress(Exception):  # backend already fixed by the user
             matplotlib.use("Agg")
-        except Exception:  # pragma: no cover - backend already fixed by the user
-            pass
     import matplotlib.pyplot as plt
 
     return plt
@@ -120,15 +119,23 @@ def timeseries_6dof_figure(result: RunResult, *, title: str | None = None) -> An
         for i in _rows_with(result, thr):
             f = result[thr][i]
             for j in range(f.shape[1]):
-                ax[6].plot(t, f[:, j], label=f"{_label(result, i)} t{j}" if len(rows) > 1 else f"t{j}")
+                ax[6].plot(
+                    t, f[:, j], label=f"{_label(result, i)} t{j}" if len(rows) > 1 else f"t{j}"
+                )
             if w is not None:
                 ww = result[w][i]
                 for j, c in enumerate("XYZ"):
                     ax[7].plot(t, ww[:, j], label=f"{_label(result, i)} {c}")
         ax[6].set_ylabel("thrust [N]")
         ax[7].set_ylabel("body force [N]")
-    ylabels = ["position [m]", "depth [m]", "roll, pitch [deg]", "heading, unwrapped [deg]",
-               "u, v, w [m/s]", "p, q, r [deg/s]"]
+    ylabels = [
+        "position [m]",
+        "depth [m]",
+        "roll, pitch [deg]",
+        "heading, unwrapped [deg]",
+        "u, v, w [m/s]",
+        "p, q, r [deg/s]",
+    ]
     for a, lab in zip(ax[:6], ylabels, strict=True):
         a.set_ylabel(lab)
     ax[1].invert_yaxis()

@@ -79,7 +79,8 @@ def plot_merged_file(path: str | Path, log_dir: str | None = None) -> Any:
     ``ctun.csv`` + ``stamped_terrain.csv`` (merged here).
 
     The title prefix is ``log_dir``; by default the run directory as given (for a file: its
-    folder), as ``graph_sitl.py`` does.
+    folder), as ``graph_sitl.py`` does; for ``RUN.merged.csv`` written by ``marinesim surftrak
+    run -o RUN.csv`` it is ``RUN`` (the title ``--plot`` gives).
     """
     from marinesim.core.errors import DataError
 
@@ -97,7 +98,13 @@ def plot_merged_file(path: str | Path, log_dir: str | None = None) -> Any:
             )
         return plot_merged(merged, str(path) if log_dir is None else log_dir)
     merged = read_table(p)
-    return plot_merged(merged, str(p.parent) if log_dir is None else log_dir)
+    if log_dir is None:
+        # RUN.merged.csv beside RUN.csv (marinesim surftrak run): the title of ``--plot``
+        name = p.name
+        log_dir = str(p.parent)
+        if name.endswith(".merged.csv") and name != ".merged.csv":
+            log_dir = str(p.with_name(name[: -len(".merged.csv")]))
+    return plot_merged(merged, log_dir)
 
 
 def plot_result(result: Any, log_dir: str, vehicle: int = 0) -> Any:

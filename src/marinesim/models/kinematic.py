@@ -24,6 +24,7 @@ and yaw, percent for thrust/rudder/elevator, seconds for time.  Local frame: x e
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
@@ -325,6 +326,12 @@ class UsmState:
     of the last iteration or start-up], and the buoyancy/trim handshake (``buoy_req``,
     ``buoy_req_time``, ``trim_req``, ``trim_req_time``, ``last_report``).
 
+    Actuator cache (refreshed automatically when stale, like ``hsin``): for the thrust
+    ``act_thrust``, rudder ``act_rudder`` and turn rate ``act_tau`` it holds the demanded
+    speed ``act_vs`` [m/s] (thrust map and turn loss), the thrust gain ``act_gain``
+    (1 + (thrust − 50)/50) and ``act_rt`` = clip(rudder)·turn_rate/100 [deg/s]; valid for
+    the configuration ``act_config`` only.
+
     Non-array fields: ``geodesy`` (a :class:`~marinesim.core.geodesy.MoosGeodesy` or None),
     ``drift_sources`` (V22: per vehicle, the senders of drift mail seen so far) and ``warned``
     (variables already warned about once).
@@ -405,9 +412,16 @@ class UsmState:
     trim_req: BoolA
     trim_req_time: F64
     last_report: F64
+    act_thrust: F64
+    act_rudder: F64
+    act_tau: F64
+    act_vs: F64
+    act_gain: F64
+    act_rt: F64
     geodesy: Any = None
     drift_sources: tuple[frozenset[str], ...] = ()
     warned: frozenset[str] = frozenset()
+    act_config: Any = None
 
     @property
     def n(self) -> int:
@@ -566,6 +580,12 @@ def init(
         trim_req=flag(False),
         trim_req_time=zeros.copy(),
         last_report=zeros.copy(),
+        act_thrust=full(math.nan),
+        act_rudder=full(math.nan),
+        act_tau=full(math.nan),
+        act_vs=zeros.copy(),
+        act_gain=zeros.copy(),
+        act_rt=zeros.copy(),
         geodesy=_geodesy_for(config, datum),
         drift_sources=tuple(frozenset() for _ in range(n)),
         warned=frozenset(),
@@ -626,14 +646,21 @@ def rel_ang(xa: ArrayLike, ya: ArrayLike, xb: ArrayLike, yb: ArrayLike) -> F64:
     dx = np.subtract(xb, xa, dtype=np.float64)
     dy = np.subtract(yb, ya, dtype=np.float64)
     with np.errstate(all="ignore"):
-        aval = (np.arctan(np.abs(dy) / np.abs(dx)) / _PI) * 180.0
-    sx = np.sign(dx)
-    sy = np.sign(dy)
-    # w = 90 (A left of B) or 270; sop = -1 for the quadrants where the angle is subtracted
-    ret = (180.0 - 90.0 * sx) - (sx * sy) * aval
-    on_y_axis = sx == 0.0
-    if on_y_axis.any():  # straight north (0), south (180) or no move (0)
-        ret = np.where(on_y_axis, np.where(sy < 0.0, 180.0, 0.0), ret)
+        # sign(Δx)·sign(Δy)·deg(atan(|Δy|/|Δx|)) = deg(atan(Δy/Δx)): division, atan (odd),
+        # /π and ·180 are all sign-symmetric, and the quotient keeps the sign bit even
+        # when it underflows to ±0 (Δy = 0 gives ±0, so ret = w exactly), in place
+        aval = np.divide(dy, dx, out=np.empty(np.broadcast_shapes(dx.shape, dy.shape)))
+        np.arctan(aval, out=aval)
+        np.divide(aval, _PI, out=aval)
+        np.multiply(aval, 180.0, out=aval)
+    # w = 180 - 90·sign(Δx): 90 east of A, 270 west (Δx = 0 is replaced below)
+    ret = np.copysign(90.0, dx, out=np.empty_like(aval))
+    np.subtract(180.0, ret, out=ret)
+    ret -= aval
+    if not dx.all():  # some Δx = 0: straight north (0), south (180) or no move (0)
+        ret = np.where(dx == 0.0, np.where(dy < 0.0, 180.0, 0.0), ret)
+    if ret.ndim == 0:
+        return _angle360(ret[()])
     return _angle360(ret)
 
 
@@ -651,8 +678,15 @@ def snap_speed(v: ArrayLike) -> F64:
         Snapped speed [m/s].
     """
     q = np.asarray(v, dtype=np.float64) / 0.01
-    n = np.trunc(np.where(q < 0, q - 0.5, q + 0.5))
-    return n * 0.01
+    if q.ndim == 0:
+        return np.trunc(q + np.copysign(0.5, q)) * 0.01
+    # q ± 0.5 away from zero (copysign: q - 0.5 for q < 0, q + 0.5 otherwise; -0.0 gives
+    # -0.5, which truncates to -0.0 instead of 0.0: the same published number)
+    h = np.copysign(0.5, q)
+    q += h
+    np.trunc(q, out=q)
+    q *= 0.01
+    return q
 
 
 def _set_boolean_on_string(old: bool, text: str) -> bool:
@@ -714,6 +748,8 @@ def _sin_cos_deg(h: F64) -> tuple[F64, F64]:
 
 def _refresh(key: F64, val: F64, s: F64, c: F64 | None) -> tuple[F64, F64 | None, bool]:
     """Recompute cached sin (and cos) where the cache key no longer matches the value."""
+    if key is val:  # the key is the value array itself (state arrays are never mutated)
+        return s, c, False
     stale = key != val
     if not stale.any():
         return s, c, False
@@ -730,6 +766,19 @@ def _refresh(key: F64, val: F64, s: F64, c: F64 | None) -> tuple[F64, F64 | None
     return s, c, True
 
 
+def _yaw_of(h: F64) -> F64:
+    """``-deg2rad(angle180(h))`` for h already in [0, 360), with fewer temporaries.
+
+    ``(a / -180) · π`` is bit-identical to ``-((a / 180) · π)`` (division and
+    multiplication round sign-symmetrically).
+    """
+    y = np.multiply(h > 180.0, 360.0)
+    np.subtract(h, y, out=y)
+    y /= -180.0
+    y *= _PI
+    return y
+
+
 def _clip100(a: F64) -> F64:
     """clip(a, -100, 100)."""
     return np.clip(a, -100.0, 100.0)
@@ -742,8 +791,92 @@ def _speed_lookup(config: UsmConfig, thrust: F64) -> F64:
         f = tm.thrust_factor
         if f == 0:
             return np.zeros_like(thrust)
-        return np.maximum(thrust, 0.0) / f
+        v = np.maximum(thrust, 0.0)
+        v /= f
+        return v
     return tm.speed(thrust)
+
+
+def _demanded_speed(config: UsmConfig, t_sp: F64, r_sp: F64) -> F64:
+    """Speed [m/s] the thrust asks for, less the turn loss: vs · (1 − |clip(r)|/100 · loss)."""
+    vs = _speed_lookup(config, t_sp)
+    if r_sp.any():
+        vpct = _clip100(r_sp)
+        np.abs(vpct, out=vpct)
+        vpct /= 100
+        vpct *= config.turn_loss
+        np.subtract(1.0, vpct, out=vpct)
+        vpct *= vs
+        vs = vpct
+    return vs
+
+
+def _thrust_gain(thr: F64) -> F64:
+    """The heading-rate thrust factor 1 + (thrust − 50)/50 (as ((thr − 50)/50) + 1)."""
+    g = np.subtract(thr, 50)
+    g /= 50
+    g += 1
+    return g
+
+
+def _rudder_rate(rud: F64, tau: F64) -> F64:
+    """clip(rudder) · (turn_rate / 100) [deg/s before the thrust gain]."""
+    r = _clip100(rud)
+    tau_lo = float(tau.min()) if tau.size else 0.0
+    r *= (tau_lo / 100) if tau.size and tau_lo == float(tau.max()) else (tau / 100)
+    return r
+
+
+def _same_bits(a: F64, b: F64) -> bool:
+    """Whether two float arrays hold the same bit patterns (identity is the quick yes)."""
+    if a is b:
+        return True
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return bool(np.array_equal(a.view(np.int64), b.view(np.int64)))
+
+
+def _actuator_terms(
+    config: UsmConfig, st: UsmState
+) -> tuple[dict[str, Any], tuple[F64, F64, F64] | None]:
+    """The actuator-only terms of a propagation, from the state's cache when still valid.
+
+    They depend on thrust, rudder and turn rate only (not on the record), so they are
+    computed once per change of the actuators instead of every iteration.
+
+    Returns
+    -------
+    (changes, terms)
+        State changes refreshing the cache (empty when it was valid) and (demanded speed
+        [m/s], thrust gain, clip(rudder)·turn_rate/100), or ``({}, None)`` in differential
+        or reverse mode (the model computes those cases in place).
+    """
+    if bool(st.diff_mode.any()) or bool(st.reverse.any()):
+        return {}, None
+    tm = config.thrust_map
+    # a thrust map that can still change (not frozen) is never trusted from the cache
+    cacheable = tm is None or bool(getattr(tm, "_frozen", False))
+    if (
+        cacheable
+        and st.act_config is config
+        and _same_bits(st.act_thrust, st.thrust)
+        and _same_bits(st.act_rudder, st.rudder)
+        and _same_bits(st.act_tau, st.turn_rate)
+    ):
+        return {}, (st.act_vs, st.act_gain, st.act_rt)
+    vs = _demanded_speed(config, st.thrust, st.rudder)
+    gain = _thrust_gain(st.thrust)
+    rt = _rudder_rate(st.rudder, st.turn_rate)
+    ch = {
+        "act_thrust": st.thrust,
+        "act_rudder": st.rudder,
+        "act_tau": st.turn_rate,
+        "act_vs": vs,
+        "act_gain": gain,
+        "act_rt": rt,
+        "act_config": config if cacheable else None,
+    }
+    return ch, (vs, gain, rt)
 
 
 def _propagate_record(
@@ -754,8 +887,12 @@ def _propagate_record(
     drift_x: F64 | float,
     drift_y: F64 | float,
     tsm: list[F64],
+    act: tuple[F64, F64, F64] | None = None,
 ) -> dict[str, Any]:
     """``propagateNodeRecord``: one record over dt (all rows; the caller selects).
+
+    ``act`` = (demanded speed, thrust gain, clip(rudder)·turn_rate/100) from
+    :func:`_actuator_terms`, or None to compute them here (differential or reverse mode).
 
     Exact transcriptions of the program's formulas, with three exact-to-rounding
     shortcuts: sin/cos of the headings and sin(pitch) come from caches, and the direction
@@ -771,6 +908,9 @@ def _propagate_record(
     any_rev = bool(rev.any())
     pos_dt = dt > 0
     all_pos = bool(pos_dt.all())
+    # one dt for every vehicle (the usual case): scalar arithmetic, same bits as the array
+    dt_lo = float(dt.min()) if dt.size else 0.0
+    dts: F64 | float = dt_lo if dt.size and dt_lo == float(dt.max()) else dt
 
     # ---- speed (§3.1 / §3.3)
     if any_diff:
@@ -782,33 +922,36 @@ def _propagate_record(
     if any_rev:
         t_sp = np.where(rev, -t_sp, t_sp)
         r_sp = np.where(rev, -r_sp, r_sp)
-    vs = _speed_lookup(config, t_sp)
-    if r_sp.any():
-        vpct = (np.abs(_clip100(r_sp)) / 100) * config.turn_loss
-        vs = vs * (1.0 - vpct)
+    if act is not None and not any_diff and not any_rev:
+        vs = act[0]  # (never written in place below)
+    else:
+        act = None
+        vs = _demanded_speed(config, t_sp, r_sp)
     with np.errstate(all="ignore"):
         if config.max_acceleration > 0:
             up = vs > v0
             if up.any():
-                acc = (vs - v0) / dt
-                vs = np.where(
-                    up & (acc > config.max_acceleration), (config.max_acceleration * dt) + v0, vs
-                )
+                acc = np.subtract(vs, v0)
+                acc /= dts
+                up &= acc > config.max_acceleration
+                vs = np.where(up, (config.max_acceleration * dts) + v0, vs)
         if config.max_deceleration > 0:
             down = vs < v0
             if down.any():
-                dec = (v0 - vs) / dt
-                vs = np.where(
-                    down & (dec > config.max_deceleration),
-                    (config.max_deceleration * dt * -1) + v0,
-                    vs,
-                )
+                dec = np.subtract(v0, vs)
+                dec /= dts
+                if dt_lo >= 0:
+                    # (v0 - vs)/dt > limit > 0 already implies vs < v0 when dt >= 0
+                    down = dec > config.max_deceleration
+                else:
+                    down &= dec > config.max_deceleration
+                vs = np.where(down, (config.max_deceleration * dts * -1) + v0, vs)
     v1 = vs if all_pos else np.where(pos_dt, vs, v0)
 
     # ---- heading (§3.2 / §3.3; V22 turn-speed map)
     thr = st.thrust
-    zero_v = v1 == 0
-    rud = np.where(zero_v, 0.0, st.rudder) if zero_v.any() else st.rudder
+    # (``all()`` is one pass with no temporary: False as soon as some speed is exactly 0)
+    rud = st.rudder if v1.all() else np.where(v1 == 0, 0.0, st.rudder)
     if any_rev:
         thr = np.where(rev, -thr, thr)
         rud = np.where(rev, -rud, rud)
@@ -831,8 +974,16 @@ def _propagate_record(
         tau = st.turn_rate  # kept in [0, 100] by init and USM_TURN_RATE
     turning = rud.any()
     if turning:
-        dh = _clip100(rud) * (tau / 100) * dt
-        dh = (1 + ((thr - 50) / 50)) * dh
+        # dh = (1 + ((thr - 50) / 50)) · ((clip(rud) · (tau / 100)) · dt), in place
+        if act is not None and not v22 and rud is st.rudder:
+            dh = np.multiply(act[2], dts)
+        else:
+            dh = _rudder_rate(rud, tau)
+            dh *= dts
+        if act is not None:
+            dh *= act[1]
+        else:
+            dh *= _thrust_gain(thr)
     else:
         dh = np.zeros_like(h0)
     rot = st.rotate_speed
@@ -851,40 +1002,39 @@ def _propagate_record(
         yaw = np.where(diff, y_diff, -_deg2rad(_angle180(h_norm)))
     else:
         h1 = _angle360(dh + h0)
-        yaw = -_deg2rad(_angle180(h1))
+        yaw = _yaw_of(h1)
 
     # ---- depth and pitch (§3.4)
     elev = st.elevator
     b = st.buoyancy_rate
     depth0 = rec["depth"]
     psin, _n, _r = _refresh(rec["pkey"], rec["pitch"], rec["psin"], None)
-    mdrs = config.max_depth_rate_speed
-    moving = v1 > 0
-    all_moving = bool(moving.all())
-    with np.errstate(all="ignore"):
-        r_pitch = -psin * v1
-        if elev.any():
-            pct_d = np.sqrt(np.minimum(v1 / mdrs, 1.0)) if mdrs > 0 else 1.0
-            r_act = (_clip100(elev) / 100) * (pct_d * config.max_depth_rate)
-            total = ((-b) + r_pitch) + r_act
-            q = r_pitch + r_act
-        else:  # no elevator: the actuator term is exactly 0 (only a zero's sign differs)
-            total = (-b) + r_pitch
-            q = r_pitch
-        d_fwd = depth0 + (total * dt)
-        ratio = q / v1
-        in_range = np.abs(q) <= v1
-        p_fwd = np.where(in_range, -np.arcsin(ratio), 0.0)
-        s_fwd = np.where(in_range, -ratio, 0.0)
-    if all_moving:
-        depth, pitch, psin1 = d_fwd, p_fwd, s_fwd
+    if not (elev.any() or psin.any()):
+        # level (pitch 0) and no elevator: the pitch term and the actuator term are ±0, so
+        # the depth rate is -b for moving and stopped vehicles alike, and the new pitch (and
+        # its sine) is zero (up to the sign of a zero)
+        # sin(pitch) = 0 everywhere means pitch = 0 everywhere: keep those arrays
+        pitch, psin1 = rec["pitch"], psin
+        b_lo = float(b.min())
+        if b_lo == float(b.max()) and np.isscalar(dts):
+            # one buoyancy rate and one dt: depth0 + ((-b)·dt), the rate term a scalar
+            rise = (-b_lo) * dts
+            if rise < 0 and not depth0.any():
+                depth = depth0  # at the surface and floating up: clamped to 0 again
+            else:
+                depth = np.add(depth0, rise) if b_lo != 0 else depth0
+        else:
+            depth = np.multiply(b, -1.0)  # depth0 + ((-b)·dt), as the program adds it
+            depth *= dts
+            depth += depth0
     else:
-        depth = np.where(moving, d_fwd, depth0 + (-1 * b * dt))
-        pitch = np.where(moving, p_fwd, 0.0)
-        psin1 = np.where(moving, s_fwd, 0.0)
-    neg = depth < 0
-    if neg.any():
-        depth = np.where(neg, 0.0, depth)
+        depth, pitch, psin1 = _depth_pitch(config, v1, depth0, psin, elev, b, dt)
+    if depth is depth0:
+        neg = depth < 0
+        if neg.any():
+            depth = np.where(neg, 0.0, depth)
+    else:
+        np.maximum(depth, 0.0, out=depth)  # = where(depth < 0, 0, depth) (NaN kept)
 
     # ---- V22 reverse mode: +180 inside the model, before the position step (§12)
     if v22 and any_rev:
@@ -907,30 +1057,59 @@ def _propagate_record(
         hc1 = hc0.copy()
         hs1[idx] = a
         hc1[idx] = c_
-    sp = (v1 + v0) / 2
-    s = hs0 + hs1
-    c = hc0 + hc1
+    sp = np.add(v1, v0)
+    sp /= 2
+    s = np.add(hs0, hs1)
+    c = np.add(hc0, hc1)
     with np.errstate(all="ignore"):
-        k = sp / np.sqrt(s * s + c * c)
-        xdot = s * k
-        ydot = c * k
-    if not np.isfinite(k).all():
+        # k = sp / sqrt(s·s + c·c), then (xdot, ydot) = (s·k, c·k), in place
+        k = np.multiply(s, s)
+        k2 = np.multiply(c, c)
+        k += k2
+        np.sqrt(k, out=k)
+        np.divide(sp, k, out=k)
+    # one reduction: a finite sum means every k is finite (else check element-wise)
+    if not math.isfinite(float(np.sum(k))) and not np.isfinite(k).all():
         degenerate = ~np.isfinite(k)
         hdg = np.arctan2(s, c)
-        xdot = np.where(degenerate, np.sin(hdg) * sp, xdot)
-        ydot = np.where(degenerate, np.cos(hdg) * sp, ydot)
+        with np.errstate(all="ignore"):
+            xdot = np.where(degenerate, np.sin(hdg) * sp, s * k)
+            ydot = np.where(degenerate, np.cos(hdg) * sp, c * k)
+    else:
+        xdot = s
+        xdot *= k
+        ydot = c
+        ydot *= k
     x0 = rec["x"]
     y0 = rec["y"]
     drift = not (np.isscalar(drift_x) and drift_x == 0 and np.isscalar(drift_y) and drift_y == 0)
     if drift:
-        nx = (x0 + (xdot * dt)) + (drift_x * dt)
-        ny_ = (y0 + (ydot * dt)) + (drift_y * dt)
-        gx = xdot + drift_x
-        gy = ydot + drift_y
-        sog = np.sqrt(gx * gx + gy * gy)
+        # drift arrays that are all zero add exactly ±0: skip the additions (not the
+        # speed-over-ground formula, which differs from |sp| in the last bit)
+        dx_on = bool(np.any(drift_x))
+        dy_on = bool(np.any(drift_y))
+        nx = np.multiply(xdot, dts)
+        nx += x0
+        ny_ = np.multiply(ydot, dts)
+        ny_ += y0
+        if dx_on:
+            nx += np.multiply(drift_x, dts)
+            gx = np.add(xdot, drift_x)
+        else:
+            gx = xdot
+        if dy_on:
+            ny_ += np.multiply(drift_y, dts)
+            gy = np.add(ydot, drift_y)
+        else:
+            gy = ydot
+        sog = np.multiply(gx, gx)
+        sog += np.multiply(gy, gy)
+        np.sqrt(sog, out=sog)
     else:
-        nx = x0 + (xdot * dt)
-        ny_ = y0 + (ydot * dt)
+        nx = np.multiply(xdot, dts)
+        nx += x0
+        ny_ = np.multiply(ydot, dts)
+        ny_ += y0
         sog = np.abs(sp)
     hog = rel_ang(x0, y0, nx, ny_)
 
@@ -945,8 +1124,8 @@ def _propagate_record(
 
     # ---- altitude (§3.6)
     wd = st.water_depth
-    has_wd = wd > 0
-    if has_wd.any():
+    has_wd = (wd > 0) if wd.any() else None
+    if has_wd is not None and has_wd.any():
         alt = np.where(has_wd, np.maximum(wd - depth, 0.0), rec["altitude"])
         alt_set = rec["altitude_set"] | has_wd
     else:
@@ -973,6 +1152,37 @@ def _propagate_record(
         "geo_x": nx,
         "geo_y": ny_,
     }
+
+
+def _depth_pitch(
+    config: UsmConfig, v1: F64, depth0: F64, psin: F64, elev: F64, b: F64, dt: F64
+) -> tuple[F64, F64, F64]:
+    """Depth [m], pitch [rad] and sin(pitch) after one step (§3.4), before the depth clamp."""
+    mdrs = config.max_depth_rate_speed
+    moving = v1 > 0
+    all_moving = bool(moving.all())
+    with np.errstate(all="ignore"):
+        r_pitch = -psin * v1
+        if elev.any():
+            pct_d = np.sqrt(np.minimum(v1 / mdrs, 1.0)) if mdrs > 0 else 1.0
+            r_act = (_clip100(elev) / 100) * (pct_d * config.max_depth_rate)
+            total = ((-b) + r_pitch) + r_act
+            q = r_pitch + r_act
+        else:  # no elevator: the actuator term is exactly 0 (only a zero's sign differs)
+            total = (-b) + r_pitch
+            q = r_pitch
+        d_fwd = depth0 + (total * dt)
+        ratio = q / v1
+        in_range = np.abs(q) <= v1
+        p_fwd = np.where(in_range, -np.arcsin(ratio), 0.0)
+        s_fwd = np.where(in_range, -ratio, 0.0)
+    if all_moving:
+        depth, pitch, psin1 = d_fwd, p_fwd, s_fwd
+    else:
+        depth = np.where(moving, d_fwd, depth0 + (-1 * b * dt))
+        pitch = np.where(moving, p_fwd, 0.0)
+        psin1 = np.where(moving, s_fwd, 0.0)
+    return depth, pitch, psin1
 
 
 def _project_point(deg: F64, dist: F64, cx: F64, cy: F64) -> tuple[F64, F64]:
@@ -1087,9 +1297,13 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
     if any_run:
         if state.pause_ticks.any():
             a = t - (state.pause_ticks // 100).astype(np.float64)
+            dt = a - state.ts
+        elif t.strides == (0,) and float(state.ts.min()) == float(state.ts.max()):
+            # one clock and one time stamp for every vehicle (the usual case): dt is one
+            # number (a 0-d array, broadcast below; the same bits as the element-wise form)
+            dt = np.asarray(t[0] - state.ts[0])
         else:
-            a = t
-        dt = a - state.ts
+            dt = t - state.ts
         rec = {k: getattr(state, k) for k in _RECORD}
         tsm = [state.tsm_full_rate, state.tsm_null_rate, state.tsm_null_speed]
         dual = bool(config.dual_state)
@@ -1106,14 +1320,16 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
             ch["current_y"] = _select(run, all_run, cur_y, state.current_y)
         dx = state.drift_x + cur_x if cfield is not None else state.drift_x
         dy = state.drift_y + cur_y if cfield is not None else state.drift_y
+        act_ch, act = _actuator_terms(config, state)
+        ch.update(act_ch)
         if dual:
-            new_nav = _propagate_record(config, state, rec, dt, 0.0, 0.0, tsm)
+            new_nav = _propagate_record(config, state, rec, dt, 0.0, 0.0, tsm, act)
             grec = {k: getattr(state, "gt_" + k) for k in _RECORD}
-            new_gt = _propagate_record(config, state, grec, dt, dx, dy, tsm)
+            new_gt = _propagate_record(config, state, grec, dt, dx, dy, tsm, act)
             for k in _RECORD:
                 ch["gt_" + k] = _select(run, all_run, new_gt[k], grec[k])
         else:
-            new_nav = _propagate_record(config, state, rec, dt, dx, dy, tsm)
+            new_nav = _propagate_record(config, state, rec, dt, dx, dy, tsm, act)
         for k in _RECORD:
             ch[k] = _select(run, all_run, new_nav[k], rec[k])
         ch["ts"] = _select(run, all_run, state.ts + dt, state.ts)
@@ -1358,11 +1574,18 @@ def _parse_drift_vector(text: str) -> tuple[float, float] | None:
     return math.cos(rads) * mag, math.sin(rads) * mag
 
 
-def _init_position(text: str) -> tuple[list[tuple[str, float]], bool]:
-    """``initPosition``: the (key, value) items applied before the first unknown key."""
+def _init_position(text: str) -> tuple[list[tuple[str, float]], bool, list[str]]:
+    """``initPosition``: the (key, value) items applied before the first unknown key.
+
+    Values are read like C ``atof`` ("12abc" → 12, junk → 0), as the program does; each value
+    that is not a plain number is noted, and a non-finite one ("nan", "inf", which C ``atof``
+    would return) is rejected so that it cannot poison the state [ours].  Returns the items,
+    whether the whole text was read, and the notes.
+    """
     out: list[tuple[str, float]] = []
+    notes: list[str] = []
     if text == "":
-        return out, True  # MOOS parseString("") has no items
+        return out, True, notes  # MOOS parseString("") has no items
     for i, raw in enumerate(text.split(",")):
         item = raw.strip(" \t").lower()
         param, _sep, value = item.partition("=")
@@ -1371,23 +1594,43 @@ def _init_position(text: str) -> tuple[list[tuple[str, float]], bool]:
         if value == "":
             value = param
             param = ("x", "y", "heading", "speed", "depth")[i] if i < 5 else param
+        key = _RESET_KEYS.get(param)
+        if key is None:
+            return out, False, notes
+        if _NON_FINITE_RE.match(value):
+            notes.append(f"item {raw.strip()!r}: non-finite value rejected, {key} kept")
+            continue
         val = moos_atof(value)
-        if param in ("x", "y"):
-            out.append((param, val))
-        elif param in ("heading", "deg", "hdg"):
-            out.append(("heading", val))
-        elif param in ("speed", "spd"):
-            out.append(("speed", val))
-        elif param in ("depth", "dep"):
-            out.append(("depth", val))
-        else:
-            return out, False
-    return out, True
+        if not is_moos_number(value):
+            notes.append(f"item {raw.strip()!r}: {value!r} is not a number, read as {val:g} (atof)")
+        out.append((key, val))
+    return out, True, notes
+
+
+_RESET_KEYS = {
+    "x": "x",
+    "y": "y",
+    "heading": "heading",
+    "deg": "heading",
+    "hdg": "heading",
+    "speed": "speed",
+    "spd": "speed",
+    "depth": "depth",
+    "dep": "depth",
+}
+_NON_FINITE_RE = re.compile(r"^[+-]?(nan|inf)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=8)
+def _all_rows(n: int) -> NDArray[np.intp]:
+    a = np.arange(n)
+    a.flags.writeable = False
+    return a
 
 
 def _rows_index(n: int, rows: ArrayLike | None) -> NDArray[np.intp]:
     if rows is None:
-        return np.arange(n)
+        return _all_rows(n)
     r = np.asarray(rows)
     if r.dtype == bool:
         if r.shape != (n,):
@@ -1463,7 +1706,13 @@ def apply_mail(
                     f"{var}: value array shape {dval.shape} does not match the rows ({idx.size})",
                     param=var,
                 )
-        if not np.all(np.isfinite(dval)):
+        # one reduction: a finite sum means every value is finite (an overflowing sum of
+        # finite values falls through to the element check)
+        if isinstance(dval, float):
+            all_finite = math.isfinite(dval)
+        else:
+            all_finite = math.isfinite(float(np.sum(dval))) or bool(np.all(np.isfinite(dval)))
+        if not all_finite:
             warns.append(f"{where}: non-finite value rejected; previous value kept")
             ok = np.isfinite(dval)
             if np.ndim(dval) == 0:
@@ -1513,14 +1762,32 @@ def apply_mail(
     def get(name: str) -> Any:
         return ch[name] if name in ch else getattr(state, name)
 
-    def put(name: str, rows_: NDArray[np.intp], val: Any) -> None:
-        a = np.array(get(name), copy=True)
+    def put(name: str, rows_: Any, val: Any, *, owned: bool = False) -> None:
+        """Set ``name[rows_] = val`` on a copy (state arrays are never written in place).
+
+        ``rows_`` may be ``slice(None)`` (every vehicle): then the new array is ``val``
+        itself when the caller ``owned`` it (a fresh array of the right shape and dtype),
+        else one copy of it, instead of a copy of the old array plus an assignment.
+        """
+        old = get(name)
+        if isinstance(rows_, slice) and rows_ == slice(None):
+            if owned:
+                ch[name] = val
+            elif np.ndim(val) == 0:
+                ch[name] = np.full(old.shape, val, dtype=old.dtype)
+            else:
+                ch[name] = np.array(np.broadcast_to(val, old.shape), dtype=old.dtype)
+            return
+        a = np.array(old, copy=True)
         a[rows_] = val
         ch[name] = a
 
+    # every vehicle receives the message (no row selection, no value rejected)
+    every = rows is None and idx.size == n
+
     def sub(mask: Any) -> tuple[Any, Any]:
         m = np.asarray(mask, dtype=bool)
-        if rows is None and m.all():
+        if every and m.all():
             return slice(None), dval  # every vehicle: a slice is much cheaper than an index
         d = dval[m] if np.ndim(dval) else dval
         return idx[m], d
@@ -1528,22 +1795,28 @@ def apply_mail(
     t_msg = float(moos_time)
 
     if var == "DESIRED_THRUST":
-        gate = ~(state.diff_mode if v22 else state.diff_flag)[idx]
+        dm = state.diff_mode if v22 else state.diff_flag
+        gate = ~(dm if every else dm[idx])
         r, d = sub(gate)
         put("thrust", r, d)
         put("diff_mode", r, False)
     elif var == "DESIRED_RUDDER":
-        gate = ~(state.diff_mode if v22 else state.diff_flag)[idx]
+        dm = state.diff_mode if v22 else state.diff_flag
+        gate = ~(dm if every else dm[idx])
         r, d = sub(gate)
         prev = state.rudder[r]
         rate = config.max_rudder_degs_per_sec
         if rate > 0:
-            maxd = (t_msg - state.rudder_tstamp[r]) * rate
+            maxd = np.subtract(t_msg, state.rudder_tstamp[r])
+            maxd *= rate
         else:
             maxd = np.full(np.shape(prev), 100.0)
-        change = _limit_change(d - prev, maxd)
-        put("rudder_prev", r, prev)
-        put("rudder", r, prev + change)
+        new_rudder = _limit_change(np.subtract(d, prev), maxd)
+        new_rudder += prev  # prev + change
+        # (every vehicle: the old rudder array itself becomes rudder_prev, no copy needed —
+        # state arrays are never written in place)
+        put("rudder_prev", r, state.rudder if isinstance(r, slice) else prev, owned=True)
+        put("rudder", r, new_rudder, owned=np.shape(new_rudder) == (n,))
         put("diff_mode", r, False)
         put("rudder_tstamp", r, t_msg)
     elif var == "DESIRED_ELEVATOR":
@@ -1642,7 +1915,8 @@ def apply_mail(
     elif var == "USM_RESET":
         counts = state.reset_count[idx] + 1
         put("reset_count", idx, counts)
-        items, _ok = _init_position(sval)
+        items, _ok, notes = _init_position(sval)
+        warns.extend(f"{where}: {note}" for note in notes)
         for key, val in items:
             put(key, idx, val)
             put("gt_" + key, idx, val)
@@ -1709,6 +1983,11 @@ def apply_mail(
 def _limit_change(change: Any, maxd: Any) -> Any:
     """``setRudder``'s clamp of the requested change to ±maxΔ (as the program branches)."""
     if np.size(maxd) and np.min(maxd) >= 0:
+        if isinstance(change, np.ndarray) and change.shape == np.shape(maxd) and change.ndim:
+            # identical for maxΔ >= 0; in place on the caller's fresh ``change``
+            np.maximum(change, np.negative(maxd), out=change)
+            np.minimum(change, maxd, out=change)
+            return change
         return np.minimum(np.maximum(change, -maxd), maxd)  # identical for maxΔ >= 0
     return np.where(
         change > 0,
@@ -1853,11 +2132,14 @@ def measure_throughput(
     loop_steps: int = 20,
     rounds: int = 3,
     config: UsmConfig | None = None,
+    mail: bool = True,
 ) -> dict[str, Any]:
     """Vehicle-steps per second of :func:`iterate` at N vehicles, and of a per-vehicle loop.
 
     Every step delivers ``DESIRED_THRUST`` and ``DESIRED_RUDDER`` (one value per vehicle)
-    with :func:`apply_mail` and runs one :func:`iterate` (propagation and publications).
+    with :func:`apply_mail` and runs one :func:`iterate` (propagation and publications);
+    with ``mail=False`` the commands are delivered once before timing and the timed steps
+    are :func:`iterate` alone (held actuators).
     The baseline is a plain Python loop over vehicles calling the same two functions on
     N = 1 states, timed on ``min(n, loop_vehicles)`` vehicles × ``loop_steps`` steps in the
     same process (its rate per vehicle-step does not depend on N).
@@ -1879,24 +2161,31 @@ def measure_throughput(
         each is reported (robust against other load on the machine).
     config : UsmConfig, optional
         Default :func:`bench_config`.
+    mail : bool
+        Deliver the two command messages every step (default) or only iterate.
 
     Returns
     -------
     dict
-        ``model``, ``vehicles``, ``steps``, ``seconds_per_step`` (best round),
+        ``model``, ``vehicles``, ``steps``, ``mail``, ``seconds_per_step`` (best round),
         ``vehicle_steps_per_s``, and with ``loop``: ``loop_vehicle_steps_per_s`` and
         ``ratio`` (batched / loop).
     """
     import time
 
-    if n < 1 or steps < 1:
-        raise ConfigError("vehicles and steps must be >= 1", param="vehicles")
+    if n < 1:
+        raise ConfigError(f"number of vehicles must be >= 1, got {n}", param="vehicles")
+    if steps < 1:
+        raise ConfigError(f"number of steps must be >= 1, got {steps}", param="steps")
+    if not (math.isfinite(dt) and dt > 0):
+        raise ConfigError(f"step dt must be a finite number > 0 s, got {dt}", param="dt")
     c = config if config is not None else bench_config()
     thrust, rudder = _bench_commands(n)
 
-    def one_step(st: UsmState, t: float, th: Any, ru: Any) -> UsmState:
-        st, _p, _w = apply_mail(c, st, "DESIRED_THRUST", th, moos_time=t)
-        st, _p, _w = apply_mail(c, st, "DESIRED_RUDDER", ru, moos_time=t)
+    def one_step(st: UsmState, t: float, th: Any, ru: Any, send: bool = mail) -> UsmState:
+        if send:
+            st, _p, _w = apply_mail(c, st, "DESIRED_THRUST", th, moos_time=t)
+            st, _p, _w = apply_mail(c, st, "DESIRED_RUDDER", ru, moos_time=t)
         st, _pubs = iterate(c, st, t)
         return st
 
@@ -1904,7 +2193,7 @@ def measure_throughput(
     t = 0.0
     for _ in range(2):
         t += dt
-        st = one_step(st, t, thrust, rudder)
+        st = one_step(st, t, thrust, rudder, True)
     m = min(n, loop_vehicles)
     per_round = max(1, steps // rounds)
     # the loop sample does about loop_vehicles × loop_steps vehicle-steps per round (the same
@@ -1917,7 +2206,7 @@ def measure_throughput(
     if loop:
         for _ in range(2):
             tl += dt
-            states = [one_step(s, tl, th[i], ru[i]) for i, s in enumerate(states)]
+            states = [one_step(s, tl, th[i], ru[i], True) for i, s in enumerate(states)]
     # interleaved rounds; the best round of each counts (the machine may be shared)
     best = math.inf
     lbest = math.inf
@@ -1938,6 +2227,7 @@ def measure_throughput(
         "model": c.variant,
         "vehicles": n,
         "steps": per_round * rounds,
+        "mail": bool(mail),
         "seconds_per_step": best,
         "vehicle_steps_per_s": n / best,
     }

@@ -532,9 +532,10 @@ def remus100_kernel(
     nu_r = (ur, vr, w, pp, q, r)
     alpha = o.atan2(w, ur)
     ur2, vr2, w2 = ur**2, vr**2, w**2
-    uu = o.sqrt(u**2 + v**2 + w2)
-    u_rel = o.sqrt(ur2 + vr2 + w2)
-    u_rh = o.sqrt(ur2 + vr2)
+    h2 = ur2 + vr2
+    u_rel = o.sqrt(h2 + w2)
+    uu = u_rel if still else o.sqrt(u**2 + v**2 + w2)  # without current ν_r = ν exactly
+    u_rh = o.sqrt(h2)
     u_rv = o.sqrt(ur2 + w2)
     # cos α, sin α of α = atan2(w_r, u_r) without two more trig calls
     cs_alpha = (o.div_or(ur, u_rv, 1.0), o.div_or(w, u_rv, 0.0))
@@ -550,9 +551,16 @@ def remus100_kernel(
     an = o.fabs(n_rps)
     fwd = n_rps > 0
     # forward thrust adds the advance-ratio term; reverse (braking) has only the bollard term
-    ja_an = (va / _D_PROP) * an * fwd
-    x_prop = p.rho * pow(_D_PROP, 4) * (_KT_0 * an * n_rps + (_KT_MAX - _KT_0) / _JA_MAX * ja_an)
-    k_prop = p.rho * pow(_D_PROP, 5) * (_KQ_0 * an * n_rps + (_KQ_MAX - _KQ_0) / _JA_MAX * ja_an)
+    ja_an = va / _D_PROP
+    ja_an *= an
+    ja_an *= fwd
+    # ρD⁴(K_T0·|n|n + c·J_a|n|) and ρD⁵(K_Q0·|n|n + c·J_a|n|), accumulated in place
+    x_prop = _KT_0 * an * n_rps
+    x_prop += (_KT_MAX - _KT_0) / _JA_MAX * ja_an
+    x_prop *= p.rho * pow(_D_PROP, 4)
+    k_prop = _KQ_0 * an * n_rps
+    k_prop += (_KQ_MAX - _KQ_0) / _JA_MAX * ja_an
+    k_prop *= p.rho * pow(_D_PROP, 5)
 
     kc = _k(p)
     c_nu = o.quad(kc.C, nu_r)  # (C_RB + C_A with the Munk terms removed) ν_r
@@ -564,36 +572,81 @@ def remus100_kernel(
     gv = hydro.g_vect_c(o, p.W, p.B, eta[4], eta[3], kc.r_bg, kc.r_bb, trig)
 
     # fin forces ½ρ U² A C_Lδ δ (upstream squares the square roots U_rh, U_rv)
-    y_r = kc.k_r * u_rh**2 * delta_r  # rudder sway force
-    z_s = kc.k_s * u_rv**2 * delta_s  # stern-plane heave force
+    y_r = u_rh**2  # rudder sway force k_r·U_rh²·δ_r
+    y_r *= kc.k_r
+    y_r *= delta_r
+    z_s = u_rv**2  # stern-plane heave force k_s·U_rv²·δ_s
+    z_s *= kc.k_s
+    z_s *= delta_s
     x_r = y_r * delta_r  # rudder drag
     x_s = z_s * delta_s  # stern-plane drag
-    tau_sum = (
-        (1 - _T_PROP) * x_prop + x_r + x_s + x_ld - (c_nu[0] + d[0] * ur) - gv[0],
-        y_r + y_cf - (c_nu[1] + d[1] * vr) - gv[1],
-        z_s + z_ld - (c_nu[2] + d[2] * w) - gv[2],
-        k_prop / 10 - (c_nu[3] + d[3] * pp) - gv[3],
-        -1 * p.x_s * z_s - (c_nu[4] + d[4] * q) - gv[4],
-        p.x_r * y_r + n_cf - (c_nu[5] + d[5] * r) - gv[5],
-    )
+    # τ_i = forces − (c_i + d_i·ν_r,i) − g_i, row by row, accumulated in place into fresh
+    # temporaries (numpy does not elide temporaries of this size; the bits are those of
+    # the plain left-to-right expression)
+    t0 = (1 - _T_PROP) * x_prop
+    t0 += x_r
+    t0 += x_s
+    t0 += x_ld
+    e0 = d[0] * ur
+    e0 += c_nu[0]
+    t0 -= e0
+    t0 -= gv[0]
+    t1 = y_r + y_cf
+    e1 = d[1] * vr
+    e1 += c_nu[1]
+    t1 -= e1
+    t1 -= gv[1]
+    t2 = z_s + z_ld
+    e2 = d[2] * w
+    e2 += c_nu[2]
+    t2 -= e2
+    t2 -= gv[2]
+    t3 = k_prop / 10
+    e3 = d[3] * pp
+    e3 += c_nu[3]
+    t3 -= e3
+    t3 -= gv[3]
+    t4 = -1 * p.x_s * z_s
+    e4 = d[4] * q
+    e4 += c_nu[4]
+    t4 -= e4
+    t4 -= gv[4]
+    t5 = p.x_r * y_r
+    t5 += n_cf
+    e5 = d[5] * r
+    e5 += c_nu[5]
+    t5 -= e5
+    t5 -= gv[5]
+    tau_sum = (t0, t1, t2, t3, t4, t5)
     acc = hydro.mv(kc.Minv, tau_sum)
     if still:
         a0, a1 = acc[0], acc[1]
     else:
         a0, a1 = r * v_c + acc[0], -r * u_c + acc[1]
-    nu_next = (
-        u + h * a0,
-        v + h * a1,
-        w + h * acc[2],
-        pp + h * acc[3],
-        q + h * acc[4],
-        r + h * acc[5],
-    )
-    act_next = (
-        delta_r + h * ((cmd[0] - delta_r) / p.T_delta),
-        delta_s + h * ((cmd[1] - delta_s) / p.T_delta),
-        n + h * ((cmd[2] - n) / p.T_n),
-    )
+    # ν_{k+1} = ν_k + h·ν̇ and the lags u + h·(c − u)/T, in place into the fresh h·(…)
+    n0 = h * a0
+    n0 += u
+    n1 = h * a1
+    n1 += v
+    n2 = h * acc[2]
+    n2 += w
+    n3 = h * acc[3]
+    n3 += pp
+    n4 = h * acc[4]
+    n4 += q
+    n5 = h * acc[5]
+    n5 += r
+    nu_next = (n0, n1, n2, n3, n4, n5)
+    l0 = (cmd[0] - delta_r) / p.T_delta
+    l0 *= h
+    l0 += delta_r
+    l1 = (cmd[1] - delta_s) / p.T_delta
+    l1 *= h
+    l1 += delta_s
+    l2 = (cmd[2] - n) / p.T_n
+    l2 *= h
+    l2 += n
+    act_next = (l0, l1, l2)
     return nu_next, act_next
 
 
@@ -705,8 +758,12 @@ def step_c(
     trig = hydro.euler_trig(o, eta)
     nu_next, act_next = kernel(p, o, eta, nu, act, cmd, h, trig)
     ed = hydro.euler_kinematics_c(o, eta, nu_next, trig)
-    eta_next = tuple(eta[i] + h * ed[i] for i in range(6))
-    return eta_next, nu_next, act_next
+    eta_next = []
+    for i in range(6):
+        e = h * ed[i]  # η + h·η̇, in place into the fresh product (same bits)
+        e += eta[i]
+        eta_next.append(e)
+    return tuple(eta_next), nu_next, act_next
 
 
 def guard(
@@ -741,16 +798,27 @@ def guard(
         A NumericalError text per vehicle stopped in this step (index and time).
     """
     eta, nu, act = new
-    total = sum(eta) + sum(nu) + sum(act)
-    sp2 = nu[0] ** 2 + nu[1] ** 2 + nu[2] ** 2
-    rt2 = nu[3] ** 2 + nu[4] ** 2 + nu[5] ** 2
     if o is hydro.PY:
+        sp2 = nu[0] ** 2 + nu[1] ** 2 + nu[2] ** 2
+        rt2 = nu[3] ** 2 + nu[4] ** 2 + nu[5] ** 2
+        total = sum(eta) + sum(nu) + sum(act)
         ok = math.isfinite(total) and sp2 <= max_speed**2 and rt2 <= max_rate**2
         if ok or not alive:
             return (new if alive else old), alive, []
         msg = _why(math.isfinite(total), math.sqrt(sp2), math.sqrt(rt2), max_speed, max_rate)
         return old, False, [str(NumericalError(msg, entity="vehicle[0]", t=t))]
-    ok = np.isfinite(total) & (sp2 <= max_speed**2) & (rt2 <= max_rate**2)
+    sp2 = nu[0] ** 2
+    sp2 += nu[1] ** 2
+    sp2 += nu[2] ** 2
+    rt2 = nu[3] ** 2
+    rt2 += nu[4] ** 2
+    rt2 += nu[5] ** 2
+    total = eta[0] + eta[1]
+    for c in (*eta[2:], *act):
+        total += c
+    # a non-finite ν fails the bound comparisons (NaN and inf compare False), so only η and
+    # the actuator states need the explicit finiteness test
+    ok = (sp2 <= max_speed**2) & (rt2 <= max_rate**2) & np.isfinite(total)
     alive_new = alive & ok
     if alive_new.all():
         return new, alive_new, []
@@ -763,7 +831,11 @@ def guard(
         str(
             NumericalError(
                 _why(
-                    bool(np.isfinite(total[i])),
+                    all(
+                        bool(np.isfinite(c if np.ndim(c) == 0 else c[i]))
+                        for part in new
+                        for c in part
+                    ),
                     float(np.sqrt(sp2[i])),
                     float(np.sqrt(rt2[i])),
                     max_speed,

@@ -9,9 +9,8 @@ latches the time and returns the initial state (ZeroOrder returns its input); ea
 is one step with Δt = t_k − t_{k−1}.
 
 Kinds: ``dynamics``, ``conversion``, ``thruster_chain``, ``liftdrag_sweep``,
-``fin_timeseries``, ``thruster_allocation`` and ``hydrodynamic_wrench`` (dispatched to
-``marinesim.models.hydro.uuv_wrench_replay`` when that exists, otherwise the case fails with
-"not supported").
+``fin_timeseries``, ``thruster_allocation`` and ``hydrodynamic_wrench`` (UUV Simulator's
+``HMFossen`` wrench, replayed by :func:`marinesim.models.hydro.uuv_wrench_replay`).
 """
 
 from __future__ import annotations
@@ -566,7 +565,12 @@ def replay_file(
         header, cols = load_table(path)
         got = _REPLAYS[kind](entry, cols)
         if kind == "hydrodynamic_wrench":
-            inputs = {h for h in header if h in ("vehicle", "case") or h.startswith(_WRENCH_INPUTS)}
+            inputs = {
+                h
+                for h in header
+                if h in ("vehicle", "case", "t", "time", "time_s", "k")
+                or h.startswith(_WRENCH_INPUTS)
+            }
         else:
             inputs = _INPUTS[kind]
         outputs = [h for h in header if h not in inputs]

@@ -211,11 +211,31 @@ def _current_loader(
     return load_current_field(path, file=file, line=line, param=param)
 
 
+def _terrain(sc: LoadedScenario, ter: Any) -> dict[str, Any]:
+    """``environment.terrain`` → Environment keywords (flat depth or gridded bathymetry)."""
+    if getattr(ter, "model", "") == "flat":
+        return {"terrain": float(ter.depth), "terrain_source": "flat"}
+    from marinesim.environment.terrain import parse_bathymetry
+
+    p = Path(ter.file)
+    if not p.is_absolute() and sc.base_dir is not None:
+        p = sc.base_dir / p
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise sc.error(
+            f"cannot read bathymetry file {str(p)!r}: {exc.strerror or exc}",
+            "environment.terrain.file",
+        ) from None
+    grid = parse_bathymetry(text, file=p)  # DataError with file:line for a malformed cell
+    return {"terrain": grid, "terrain_source": str(p)}
+
+
 def _environment(sc: LoadedScenario) -> Environment:
     env = sc.model.environment
-    if env.terrain is not None:
-        raise sc.error("terrain is not supported yet", "environment.terrain")
     kwargs: dict[str, Any] = {"density": env.water.density, "gravity": env.water.gravity}
+    if env.terrain is not None:
+        kwargs.update(_terrain(sc, env.terrain))
     cur = env.current
     if isinstance(cur, CurrentUniform):
         rad = math.radians(cur.direction_deg)

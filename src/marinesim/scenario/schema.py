@@ -23,6 +23,8 @@ __all__ = [
     "ScenarioModel",
     "SpawnModel",
     "SpreadModel",
+    "TerrainFlat",
+    "TerrainGrid",
     "TimeModel",
     "WaterModel",
 ]
@@ -70,12 +72,29 @@ class CurrentField(ParamsBase):
     active: bool = field(True, description="apply the field to the vehicles")
 
 
+class TerrainFlat(ParamsBase):
+    """Flat seafloor at one depth."""
+
+    model: Literal["flat"] = "flat"
+    depth: float = field(
+        ..., unit="m", gt=0, allow_inf_nan=False, description="seafloor depth, positive down"
+    )
+
+
+class TerrainGrid(ParamsBase):
+    """Gridded bathymetry CSV (header row: east coordinates; rows: north, depths), relative to
+    the scenario file (:func:`marinesim.environment.terrain.parse_bathymetry`)."""
+
+    model: Literal["grid"] = "grid"
+    file: str = field(..., description="path of the bathymetry CSV")
+
+
 class EnvironmentModel(ParamsBase):
     """``environment:`` block."""
 
     water: WaterModel = Field(default_factory=WaterModel)
     current: CurrentUniform | CurrentField | None = Field(default=None, discriminator="model")
-    terrain: dict[str, Any] | None = None
+    terrain: TerrainFlat | TerrainGrid | None = Field(default=None, discriminator="model")
 
 
 class PluginEntry(ParamsBase):

@@ -30,6 +30,9 @@ class AhrsParams(ParamsBase):
     dropout_probability: float = field(
         0.0, unit="", description="probability a sample is lost", ge=0, le=1
     )
+    buffer_size: int = field(
+        1, unit="", description="last delivered samples kept in the plugin state", ge=1
+    )
 
 
 def ahrs_measure(

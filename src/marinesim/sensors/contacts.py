@@ -71,6 +71,9 @@ class ContactParams(ParamsBase):
     mount_rpy_deg: tuple[float, float, float] = field(
         (0.0, 0.0, 0.0), unit="deg", description="sensor boresight rotation in body"
     )
+    delay: float = field(
+        0.0, unit="s", description="scan delivered delay seconds after it was taken", ge=0
+    )
     vel_std: float | None = field(
         None,
         unit="m/s",

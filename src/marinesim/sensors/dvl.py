@@ -37,8 +37,14 @@ class DvlParams(ParamsBase):
     dropout_probability: float = field(
         0.0, unit="", description="probability a ping is lost", ge=0, le=1
     )
+    buffer_size: int = field(
+        1, unit="", description="last delivered samples kept in the plugin state", ge=1
+    )
     seafloor_depth: float | None = field(
-        None, unit="m", description="flat seafloor depth when the environment has no terrain", gt=0
+        None,
+        unit="m",
+        description="flat seafloor depth; overrides the environment's terrain when set",
+        gt=0,
     )
 
     def model_post_init(self, __context: object) -> None:  # noqa: D102

@@ -97,6 +97,12 @@ class EkfParams(ParamsBase):
     gravity: float = field(
         9.81, unit="m/s^2", description="gravity used by the mechanisation", gt=0
     )
+    initialisation: Literal["launch_fix", "first_gps"] = field(
+        "launch_fix",
+        description="launch_fix: truth + N(0, initial σ²) at start; first_gps: position from "
+        "the first GPS fix (σ = gps_std), depth from the depth sensor, v = 0 and b_a = 0 with "
+        "the initial σ (every vehicle needs a fix at the first estimate)",
+    )
 
 
 def ekf_predict(

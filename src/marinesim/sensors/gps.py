@@ -31,6 +31,9 @@ class GpsParams(ParamsBase):
     dropout_probability: float = field(
         0.0, unit="", description="probability a fix is lost", ge=0, le=1
     )
+    buffer_size: int = field(
+        1, unit="", description="last delivered samples kept in the plugin state", ge=1
+    )
 
 
 def gps_measure(

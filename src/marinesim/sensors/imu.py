@@ -51,6 +51,10 @@ class ImuParams(ParamsBase):
     dropout_probability: float = field(
         0.0, unit="", description="probability a sample is lost", ge=0, le=1
     )
+    delay: float = field(0.0, unit="s", description="sample describes t - delay", ge=0)
+    buffer_size: int = field(
+        1, unit="", description="last delivered samples kept in the plugin state", ge=1
+    )
 
 
 def specific_force(

@@ -109,32 +109,90 @@ class DistanceTravelled(_Metric):
 
 
 class Energy(_Metric):
-    """Energy ∫ Σ V·I dt from thruster current reports; skipped with a note when none report."""
+    """Energy ∫ Σ V·I dt from the thrusters' reports; skipped with a note when none report.
+
+    The metric taps every block's bus (world metric subscriptions) for
+
+    * ``thrusters/power`` (N, k) [W]: electrical power per thruster, or
+    * ``battery/voltage`` (N,) [V] with ``thrusters/current`` (N, k) [A] (the 6-DOF motion
+      plugin ``sixdof`` with thrusters): P = V · Σ I.
+
+    The latest report of each vehicle (published during the tick just integrated) is held over
+    the time since the previous metric call (zero-order hold; the motion plugin reports once
+    per tick, at its last substep); inactive vehicles add nothing.
+    """
 
     Params = NoParams
+    subscribes: ClassVar[dict[str, str]] = {
+        "thrusters/power": "array",
+        "battery/voltage": "double",
+        "thrusters/current": "array",
+    }
 
     def _start(self, ctx: Any) -> None:
-        sources = [
-            f"{s.block.name}.{s.plugin.name}"
-            for s in ctx._sim.slots
-            if s.block is not None and ("thrusters/power" in s.plugin.publishes)
+        blocks = _blocks(ctx)
+        srcs = [
+            b.name
+            for b in blocks
+            if "thrusters/power" in b.publishes
+            or {"battery/voltage", "thrusters/current"} <= b.publishes
         ]
-        ctx.state["sources"] = sources
-        if not sources:
+        ctx.state["sources"] = srcs
+        ctx.state["energy"] = {b: np.zeros(bv.n) for bv in blocks for b in [bv.name] if b in srcs}
+        ctx.state["power"] = {b: np.zeros(len(ctx.state["energy"][b])) for b in srcs}
+        ctx.state["volt"] = {b: np.full(len(ctx.state["energy"][b]), np.nan) for b in srcs}
+        ctx.state["amps"] = {b: np.zeros(len(ctx.state["energy"][b])) for b in srcs}
+        if not srcs:
             ctx.events.emit(
                 "metric",
-                "energy: no plugin publishes 'thrusters/power' (W) — no thruster reports current, "
-                "energy is not computed",
+                "energy: no plugin publishes 'thrusters/power' (W) or 'battery/voltage' with "
+                "'thrusters/current' — no thruster reports current, energy is not computed",
                 "warning",
             )
 
+    def metric(self, ctx: Any, rng: Any) -> None:
+        """Hold the latest power of each vehicle over the elapsed time; accumulate energy [J]."""
+        dt = ctx.t - ctx.state["t_last"]
+        ctx.state["t_last"] = ctx.t
+        st = ctx.state
+        direct: set[str] = set()
+        for m in ctx.inbox:
+            if m.block not in st["energy"]:
+                continue
+            val = np.asarray(m.value, dtype=float).reshape(len(m.rows), -1)
+            if m.topic == "thrusters/power":
+                st["power"][m.block][m.rows] = val.sum(axis=1)
+                direct.add(m.block)
+            elif m.topic == "battery/voltage":
+                st["volt"][m.block][m.rows] = val[:, 0]
+            elif m.topic == "thrusters/current":
+                st["amps"][m.block][m.rows] = val.sum(axis=1)
+        for blk in _blocks(ctx):
+            b = blk.name
+            if b not in st["energy"]:
+                continue
+            if b not in direct and "thrusters/power" not in blk.publishes:
+                v = st["volt"][b]
+                st["power"][b] = np.where(np.isfinite(v), v * st["amps"][b], 0.0)
+            # the report published during the tick just integrated covers [t_last, t]
+            st["energy"][b] = st["energy"][b] + np.where(blk.active, st["power"][b], 0.0) * dt
+            _log(ctx, b, "power", st["power"][b], "W")
+            _log(ctx, b, "energy", st["energy"][b], "J")
+
     def summary(self, ctx: Any, rng: Any) -> None:
-        """Rows only where thrusters report power (none of the built-in motion plugins do yet)."""
-        if not ctx.state["sources"]:
-            return
-        raise ConfigError(
-            "energy from 'thrusters/power' is not supported yet", param="metrics.energy"
-        )
+        """Energy per reporting vehicle [J] and [Wh], team sums [J]."""
+        teams: dict[int, float] = {}
+        for blk in _blocks(ctx):
+            if blk.name not in ctx.state["energy"]:
+                continue
+            e = ctx.state["energy"][blk.name]
+            for i in range(blk.n):
+                tm = int(blk.team[i])
+                _row(ctx, blk.names[i], tm, "energy", float(e[i]), "J")
+                _row(ctx, blk.names[i], tm, "energy_wh", float(e[i]) / 3600.0, "Wh")
+                teams[tm] = teams.get(tm, 0.0) + float(e[i])
+        for tm, v in sorted(teams.items()):
+            _row(ctx, f"team {tm}", tm, "energy_sum", v, "J")
 
 
 class MinSeparationParams(ParamsBase):
@@ -220,6 +278,15 @@ class TimeInBox(_Metric):
     """Time each entity spends inside the operating box [s] and its fraction of the run."""
 
     Params = TimeInBoxParams
+    #: Working parameters for ``--example`` (the box edges are required).
+    example_params: ClassVar[dict[str, Any]] = {
+        "north_min": -100.0,
+        "north_max": 100.0,
+        "east_min": -100.0,
+        "east_max": 100.0,
+        "depth_min": 0.0,
+        "depth_max": 100.0,
+    }
 
     def _start(self, ctx: Any) -> None:
         ctx.state["inside"] = {b.name: np.zeros(b.n) for b in _blocks(ctx)}

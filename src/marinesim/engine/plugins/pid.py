@@ -76,6 +76,18 @@ class HeadingSpeedDepthPid(Plugin):
         "DESIRED_ELEVATOR": "double",
     }
 
+    @classmethod
+    def topic_docs(cls) -> dict[str, tuple[str, str]]:
+        """Units and meaning of the setpoints read and the commands written."""
+        return {
+            "DESIRED_HEADING": ("deg", "heading setpoint (marine heading)"),
+            "DESIRED_SPEED": ("m/s", "speed setpoint"),
+            "DESIRED_DEPTH": ("m", "depth setpoint (positive down)"),
+            "DESIRED_RUDDER": ("%", "rudder command, ±max_rudder"),
+            "DESIRED_THRUST": ("%", "thrust command, ±max_thrust"),
+            "DESIRED_ELEVATOR": ("%", "elevator command, ±max_elevator"),
+        }
+
     def _gains(self) -> tuple[PidGains, PidGains, PidGains]:
         p: Any = self.params
         return (

@@ -7,7 +7,10 @@ geometry of t − delay (SURFTRAK spec §11.1).  Publishes on the entity's local
 vehicle and message: ``rangefinder/distance_cm`` (−1 for a dropout row: nothing is sent) and
 ``rangefinder/signal_quality``; logs ``rf_cm``, ``signal_quality``, ``terrain`` (true seafloor
 z under the vehicle, m, up).  One normal per row and vehicle is drawn from the plugin's stream.
-The terrain is one of the shipped profiles (package data).
+The terrain is one of the shipped profiles (package data), or ``terrain: environment``: the
+scenario's ``environment.terrain`` (flat or gridded bathymetry) under the vehicle's true
+north/east, with one reading every ``interval`` s; the reading sent at t describes the
+geometry (vehicle z and the seafloor under it) at t − delay.
 """
 
 from __future__ import annotations
@@ -29,18 +32,39 @@ __all__ = ["RangefinderSensor", "RangefinderSensorParams", "terrain_schedule"]
 class RangefinderSensorParams(RangefinderParams):
     """Harness rangefinder + terrain (defaults: 0.3 s delay, σ 0.05 m, 10 Hz from the file)."""
 
-    terrain: str = field("sawtooth", description="shipped terrain profile name")
+    terrain: str = field(
+        "sawtooth", description="shipped terrain profile name, or 'environment' (scenario terrain)"
+    )
     t_inject0: float | None = field(None, unit="s", description="first reading (default: delay)")
+    interval: float = field(
+        0.1, unit="s", description="time between readings with terrain 'environment'", gt=0
+    )
+
+
+#: ``terrain`` value that uses the scenario's ``environment.terrain``.
+ENVIRONMENT = "environment"
 
 
 def terrain_schedule(
-    terrain: str, delay: float, t_inject0: float | None, dt: float
+    terrain: str, delay: float, t_inject0: float | None, dt: float, interval: float = 0.1
 ) -> tuple[Any, int, int]:
-    """(profile, first message tick, ticks between messages) for a shipped profile."""
+    """(profile, first message tick, ticks between messages) for a shipped profile.
+
+    With ``terrain == 'environment'`` the profile is None and ``interval`` (s) sets the rate.
+    """
+    if terrain == ENVIRONMENT:
+        iv = interval / dt
+        if abs(iv - round(iv)) > 1e-6 or round(iv) < 1:
+            raise ConfigError(
+                f"rangefinder interval {interval} s is not a multiple of dt", param="interval"
+            )
+        t0 = delay if t_inject0 is None else t_inject0
+        return None, int(round(t0 / dt)), int(round(iv))
     if terrain not in BUILTIN_PROFILES:
         raise ConfigError(
-            f"terrain {terrain!r} is not a shipped profile ({', '.join(BUILTIN_PROFILES)}); "
-            "terrain files are not supported in scenarios yet (use 'marinesim surftrak run')",
+            f"terrain {terrain!r} is not a shipped profile ({', '.join(BUILTIN_PROFILES)}) or "
+            "'environment' (the scenario's environment.terrain); terrain profile files are not "
+            "supported in scenarios yet (use 'marinesim surftrak run')",
             param="terrain",
         )
     prof = builtin_profile(terrain)
@@ -66,10 +90,17 @@ class RangefinderSensor(Plugin):
     def start(self, ctx: Any, rng: Any) -> None:
         """Build the delay line and the message schedule."""
         p: Any = self.params
-        prof, k0, iv = terrain_schedule(p.terrain, p.delay, p.t_inject0, ctx.dt)
+        prof, k0, iv = terrain_schedule(p.terrain, p.delay, p.t_inject0, ctx.dt, p.interval)
+        if prof is None and not getattr(ctx.env, "has_terrain", False):
+            raise ConfigError(
+                "rangefinder terrain 'environment' needs environment.terrain in the scenario",
+                param="terrain",
+            )
         ctx.state["profile"] = prof
         ctx.state["k0"], ctx.state["iv"] = k0, iv
-        ctx.state["line"] = DelayLine(ctx.n, 1, ctx.dt, p.delay + 2 * ctx.dt)
+        ctx.state["line"] = DelayLine(
+            ctx.n, 1 if prof is not None else 2, ctx.dt, p.delay + 2 * ctx.dt
+        )
         ctx.state["rf"] = RangefinderParams(
             **{k: getattr(p, k) for k in RangefinderParams.model_fields}
         )
@@ -79,9 +110,12 @@ class RangefinderSensor(Plugin):
         """Record truth z; inject a terrain row on message ticks."""
         st = ctx.state
         z = -ctx.truth.pos[:, 2]
-        st["line"].push(z)
         k = int(round((ctx.t - 0.0) / ctx.dt))
         prof = st["profile"]
+        if prof is None:
+            self._sense_environment(ctx, rng, z, k)
+            return
+        st["line"].push(z)
         j = max(int(np.floor((ctx.t - st["attrib0"]) / prof.interval + 1e-9)), 0)
         ctx.log("terrain", np.full(ctx.n, prof.heights[j % len(prof.heights)]), "m")
         if k < st["k0"] or (k - st["k0"]) % st["iv"]:
@@ -92,6 +126,25 @@ class RangefinderSensor(Plugin):
         zd = st["line"].read(rf.delay)[:, 0]
         normal = rng.normal(size=1)[:, 0]
         rd = inject(rf, np.full(ctx.n, row), zd, normal)
+        ctx.publish("rangefinder/distance_cm", rd.distance_cm)
+        ctx.publish("rangefinder/signal_quality", rd.quality)
+        ctx.log("rf_cm", rd.distance_cm, "cm")
+        ctx.log("signal_quality", rd.quality, "%")
+
+    def _sense_environment(self, ctx: Any, rng: Any, z: np.ndarray, k: int) -> None:
+        """``terrain: environment``: seafloor from ``ctx.env`` under the true north/east."""
+        st = ctx.state
+        pos = ctx.truth.pos
+        floor = -np.asarray(ctx.env.seafloor_depth(pos[:, 0], pos[:, 1]), float)  # z up
+        st["line"].push(np.stack([z, floor], axis=1))
+        ctx.log("terrain", floor, "m")
+        if k < st["k0"] or (k - st["k0"]) % st["iv"]:
+            return
+        rf: RangefinderParams = st["rf"]
+        past = st["line"].read(rf.delay)
+        zd, row = past[:, 0], np.minimum(past[:, 1], 0.0)  # a real height, never a sentinel
+        normal = rng.normal(size=1)[:, 0]
+        rd = inject(rf, row, zd, normal)
         ctx.publish("rangefinder/distance_cm", rd.distance_cm)
         ctx.publish("rangefinder/signal_quality", rd.quality)
         ctx.log("rf_cm", rd.distance_cm, "cm")

@@ -27,6 +27,7 @@ which may not read truth (access matrix of engine spec §2.3).
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, ClassVar
 
 import numpy as np
@@ -53,16 +54,8 @@ __all__ = [
 
 
 def _period(ctx: Any) -> float:
-    """Sensor period [s] from the engine schedule.
-
-    The engine does not expose a plugin's period on ``ctx`` yet; the schedule's tick count is
-    read from the hook context's slot (a documented workaround), with one tick as fallback.
-    """
-    per = getattr(ctx, "period", None)
-    if per is None:
-        slot = getattr(ctx, "_slot", None)
-        per = getattr(slot, "period", 1)
-    return float(per) * float(ctx.dt)
+    """Sensor period [s] from the engine schedule (``ctx.period``: ticks between calls × dt)."""
+    return float(ctx.period)
 
 
 def _delayed(ctx: Any, key: str, value: np.ndarray, delay: float) -> np.ndarray:
@@ -76,6 +69,14 @@ def _delayed(ctx: Any, key: str, value: np.ndarray, delay: float) -> np.ndarray:
     return line.read(delay)
 
 
+def _buffer(ctx: Any, t_stamp: float, value: np.ndarray, ok: np.ndarray) -> None:
+    """Keep the last ``buffer_size`` samples (t_stamp, values (N, k), delivered mask (N,))."""
+    buf = ctx.state.get("buffer")
+    if buf is None:
+        buf = ctx.state["buffer"] = deque(maxlen=int(ctx.params.buffer_size))
+    buf.append((float(t_stamp), np.array(value, dtype=float).reshape(ok.shape[0], -1), ok.copy()))
+
+
 def _nav_payload(pos: np.ndarray, vel: np.ndarray, quat: np.ndarray, cov: np.ndarray) -> np.ndarray:
     return np.concatenate([pos, vel, quat, np.diagonal(cov, axis1=1, axis2=2)], axis=1)
 
@@ -83,6 +84,8 @@ def _nav_payload(pos: np.ndarray, vel: np.ndarray, quat: np.ndarray, cov: np.nda
 class GpsSensor(Plugin):
     """GPS fixes (north, east) with noise, only at the surface."""
 
+    #: Working parameters for ``--example``-style use and contract checks.
+    example_params: ClassVar[dict[str, Any]] = {"noise_std": 2.0}
     kind: ClassVar[str] = "sensor"
     Params = gps.GpsParams
     publishes: ClassVar[dict[str, str]] = {"gps/fix": "array"}
@@ -94,6 +97,7 @@ class GpsSensor(Plugin):
         ne, fix = gps.gps_measure(pos, rng.normal(size=2), rng.uniform(size=1)[:, 0], p)
         fix &= np.asarray(ctx.active)
         ctx.log("fix", fix.astype(float), "")
+        _buffer(ctx, ctx.t - p.delay, ne, fix)
         rows = np.flatnonzero(fix)
         if rows.size:
             ctx.publish("gps/fix", ne[rows], rows=rows, t_stamp=ctx.t - p.delay)
@@ -102,6 +106,8 @@ class GpsSensor(Plugin):
 class DepthSensor(Plugin):
     """Pressure depth sensor."""
 
+    #: Working parameters for ``--example``-style use and contract checks.
+    example_params: ClassVar[dict[str, Any]] = {"noise_std": 0.05}
     kind: ClassVar[str] = "sensor"
     Params = depth.DepthParams
     publishes: ClassVar[dict[str, str]] = {"depth/depth": "array"}
@@ -118,7 +124,9 @@ class DepthSensor(Plugin):
             ctx.env.density,
             ctx.env.gravity,
         )
-        rows = np.flatnonzero(ok & np.asarray(ctx.active))
+        ok = ok & np.asarray(ctx.active)
+        _buffer(ctx, ctx.t - p.delay, d, ok)
+        rows = np.flatnonzero(ok)
         if rows.size:
             ctx.publish("depth/depth", d[rows, None], rows=rows, t_stamp=ctx.t - p.delay)
 
@@ -126,6 +134,13 @@ class DepthSensor(Plugin):
 class ImuSensor(Plugin):
     """IMU: specific force (from the truth position track) and angular rate, biases as walks."""
 
+    #: Working parameters for ``--example``-style use and contract checks.
+    example_params: ClassVar[dict[str, Any]] = {
+        "accel_noise_std": 0.02,
+        "gyro_noise_std": 0.001,
+        "accel_bias_walk": 0.0002,
+        "gyro_bias_walk": 1e-05,
+    }
     kind: ClassVar[str] = "sensor"
     Params = imu.ImuParams
     publishes: ClassVar[dict[str, str]] = {"imu/data": "array"}
@@ -167,14 +182,24 @@ class ImuSensor(Plugin):
         ctx.state["bias_a"], ctx.state["bias_g"] = ba, bg
         ok = (rng.uniform(size=1)[:, 0] >= p.dropout_probability) & np.asarray(ctx.active)
         ctx.log("accel_bias", ba, "m/s^2", ("x", "y", "z"))
+        sample = np.concatenate([f, w, ok[:, None].astype(float)], axis=1)
+        sample = _delayed(ctx, "line", sample, p.delay)  # (f, ω, delivered) of t − delay
+        ok = (sample[:, 6] > 0.5) & np.asarray(ctx.active)
+        _buffer(ctx, ctx.t - p.delay, sample[:, 0:6], ok)
         rows = np.flatnonzero(ok)
         if rows.size:
-            ctx.publish("imu/data", np.concatenate([f, w], axis=1)[rows], rows=rows)
+            ctx.publish("imu/data", sample[rows, 0:6], rows=rows, t_stamp=ctx.t - p.delay)
 
 
 class AhrsSensor(Plugin):
     """Compass / AHRS attitude with body-frame roll, pitch, yaw noise."""
 
+    #: Working parameters for ``--example``-style use and contract checks.
+    example_params: ClassVar[dict[str, Any]] = {
+        "roll_std_deg": 0.1,
+        "pitch_std_deg": 0.1,
+        "yaw_std_deg": 0.5,
+    }
     kind: ClassVar[str] = "sensor"
     Params = ahrs.AhrsParams
     publishes: ClassVar[dict[str, str]] = {"ahrs/quat": "array"}
@@ -185,7 +210,9 @@ class AhrsSensor(Plugin):
         q_true = _delayed(ctx, "line", np.asarray(ctx.truth.quat), p.delay)
         q_true = q_true / np.linalg.norm(q_true, axis=1, keepdims=True)
         q, ok = ahrs.ahrs_measure(q_true, rng.normal(size=3), rng.uniform(size=1)[:, 0], p)
-        rows = np.flatnonzero(ok & np.asarray(ctx.active))
+        ok = ok & np.asarray(ctx.active)
+        _buffer(ctx, ctx.t - p.delay, q, ok)
+        rows = np.flatnonzero(ok)
         if rows.size:
             ctx.publish("ahrs/quat", q[rows], rows=rows, t_stamp=ctx.t - p.delay)
 
@@ -193,16 +220,26 @@ class AhrsSensor(Plugin):
 class DvlSensor(Plugin):
     """DVL: bottom lock within [min_altitude, max_altitude], water track otherwise, dropouts."""
 
+    #: Working parameters for ``--example``-style use and contract checks.
+    example_params: ClassVar[dict[str, Any]] = {
+        "noise_std": 0.03,
+        "min_altitude": 0.5,
+        "max_altitude": 35.0,
+        "lever_arm": [0.0, 0.0, 0.0],
+        "seafloor_depth": 40.0,
+    }
     kind: ClassVar[str] = "sensor"
     Params = dvl.DvlParams
     publishes: ClassVar[dict[str, str]] = {"dvl/velocity": "array"}
 
     def start(self, ctx: Any, rng: Any) -> None:
-        """Check that a seafloor depth is known."""
+        """Check that a seafloor depth is known (the param, else the environment's terrain)."""
         p: dvl.DvlParams = ctx.params
-        if p.seafloor_depth is None and not hasattr(ctx.env, "seafloor_depth"):
+        if p.seafloor_depth is None and not getattr(ctx.env, "has_terrain", False):
             raise ConfigError(
-                f"dvl {self.name!r}: the environment has no terrain; set params.seafloor_depth (m)",
+                f"dvl {self.name!r}: the environment has no terrain; add environment.terrain "
+                "({model: flat, depth: D} or {model: grid, file: bathy.csv}) or set "
+                "params.seafloor_depth (m)",
                 param="seafloor_depth",
             )
 
@@ -211,12 +248,10 @@ class DvlSensor(Plugin):
         p: dvl.DvlParams = ctx.params
         tr = ctx.truth
         pos = np.asarray(tr.pos)
-        if p.seafloor_depth is not None:
+        if p.seafloor_depth is not None:  # explicit override of the environment's terrain
             floor = np.full(pos.shape[0], p.seafloor_depth)
-        else:  # pragma: no cover - terrain in the environment (not provided by the engine yet)
-            sf = ctx.env.seafloor_depth
-            sf = sf(pos[:, 0], pos[:, 1]) if callable(sf) else np.full(pos.shape[0], sf)
-            floor = np.asarray(sf, dtype=float)
+        else:  # the scenario's environment.terrain under each vehicle
+            floor = ctx.env.seafloor_depth(pos[:, 0], pos[:, 1])
         alt = floor - pos[:, 2]
         rot = rotation_from_quat(tr.quat)
         cur = np.zeros((pos.shape[0], 3))
@@ -241,7 +276,9 @@ class DvlSensor(Plugin):
         ctx.log("altitude", alt, "m")
         val = np.concatenate([v, mode[:, None].astype(float)], axis=1)
         val = _delayed(ctx, "line", val, p.delay)
-        rows = np.flatnonzero((val[:, 3] > 0.5) & np.asarray(ctx.active))
+        ok = (val[:, 3] > 0.5) & np.asarray(ctx.active)
+        _buffer(ctx, ctx.t - p.delay, val, ok)
+        rows = np.flatnonzero(ok)
         if rows.size:
             ctx.publish("dvl/velocity", val[rows], rows=rows, t_stamp=ctx.t - p.delay)
 
@@ -249,6 +286,15 @@ class DvlSensor(Plugin):
 class NoisyStateSensor(Plugin):
     """Belief = truth with Gaussian noise on position, velocity and attitude (SCRIMMAGE fixed)."""
 
+    #: Working parameters for ``--example``-style use and contract checks.
+    example_params: ClassVar[dict[str, Any]] = {
+        "pos_std": [1.0, 1.0, 0.2],
+        "pos_mean": [0.0, 0.0, 0.0],
+        "vel_std": [0.1, 0.1, 0.1],
+        "vel_mean": [0.0, 0.0, 0.0],
+        "att_std_deg": [0.5, 0.5, 1.0],
+        "att_mean_deg": [0.0, 0.0, 0.0],
+    }
     kind: ClassVar[str] = "sensor"
     Params = nav.NoisyStateParams
     publishes: ClassVar[dict[str, str]] = {"nav/state": "array"}
@@ -280,6 +326,17 @@ class NoisyStateSensor(Plugin):
 class SimpleInsSensor(Plugin):
     """SCRIMMAGE SimpleINS, dt-correct and seeded: drifting position, GPS resets at the surface."""
 
+    #: Working parameters for ``--example``-style use and contract checks.
+    example_params: ClassVar[dict[str, Any]] = {
+        "q_distance": 0.01,
+        "q_time": 0.01,
+        "vel_std": 0.05,
+        "roll_std_deg": 0.1,
+        "pitch_std_deg": 0.1,
+        "yaw_std_deg": 0.5,
+        "gps_std": 2.0,
+        "surface_time_choices_s": [15.0, 30.0, 45.0, 60.0],
+    }
     kind: ClassVar[str] = "sensor"
     Params = nav.SimpleInsParams
     publishes: ClassVar[dict[str, str]] = {
@@ -350,6 +407,18 @@ class SimpleInsSensor(Plugin):
 class NavEkfEstimator(Plugin):
     """INS/EKF fusing IMU, AHRS, depth, GPS and DVL bottom lock into the belief (engine spec §7)."""
 
+    #: Working parameters for ``--example``-style use and contract checks.
+    example_params: ClassVar[dict[str, Any]] = {
+        "accel_noise_std": 0.02,
+        "accel_bias_walk": 0.0002,
+        "depth_std": 0.05,
+        "gps_std": 2.0,
+        "dvl_std": 0.2,
+        "initial_pos_std": 1.0,
+        "initial_vel_std": 0.1,
+        "initial_bias_std": 0.005,
+        "dvl_lever_arm": [0.0, 0.0, 0.0],
+    }
     kind: ClassVar[str] = "sensor"
     Params = EkfParams
     publishes: ClassVar[dict[str, str]] = {"nav/state": "array", "nav/cep": "array"}
@@ -363,29 +432,86 @@ class NavEkfEstimator(Plugin):
     writes_belief: ClassVar[bool] = True
 
     def start(self, ctx: Any, rng: Any) -> None:
-        """Launch fix: truth + N(0, σ₀²) (9 normals per vehicle), covariance diag(σ₀²)."""
+        """Launch fix: truth + N(0, σ₀²) (9 normals per vehicle), covariance diag(σ₀²).
+
+        With ``initialisation: first_gps`` the filter is created at the first ``estimate``
+        from the GPS fixes delivered by then (the 9 normals are drawn all the same).
+        """
         p: EkfParams = ctx.params
         tr = ctx.truth
         n = tr.n
         sig = np.repeat([p.initial_pos_std, p.initial_vel_std, p.initial_bias_std], 3)
-        x0 = np.concatenate(
-            [np.asarray(tr.pos), tr.vel_ned, np.zeros((n, 3))], axis=1
-        ) + sig * rng.normal(size=9)
-        P0 = np.broadcast_to(np.diag(sig**2), (n, 9, 9)).copy()
+        z0 = rng.normal(size=9)  # fixed consumption in both modes
         rot0 = rotation_from_quat(tr.quat)  # the launch attitude; the AHRS takes over at once
-        ctx.state["ekf"] = NavEkf(p, x0, P0, rot0, ctx.t)
+        if p.initialisation == "first_gps":
+            ctx.state["ekf"] = None
+        else:
+            x0 = np.concatenate([np.asarray(tr.pos), tr.vel_ned, np.zeros((n, 3))], axis=1)
+            P0 = np.broadcast_to(np.diag(sig**2), (n, 9, 9)).copy()
+            ctx.state["ekf"] = NavEkf(p, x0 + sig * z0, P0, rot0, ctx.t)
         ctx.state["quat"] = np.array(tr.quat)
         ctx.state["f"] = imu.specific_force(np.zeros((n, 3)), rot0, p.gravity)
         ctx.state["w"] = np.zeros((n, 3))
 
+    def _init_from_gps(self, ctx: Any, msgs: list[Any]) -> tuple[NavEkf, set[int]]:
+        """Create the filter from the first GPS fixes (and depth readings) in ``msgs``."""
+        p: EkfParams = ctx.params
+        n = ctx.n
+        ne = np.full((n, 2), np.nan)
+        d = np.full(n, np.nan)
+        used: set[int] = set()
+        for m in msgs:
+            val = np.asarray(m.value, dtype=float).reshape(len(m.rows), -1)
+            if m.topic == "gps/fix":
+                ne[m.rows] = val[:, 0:2]
+                used.add(id(m))
+            elif m.topic == "depth/depth":
+                d[m.rows] = val[:, 0]
+                used.add(id(m))  # initialises the depth: not applied again as an update
+        missing = [ctx.names[i] for i in np.flatnonzero(np.isnan(ne[:, 0]) & ctx.active)]
+        if missing:
+            shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+            raise ConfigError(
+                f"nav_ekf {self.name!r}: initialisation 'first_gps' needs a GPS fix at the first "
+                f"estimate (t = {ctx.t:g} s) but {shown} had none; start them at the surface "
+                "with a 'gps' sensor (rate and offset so that it samples at the start), or use "
+                "initialisation: launch_fix",
+                param="initialisation",
+            )
+        # without a depth reading: at the surface (a fix means depth ≤ the GPS max depth)
+        d_std = np.where(np.isnan(d), 0.5, p.depth_std)
+        x0 = np.zeros((n, 9))
+        x0[:, 0:2] = np.nan_to_num(ne)
+        x0[:, 2] = np.nan_to_num(d)
+        var = np.zeros((n, 9))
+        var[:, 0:2] = p.gps_std**2
+        var[:, 2] = d_std**2
+        var[:, 3:6] = p.initial_vel_std**2
+        var[:, 6:9] = p.initial_bias_std**2
+        P0 = np.zeros((n, 9, 9))
+        P0[:, np.arange(9), np.arange(9)] = var
+        ekf = NavEkf(p, x0, P0, rotation_from_quat(ctx.state["quat"]), ctx.t)
+        ctx.events.emit("nav_ekf", f"{self.name}: initialised from the first GPS fix", "info")
+        return ekf, used
+
     def estimate(self, ctx: Any, rng: Any) -> None:
         """Fuse the delivered measurements in time order, write the belief, publish ``nav/state``."""
-        ekf: NavEkf = ctx.state["ekf"]
-        n = ekf.n
         # at one stamp: attitude first (the IMU sample was taken with it), then the IMU, then aiding
         rank = {"ahrs/quat": 0, "imu/data": 1}
         msgs = sorted(ctx.inbox, key=lambda m: (m.t_stamp, rank.get(m.topic, 2)))
+        used: set[int] = set()
+        if ctx.state["ekf"] is None:  # initialisation: first_gps
+            for m in msgs:  # the latest attitude before the fix
+                if m.topic == "ahrs/quat":
+                    q = ctx.state["quat"].copy()
+                    q[m.rows] = np.asarray(m.value, dtype=float).reshape(len(m.rows), 4)
+                    ctx.state["quat"] = q
+            ctx.state["ekf"], used = self._init_from_gps(ctx, msgs)
+        ekf: NavEkf = ctx.state["ekf"]
+        n = ekf.n
         for m in msgs:
+            if id(m) in used:  # the fixes that initialised the filter
+                continue
             mask = np.zeros(n, dtype=bool)
             mask[m.rows] = True
             val = np.zeros((n, np.asarray(m.value).reshape(len(m.rows), -1).shape[1]))
@@ -435,17 +561,28 @@ class NavEkfEstimator(Plugin):
 class ContactSensor(Plugin):
     """Noisy contacts of other active entities honouring FOV, range and P_d (engine spec §6.5)."""
 
+    #: Working parameters for ``--example``-style use and contract checks.
+    example_params: ClassVar[dict[str, Any]] = {
+        "max_range": 150.0,
+        "fov_az_deg": 120.0,
+        "fov_el_deg": 40.0,
+        "range_std": 1.0,
+        "az_std_deg": 1.0,
+        "el_std_deg": 1.0,
+        "mount_offset": [0.0, 0.0, 0.0],
+        "mount_rpy_deg": [0.0, 0.0, 0.0],
+    }
     kind: ClassVar[str] = "sensor"
     Params = contacts.ContactParams
     publishes: ClassVar[dict[str, str]] = {"contacts": "array"}
+    reads_all_truth: ClassVar[bool] = True
 
     def sense(self, ctx: Any, rng: Any) -> None:
         """One scan over every other active entity of the run (targets sorted by entity name)."""
         p: contacts.ContactParams = ctx.params
         tr = ctx.truth
-        sim = ctx._sim  # world truth of all blocks: the engine gives sensors no such view yet
         names, pos, ids, ok, team, vel = [], [], [], [], [], []
-        for blk in sim.blocks:
+        for blk in ctx.world_truth:  # read-only truth of every block (reads_all_truth)
             names += blk.names
             pos.append(blk.truth.pos)
             vel.append(blk.truth.vel_ned if p.vel_std is not None else np.zeros((blk.n, 3)))
@@ -505,4 +642,4 @@ class ContactSensor(Plugin):
                 ],
                 axis=1,
             )[keep]
-            ctx.publish("contacts", payload, rows=det.row[keep])
+            ctx.publish("contacts", payload, rows=det.row[keep], delay=p.delay)

@@ -14,8 +14,12 @@ controllers publish on the entity's local bus (held over the tick, engine spec �
   with the total current; the voltage of the previous substep is used (explicit, no algebraic
   loop).  ``thrusters/fail`` (double: 0-based thruster index) fails a thruster in the plant:
   its command is held at neutral and its thrust decays through its rotor dynamics.
-* ``wrench/cmd`` (N, 6) — a body wrench [N, N·m] applied directly (vehicles without
-  ``thrusters``).
+* ``actuators`` (an :class:`~marinesim.actuators.actuator_set.ActuatorSet`) instead of
+  ``thrusters``: UUV Simulator thruster chains on ``thrusters/cmd`` (N, k_t)
+  (:mod:`marinesim.actuators.thruster`) and fins on ``fins/cmd`` (N, k_f) [rad]
+  (:mod:`marinesim.actuators.fins`, with the current in body axes).
+* ``wrench/cmd`` (N, 6) — a body wrench [N, N·m] applied directly (vehicles with neither
+  ``thrusters`` nor ``actuators``).
 * ``fins/cmd`` (N, 2) — rudder and stern-plane angles [rad] and ``propeller/cmd`` (N,) —
   propeller speed [rpm], for the PythonVehicleSimulator REMUS 100 (``preset: remus100``),
   whose fin and propeller lags are part of its PVS-exact dynamics
@@ -42,7 +46,10 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import model_validator
 
+from marinesim.actuators import fins as fin_model
+from marinesim.actuators import thruster as thruster_model
 from marinesim.actuators import thruster_dynamics
+from marinesim.actuators.actuator_set import ActuatorSet
 from marinesim.actuators.t200 import V_MAX, V_MIN, T200Cubic, u_from_pwm
 from marinesim.allocation.tam import Geometry
 from marinesim.allocation.vehicles import get_layout
@@ -85,7 +92,10 @@ class ThrusterPlantParams(ParamsBase):
 
     @model_validator(mode="after")
     def _check(self) -> ThrusterPlantParams:
-        layout = get_layout(self.layout, self.bound_set)
+        try:
+            layout = get_layout(self.layout, self.bound_set)
+        except ConfigError as exc:
+            raise ValueError(exc.message) from None
         k = len(layout.thrusters)
         bad = [i for i in self.failed if not 0 <= i < k]
         if bad:
@@ -106,7 +116,11 @@ class SixDofParams(ParamsBase):
         None, description="override the preset's integrator (fossen6dof presets only)"
     )
     thrusters: ThrusterPlantParams | None = field(
-        None, description="thrusters driven by thrusters/cmd (else wrench/cmd)"
+        None, description="T200 thrusters + battery driven by thrusters/cmd (else wrench/cmd)"
+    )
+    actuators: ActuatorSet | None = field(
+        None,
+        description="UUV Simulator thruster chain and fins (thrusters/cmd, fins/cmd; FRD)",
     )
     max_speed: float | None = field(
         None, unit="m/s", gt=0, description="divergence bound on |ν_lin| (default: model's)"
@@ -116,6 +130,8 @@ class SixDofParams(ParamsBase):
     def _one_vehicle(self) -> SixDofParams:
         if (self.preset is None) == (self.model is None):
             raise ValueError("give exactly one of 'preset' or 'model'")
+        if self.thrusters is not None and self.actuators is not None:
+            raise ValueError("give either 'thrusters' (T200 + battery) or 'actuators', not both")
         if self.preset is not None:
             try:
                 p = presets.get(self.preset)
@@ -132,7 +148,7 @@ class SixDofParams(ParamsBase):
                         "preset 'remus100' is PythonVehicleSimulator-exact: its integrator is "
                         "PVS's semi-implicit Euler; remove 'integrator'"
                     )
-                if self.thrusters is not None:
+                if self.thrusters is not None or self.actuators is not None:
                     raise ValueError(
                         "preset 'remus100' has its own propeller and fins (fins/cmd, "
                         "propeller/cmd); remove 'thrusters'"
@@ -165,7 +181,7 @@ def _rows_value(inbox: Any, topic: str, out: F64) -> F64:
         val = np.asarray(m.value, dtype=float)
         if res is out:
             res = out.copy()
-        res[m.rows] = val.reshape((len(m.rows),) + out.shape[1:])
+        res[m.rows] = val.reshape((len(m.rows), *out.shape[1:]))
     return res
 
 
@@ -189,9 +205,18 @@ class SixDofMotion(Plugin):
         subs: dict[str, str] = {}
         pubs: dict[str, str] = {}
         self.geometry: Geometry | None = None
+        self.thruster_bank: thruster_model.ThrusterBankParams | None = None
+        self.fin_bank: fin_model.FinBankParams | None = None
         self.t200: T200Cubic | None = None
         if self.is_pvs:
             subs.update({"fins/cmd": "array", "propeller/cmd": "double"})
+        elif p.actuators is not None:
+            self.thruster_bank = p.actuators.thruster_bank() if p.actuators.thrusters else None
+            self.fin_bank = p.actuators.fin_bank() if p.actuators.fins else None
+            if self.thruster_bank is not None:
+                subs["thrusters/cmd"] = "array"
+            if self.fin_bank is not None:
+                subs["fins/cmd"] = "array"
         elif p.thrusters is not None:
             tp = p.thrusters
             self.geometry = Geometry(get_layout(tp.layout, tp.bound_set))
@@ -255,6 +280,13 @@ class SixDofMotion(Plugin):
             for w in caught:
                 ctx.events.emit("fossen6dof", str(w.message), severity="warning")
             st["wrench"] = np.zeros((n, 6))
+            if self.thruster_bank is not None:
+                k = len(self.thruster_bank.thrusters)
+                st["uuv_cmd"] = np.zeros((n, k))
+                st["uuv"] = thruster_model.init(self.thruster_bank, n)
+            if self.fin_bank is not None:
+                st["fin_cmd"] = np.zeros((n, len(self.fin_bank.fins)))
+                st["fins"] = fin_model.init(self.fin_bank, n)
             tp = self.params.thrusters  # type: ignore[attr-defined]
             if tp is not None:
                 assert self.geometry is not None
@@ -280,11 +312,11 @@ class SixDofMotion(Plugin):
         st = ctx.state
         h = ctx.h
         inbox = ctx.inbox
-        if self.is_pvs:
-            self._substep_pvs(ctx, inbox, h)
-        else:
-            self._substep_fossen(ctx, inbox, h)
         last = ctx.substep == round(ctx.dt / h) - 1
+        if self.is_pvs:
+            self._substep_pvs(ctx, inbox, h, last)
+        else:
+            self._substep_fossen(ctx, inbox, h, last)
         if last:
             self._set_truth(ctx)
             self._log(ctx)
@@ -294,29 +326,54 @@ class SixDofMotion(Plugin):
             self._set_truth(ctx)
 
     # fossen -------------------------------------------------------------------------------
-    def _substep_fossen(self, ctx: Any, inbox: Any, h: float) -> None:
+    def _substep_fossen(self, ctx: Any, inbox: Any, h: float, last: bool) -> None:
         st = ctx.state
         model = self.model
         assert model is not None
         x: fossen6dof.State = st["x"]
         n = x.n
-        if self.geometry is not None:
-            tau = self._thrusters(ctx, inbox, h)
-        else:
-            st["wrench"] = _rows_value(inbox, "wrench/cmd", st["wrench"])
-            tau = st["wrench"]
         cur = ctx.env.current(x.pos[:, 0], x.pos[:, 1])
         cur3 = np.zeros((n, 3))
         cur3[:, :2] = cur
+        if self.geometry is not None:
+            tau = self._thrusters(ctx, inbox, h)
+        elif self.thruster_bank is not None or self.fin_bank is not None:
+            tau = self._uuv_actuators(ctx, inbox, h, x, cur3)
+        else:
+            st["wrench"] = _rows_value(inbox, "wrench/cmd", st["wrench"])
+            tau = st["wrench"]
         env = fossen6dof.Env(current=cur3, density=ctx.env.density, gravity=ctx.env.gravity)
         x1 = fossen6dof.step(model, x, tau, env, h)
-        st["accel"] = self._specific_force(x.nu, x1.nu, x1.att, h, ctx.env.gravity, model)
+        if last:  # the truth's specific force describes t_{k+1}: only the last substep's
+            st["accel"] = self._specific_force(x.nu, x1.nu, x1.att, h, ctx.env.gravity, model)
         for text in x1.events:
             self._diverged(ctx, text, ctx.t + h)
         st["bad"] = st["bad"] | ~x1.alive
         st["x"] = fossen6dof.State(
             pos=x1.pos, att=x1.att, nu=x1.nu, alive=x1.alive, t=x1.t, events=()
         )
+
+    def _uuv_actuators(self, ctx: Any, inbox: Any, h: float, x: Any, cur_ned: F64) -> F64:
+        """UUV Simulator thruster chain and fins over one substep; their body wrench (N, 6)."""
+        st = ctx.state
+        tau = np.zeros((x.n, 6))
+        if self.thruster_bank is not None:
+            st["uuv_cmd"] = _rows_value(inbox, "thrusters/cmd", st["uuv_cmd"])
+            ts = thruster_model.step(self.thruster_bank, st["uuv"], st["uuv_cmd"], {"t": ctx.t}, h)
+            st["uuv"] = ts
+            tau = tau + thruster_model.wrench(self.thruster_bank, ts.thrust)
+        if self.fin_bank is not None:
+            st["fin_cmd"] = _rows_value(inbox, "fins/cmd", st["fin_cmd"])
+            pos, quat, _v, _w = self._pose(ctx)
+            rot = rotation_from_quat(quat)
+            cur_body = np.einsum("nji,nj->ni", rot, cur_ned)  # Rᵀ v_c
+            fs = fin_model.step(
+                self.fin_bank, st["fins"], st["fin_cmd"], {"current_body": cur_body}, h, x.nu
+            )
+            st["fins"] = fs
+            tau = tau + fs.wrench()
+        st["wrench"] = tau
+        return tau
 
     def _thrusters(self, ctx: Any, inbox: Any, h: float) -> F64:
         st = ctx.state
@@ -386,9 +443,7 @@ class SixDofMotion(Plugin):
         return force @ g.b.T
 
     @staticmethod
-    def _specific_force(
-        nu0: F64, nu1: F64, att: F64, h: float, gravity: float, model: Any
-    ) -> F64:
+    def _specific_force(nu0: F64, nu1: F64, att: F64, h: float, gravity: float, model: Any) -> F64:
         """Body specific force [m/s²]: v̇ + ω × v − Rᵀ g (finite difference over the step)."""
         v1 = nu1[:, :3]
         w1 = nu1[:, 3:]
@@ -402,7 +457,7 @@ class SixDofMotion(Plugin):
         return a - g_body
 
     # PVS REMUS 100 --------------------------------------------------------------------------
-    def _substep_pvs(self, ctx: Any, inbox: Any, h: float) -> None:
+    def _substep_pvs(self, ctx: Any, inbox: Any, h: float, last: bool) -> None:
         st = ctx.state
         cmd = st["cmd"]
         fins = _rows_value(inbox, "fins/cmd", cmd[:, :2])
@@ -425,7 +480,8 @@ class SixDofMotion(Plugin):
         eta1 = np.stack([np.broadcast_to(c, (n,)) for c in new[0]], axis=1)
         nu1 = np.stack([np.broadcast_to(c, (n,)) for c in new[1]], axis=1)
         act1 = np.stack([np.broadcast_to(c, (n,)) for c in new[2]], axis=1)
-        st["accel"] = self._specific_force(nu, nu1, eta1[:, 3:], h, 9.81, None)
+        if last:
+            st["accel"] = self._specific_force(nu, nu1, eta1[:, 3:], h, 9.81, None)
         for text in events:
             self._diverged(ctx, text, t1)
         st["bad"] = st["bad"] | ~alive
@@ -504,6 +560,11 @@ class SixDofMotion(Plugin):
             ctx.log("wrench", st["thrust"] @ g.b.T, "N, N m", ("X", "Y", "Z", "K", "M", "N"))
         else:
             ctx.log("wrench", st["wrench"], "N, N m", ("X", "Y", "Z", "K", "M", "N"))
+            if self.thruster_bank is not None:
+                ctx.log("thrust", st["uuv"].thrust, "N")
+                ctx.log("rotor", st["uuv"].rotor, "")
+            if self.fin_bank is not None:
+                ctx.log("fin_angle", np.degrees(st["fins"].angle), "deg")
 
     def _publish(self, ctx: Any) -> None:
         st = ctx.state

@@ -136,9 +136,18 @@ class SurftrakController(Plugin):
 
 
 class SitlVerticalParams(HeaveParams):
-    """``sitl_vertical`` vehicle over a shipped terrain profile (hard seafloor)."""
+    """``sitl_vertical`` vehicle over a shipped terrain profile or the scenario's
+    ``environment.terrain`` (hard seafloor), optionally on a straight horizontal track."""
 
-    terrain: str = field("sawtooth", description="shipped terrain profile name")
+    terrain: str = field(
+        "sawtooth", description="shipped terrain profile name, or 'environment' (scenario terrain)"
+    )
+    track_heading_deg: float = field(
+        0.0, unit="deg", description="course of the prescribed horizontal track (marine)"
+    )
+    track_speed: float = field(
+        0.0, unit="m/s", description="ground speed of the prescribed horizontal track", ge=0
+    )
     delay: float = field(0.3, unit="s", description="rangefinder delay (terrain time origin)")
     t_inject0: float | None = field(None, unit="s", description="first reading (default: delay)")
     contact_floor: float | None = field(None, unit="m", description="hard floor above the terrain")
@@ -156,9 +165,19 @@ class SitlVerticalMotion(Plugin):
         p: Any = self.params
         prof, k0, _ = terrain_schedule(p.terrain, p.delay, p.t_inject0, ctx.dt)
         ctx.state["profile"] = prof
-        ctx.state["heights"] = prof.heights.tolist()
-        ctx.state["interval"] = prof.interval
+        if prof is None:
+            if not getattr(ctx.env, "has_terrain", False):
+                raise ConfigError(
+                    "sitl_vertical terrain 'environment' needs environment.terrain in the scenario",
+                    param="terrain",
+                )
+        else:
+            ctx.state["heights"] = prof.heights.tolist()
+            ctx.state["interval"] = prof.interval
         ctx.state["attrib0"] = k0 * ctx.dt - p.delay
+        h = math.radians(p.track_heading_deg)
+        ctx.state["track_v"] = (p.track_speed * math.cos(h), p.track_speed * math.sin(h))
+        ctx.state["ne0"] = ctx.truth.pos[:, :2].copy()
         ctx.state["thrust"] = np.full(ctx.n, p.hover_thrust)
         n = ctx.n
         z = -ctx.truth.pos[:, 2]
@@ -174,9 +193,16 @@ class SitlVerticalMotion(Plugin):
         if got.any():
             st["thrust"] = np.where(got, val, st["thrust"])
         n = ctx.n
-        floor = _floor_at(st, ctx.t + ctx.h)
+        t1 = ctx.t + ctx.h
+        vn, ve = st["track_v"]
+        ne = st["ne0"] + np.array([vn, ve]) * t1  # prescribed horizontal track (N, 2)
+        if st["profile"] is None:
+            floor = -np.asarray(ctx.env.seafloor_depth(ne[:, 0], ne[:, 1]), float)
+            floor = float(floor[0]) if n == 1 else floor
+        else:
+            floor = _floor_at(st, t1)
         if p.contact_floor is not None:
-            floor = max(floor, p.contact_floor)
+            floor = max(floor, p.contact_floor) if n == 1 else np.maximum(floor, p.contact_floor)
         z, v, _ = st["zva"]
         thrust = float(st["thrust"][0]) if n == 1 else st["thrust"]
         z, v, a = step_zv(p, z, v, thrust, floor, ctx.h)
@@ -186,6 +212,9 @@ class SitlVerticalMotion(Plugin):
         pos[:, 2] = -z
         vel = np.zeros((n, 3))
         vel[:, 2] = -v
+        if vn != 0.0 or ve != 0.0:
+            pos[:, :2] = ne
+            vel[:, 0], vel[:, 1] = vn, ve
         acc = np.zeros((n, 3))
         acc[:, 2] = -a
         ctx.set_truth(old.replace(pos=pos, vel=vel, accel=acc))

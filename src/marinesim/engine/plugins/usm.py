@@ -151,6 +151,16 @@ class UsmMotion(Plugin):
         return UsmParams(config=cfg, prefix=cfg.prefix), warns
 
     @classmethod
+    def topic_docs(cls) -> dict[str, tuple[str, str]]:
+        """Unit and description of every declared variable (prefix ``NAV`` shown)."""
+        docs: dict[str, tuple[str, str]] = {}
+        for table in (kinematic.SUBSCRIPTIONS, kinematic.PUBLICATIONS):
+            for name, _typ, unit, desc, variants in table:
+                if cls.variant in variants:
+                    docs[name.replace("<P>", "NAV")] = (unit, desc)
+        return docs
+
+    @classmethod
     def param_rows(cls) -> list[tuple[str, str, str, str, str]]:
         """(name, type, default, unit, description) of every configuration key."""
         from marinesim.models import usm_config

@@ -94,6 +94,16 @@ class Waypoints(Plugin):
         "speed": 1.5,
     }
 
+    @classmethod
+    def topic_docs(cls) -> dict[str, tuple[str, str]]:
+        """Units and meaning of the published setpoints."""
+        return {
+            "DESIRED_HEADING": ("deg", "heading towards the lead point on the track line"),
+            "DESIRED_SPEED": ("m/s", "transit speed (0 once done with end_action: stop)"),
+            "DESIRED_DEPTH": ("m", "depth setpoint (positive down)"),
+            "WPT_INDEX": ("-", "index of the current waypoint"),
+        }
+
     def _points(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         p: Any = self.params
         if p.lawnmower is not None:

@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import model_validator
 
 from marinesim.actuators.t200 import V_MAX, V_MIN
 from marinesim.allocation.solve import Allocator, AllocatorLimits
@@ -68,7 +69,7 @@ def _latest_rows(inbox: Any, topic: str, out: F64) -> tuple[F64, NDArray[np.bool
     res = out.copy()
     got = np.zeros(out.shape[0], dtype=bool)
     for m in inbox.topic(topic):
-        res[m.rows] = np.asarray(m.value, dtype=float).reshape((len(m.rows),) + out.shape[1:])
+        res[m.rows] = np.asarray(m.value, dtype=float).reshape((len(m.rows), *out.shape[1:]))
         got[m.rows] = True
     return res, got
 
@@ -87,9 +88,9 @@ class StationKeepingPidParams(ParamsBase):
     heading_deg: float | None = field(
         None, unit="deg", description="target heading, marine (None: start heading)"
     )
-    kp_pos: float = field(20.0, unit="N/m", ge=0, description="horizontal position gain")
-    ki_pos: float = field(4.0, unit="N/(m s)", ge=0, description="horizontal integral gain")
-    kd_pos: float = field(40.0, unit="N s/m", ge=0, description="horizontal velocity gain")
+    kp_pos: float = field(60.0, unit="N/m", ge=0, description="horizontal position gain")
+    ki_pos: float = field(12.0, unit="N/(m s)", ge=0, description="horizontal integral gain")
+    kd_pos: float = field(20.0, unit="N s/m", ge=0, description="horizontal velocity gain")
     kp_depth: float = field(30.0, unit="N/m", ge=0, description="depth gain")
     ki_depth: float = field(6.0, unit="N/(m s)", ge=0, description="depth integral gain")
     kd_depth: float = field(60.0, unit="N s/m", ge=0, description="vertical velocity gain")
@@ -311,15 +312,23 @@ class DepthHeadingAutopilot(Plugin):
         u, ap_new = remus_depth_heading_autopilot(gains, ap, eta, nu, h)
         act = ctx.active
         st["ap"] = RemusDepthHeadingState(
-            *(np.where(act, getattr(ap_new, f.name), getattr(ap, f.name)) for f in dataclasses.fields(ap))
+            *(
+                np.where(act, getattr(ap_new, f.name), getattr(ap, f.name))
+                for f in dataclasses.fields(ap)
+            )
         )
         u = np.where(act[:, None], u, 0.0)
         ctx.publish("fins/cmd", u[:, :2])
         ctx.publish("propeller/cmd", u[:, 2])
-        ctx.log("command", np.column_stack([np.degrees(u[:, :2]), u[:, 2]]), "deg, deg, rpm",
-                ("rudder_deg", "stern_deg", "propeller_rpm"))
-        ctx.log("desired", np.column_stack([st["depth"], st["heading"]]), "m, deg",
-                ("depth", "heading"))
+        ctx.log(
+            "command",
+            np.column_stack([np.degrees(u[:, :2]), u[:, 2]]),
+            "deg, deg, rpm",
+            ("rudder_deg", "stern_deg", "propeller_rpm"),
+        )
+        ctx.log(
+            "desired", np.column_stack([st["depth"], st["heading"]]), "m, deg", ("depth", "heading")
+        )
 
 
 # ------------------------------------------------------------------------------------------
@@ -361,10 +370,23 @@ class ThrusterAllocatorParams(ParamsBase):
     dof_weights: tuple[float, float, float, float, float, float] | None = field(
         None, description="W_τ of qp (default: the layout's)"
     )
+    max_force_rate: float | None = field(
+        None, unit="N/s", gt=0, description="qp: per-thruster rate limit (null = none)"
+    )
     fault_aware: bool = field(
         True, description="re-allocate without a thruster reported on thrusters/fail"
     )
     failed: list[int] = field(default_factory=list, description="thrusters known failed at start")
+
+    @model_validator(mode="after")
+    def _known_layout(self) -> ThrusterAllocatorParams:
+        try:
+            get_layout(self.layout, self.bound_set)
+        except ConfigError as exc:
+            raise ValueError(exc.message) from None
+        if self.max_force_rate is not None and self.mode not in ("qp", "constrained"):
+            raise ValueError("max_force_rate applies to mode qp (constrained) only")
+        return self
 
 
 class ThrusterAllocator(Plugin):
@@ -392,6 +414,7 @@ class ThrusterAllocator(Plugin):
             max_current_per_thruster=p.max_current_per_thruster,
             max_current_total=p.max_current_total,
             t200_profile=p.t200_profile,
+            max_force_rate=p.max_force_rate,
         )
         k = len(self.layout.thrusters)
         bad = [i for i in p.failed if not 0 <= i < k]
@@ -424,14 +447,21 @@ class ThrusterAllocator(Plugin):
         st = ctx.state
         st["enabled"] = en
         st["tau"] = np.zeros((n, 6))
+        st["force"] = np.zeros((n, k))
+        st["t_prev"] = math.nan
         st["voltage"] = np.full(n, p.voltage if p.voltage is not None else p.nominal_voltage)
-        ctx.log("current_limit", np.full(n, np.nan if p.max_current_total is None else p.max_current_total), "A")
+        ctx.log(
+            "current_limit",
+            np.full(n, np.nan if p.max_current_total is None else p.max_current_total),
+            "A",
+        )
 
     def control(self, ctx: Any, rng: Any) -> None:
         """Allocate the latest wrench demand; publish the commands and the unmet wrench."""
         p: Any = self.params
         st = ctx.state
         inbox = ctx.inbox
+        h = _interval(ctx)
         st["tau"], _ = _latest_rows(inbox, "wrench/cmd", st["tau"])
         if p.voltage is None:
             v, got = inbox.latest("battery/voltage")
@@ -439,7 +469,9 @@ class ThrusterAllocator(Plugin):
         if p.fault_aware:
             for m in inbox.topic("thrusters/fail"):
                 en = st["enabled"].copy()
-                for row, kk in zip(m.rows.tolist(), np.asarray(m.value, float).tolist(), strict=True):
+                for row, kk in zip(
+                    m.rows.tolist(), np.asarray(m.value, float).tolist(), strict=True
+                ):
                     if float(kk).is_integer() and 0 <= int(kk) < en.shape[1]:
                         en[row, int(kk)] = False
                 st["enabled"] = en
@@ -455,6 +487,7 @@ class ThrusterAllocator(Plugin):
         achieved = np.zeros((n, 6))
         scale = np.ones(n)
         status = np.zeros(n)
+        saturated = np.zeros((n, k))
         enabled = st["enabled"]
         if np.all(enabled == enabled[:1]):
             patterns, inverse = enabled[:1], np.zeros(n, dtype=np.int64)
@@ -468,7 +501,10 @@ class ThrusterAllocator(Plugin):
             if mode == "pinv":
                 res = alloc.pinv(tau[rows], v[rows])
             elif mode == "qp":
-                res = alloc.qp(tau[rows], v[rows])
+                if p.max_force_rate is not None:
+                    res = alloc.qp(tau[rows], v[rows], f_prev=st["force"][rows], dt=h)
+                else:
+                    res = alloc.qp(tau[rows], v[rows])
             else:
                 res = alloc.redistributed_pinv(tau[rows], v[rows])
             force[rows] = res.force
@@ -477,7 +513,9 @@ class ThrusterAllocator(Plugin):
             achieved[rows] = res.achieved
             scale[rows] = res.scale
             status[rows] = res.status_code
+            saturated[rows] = res.saturated
         unmet = tau - achieved
+        st["force"] = force
         ctx.publish("thrusters/cmd", pwm if p.output == "pwm" else force)
         ctx.publish("wrench/achieved", achieved)
         ctx.publish("wrench/unmet", unmet)
@@ -488,5 +526,6 @@ class ThrusterAllocator(Plugin):
         ctx.log("current_total", current.sum(axis=1), "A")
         ctx.log("voltage", v, "V")
         ctx.log("scale", scale, "")
-        ctx.log("status", status, "")
+        ctx.log("status", status, "")  # index into marinesim.allocation.solve.STATUS
+        ctx.log("saturated", saturated, "", labels)
         ctx.log("unmet", unmet, "N, N m", ("X", "Y", "Z", "K", "M", "N"))

@@ -69,12 +69,16 @@ class UsmRun:
         Run-time warning events (``t=...: text``), e.g. a rejected non-finite command.
     config_warnings : list of ConfigWarning
         Warnings of the configuration (mode differences included).
+    error : str
+        Empty for a complete run; for the partial table attached to an exception raised
+        mid-run (``exc.result``), that exception's type and message.
     """
 
     columns: list[str]
     rows: list[list[Any]]
     warnings: list[str] = field(default_factory=list)
     config_warnings: list[ConfigWarning] = field(default_factory=list)
+    error: str = ""
 
     def column(self, name: str) -> list[Any]:
         """Values of one column (None = blank)."""
@@ -185,30 +189,39 @@ def run_usm(
         row["drift_y"] = float(st.drift_y[0])
         return row
 
+    def assemble() -> UsmRun:
+        columns = ["t", *model_cols, *pub_cols]
+        return UsmRun(columns, [[r.get(c) for c in columns] for r in table], warns)
+
     table.append(model_row(0.0, state))
     nxt = 0
-    for k in range(1, steps + 1):
-        t = k * dt
-        mt = moos_time_at_t0 + t
-        posts_row: dict[str, Any] = {}
-        while nxt < len(evs) and evs[nxt].t <= t + 1e-9:
-            ev = evs[nxt]
-            nxt += 1
-            state, posts, mw = kinematic.apply_mail(
-                config, state, ev.var, ev.value, moos_time=mt, source=ev.source
-            )
-            warns.extend(f"t={t:.6g}: {w}" for w in mw)
-            for name, val in posts:
-                posts_row[name] = _value(val)
-        state, pubs = kinematic.iterate(config, state, mt)
-        row = model_row(t, state)
-        for name, val in list(posts_row.items()) + [(k2, _value(v)) for k2, v in pubs.items()]:
-            pub_cols.setdefault(name, None)
-            row[name] = val
-        table.append(row)
-    columns = ["t", *model_cols, *pub_cols]
-    rows = [[r.get(c) for c in columns] for r in table]
-    return UsmRun(columns, rows, warns)
+    try:
+        for k in range(1, steps + 1):
+            t = k * dt
+            mt = moos_time_at_t0 + t
+            posts_row: dict[str, Any] = {}
+            while nxt < len(evs) and evs[nxt].t <= t + 1e-9:
+                ev = evs[nxt]
+                nxt += 1
+                state, posts, mw = kinematic.apply_mail(
+                    config, state, ev.var, ev.value, moos_time=mt, source=ev.source
+                )
+                warns.extend(f"t={t:.6g}: {w}" for w in mw)
+                for name, val in posts:
+                    posts_row[name] = _value(val)
+            state, pubs = kinematic.iterate(config, state, mt)
+            row = model_row(t, state)
+            for name, val in list(posts_row.items()) + [(k2, _value(v)) for k2, v in pubs.items()]:
+                pub_cols.setdefault(name, None)
+                row[name] = val
+            table.append(row)
+    except BaseException as exc:
+        # a run that has started never loses its log: the rows so far go with the error
+        partial = assemble()
+        partial.error = f"{type(exc).__name__}: {exc}"
+        exc.result = partial  # type: ignore[attr-defined]
+        raise
+    return assemble()
 
 
 def run_moos_file(

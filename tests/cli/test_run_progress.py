@@ -1,0 +1,39 @@
+"""The progress bar of ``marinesim run`` (shown when stderr is a terminal)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from marinesim.cli.run import _run_with_bar
+from marinesim.scenario import load_simulation
+
+SCEN = """\
+marinesim: 1
+name: bar_test
+seed: 3
+time: {dt: 0.2, end: 12.0}
+entities:
+  - name: boat
+    motion: {plugin: usm}
+    controllers:
+      - {name: pid, plugin: heading_speed_depth_pid}
+    autonomy:
+      - {name: wpt, plugin: waypoints, params: {points_ne: [[50, 0]], speed: 1.0}}
+"""
+
+
+def test_bar_reaches_the_end_and_does_not_change_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = tmp_path / "s.yaml"
+    p.write_text(SCEN)
+    with_bar = _run_with_bar(load_simulation(p))
+    out = capsys.readouterr().out
+    assert "bar_test" in out and "t = 12.0 / 12 s" in out
+    plain = load_simulation(p).run()
+    assert with_bar.status == plain.status == "completed"
+    np.testing.assert_array_equal(with_bar.t, plain.t)
+    np.testing.assert_array_equal(with_bar["truth.pos"], plain["truth.pos"])
