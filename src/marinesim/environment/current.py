@@ -26,48 +26,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.errors import ConfigError, ConfigWarning
+from marinesim.core.moostext import is_moos_number, moos_atof
 
 __all__ = ["CurrentField", "vector_velocity"]
 
 _DEFAULT_RADIUS = 20.0
-
-
-def _is_number(text: str) -> bool:
-    # MOOS-IvP isNumber (digits, one '.', leading '-' / '+', no exponent)
-    s = text.strip(" \t")
-    if not s:
-        return False
-    if len(s) > 1 and s[0] == "+":
-        s = s[1:]
-    digits = dots = 0
-    for ch in s:
-        if "0" <= ch <= "9":
-            digits += 1
-        elif ch == ".":
-            dots += 1
-            if dots > 1:
-                return False
-        elif ch == "-":
-            if digits or dots:
-                return False
-        else:
-            return False
-    return digits > 0
-
-
-def _atof(text: str) -> float:
-    s = text.strip()
-    sign = 1.0
-    if s.startswith("+"):
-        s = s[1:]
-    if s.startswith("-"):
-        sign, s = -1.0, s[1:]
-    if s.startswith(("-", "+")):
-        return 0.0  # "--5": strtod reads nothing
-    try:
-        return sign * float(s) if s else 0.0
-    except ValueError:
-        return 0.0
 
 
 def _split_quoted(text: str, sep: str = ",") -> list[str]:
@@ -179,8 +142,8 @@ class CurrentField:
                 continue
             if line.startswith("radius: "):
                 value = line.partition(":")[2].strip()
-                if _is_number(value):
-                    radius = _atof(value)
+                if is_moos_number(value):
+                    radius = moos_atof(value)
                 else:
                     bad(lineno, f"radius {value!r} is not a number")
                 continue
@@ -190,10 +153,17 @@ class CurrentField:
             for item in _split_quoted(line):
                 key, _, value = item.partition("=")
                 key, value = key.strip(), value.strip()
-                if key in ("x", "xpos", "y", "ypos", "mag", "ang", "xdot", "ydot") and _is_number(
-                    value
-                ):
-                    vals[{"xpos": "x", "ypos": "y"}.get(key, key)] = _atof(value)
+                if key in (
+                    "x",
+                    "xpos",
+                    "y",
+                    "ypos",
+                    "mag",
+                    "ang",
+                    "xdot",
+                    "ydot",
+                ) and is_moos_number(value):
+                    vals[{"xpos": "x", "ypos": "y"}.get(key, key)] = moos_atof(value)
             if "x" not in vals or "y" not in vals:
                 missing = " and ".join(k for k in ("x", "y") if k not in vals)
                 bad(lineno, f"no valid {missing}")

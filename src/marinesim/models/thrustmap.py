@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.errors import ConfigError, ConfigWarning
+from marinesim.core.moostext import is_moos_number, moos_atof
 
 __all__ = [
     "MAX_THRUST",
@@ -55,53 +56,7 @@ Compat = Literal["doc", "moos"]
 MIN_THRUST = -100.0
 MAX_THRUST = 100.0
 
-_ATOF_RE = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
 _FLOAT_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-
-
-def is_moos_number(text: str) -> bool:
-    """MOOS-IvP ``isNumber`` (blank ends allowed): digits, one '.', leading '-', no exponent.
-
-    Parameters
-    ----------
-    text : str
-        The candidate.
-
-    Returns
-    -------
-    bool
-        True when the program accepts the text as a number.
-    """
-    s = text.strip(" \t")
-    if not s:
-        return False
-    if len(s) > 1 and s[0] == "+":
-        s = s[1:]
-    digits = dots = 0
-    for ch in s:
-        if "0" <= ch <= "9":
-            digits += 1
-        elif ch == ".":
-            dots += 1
-            if dots > 1:
-                return False
-        elif ch == "-":
-            if digits or dots:
-                return False
-        else:
-            return False
-    return digits > 0
-
-
-def moos_atof(text: str) -> float:
-    """C ``atof``: the longest numeric prefix, 0.0 when there is none ("12abc" → 12)."""
-    m = _ATOF_RE.match(text)
-    if not m:
-        return 0.0
-    try:
-        return float(m.group(1))
-    except ValueError:  # pragma: no cover - the regex only matches float literals
-        return 0.0
 
 
 def parse_number(text: str, compat: Compat) -> float | None:
