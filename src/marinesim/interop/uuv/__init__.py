@@ -343,6 +343,76 @@ def _flip_position(p: tuple[float, float, float]) -> tuple[float, float, float]:
     return (p[0], -p[1], -p[2])
 
 
+def _scan_plugin(
+    plugin: _Node,
+    kind: str,
+    tags: frozenset[str] | set[str],
+    ignored: frozenset[str] | set[str],
+    blocks: tuple[str, str],
+    names: tuple[str, str, str],
+    knobs: Mapping[str, str],
+    file: str | None,
+    warn: list[tuple[_Node, str, str]],
+    marks: dict[str, tuple[int, int]],
+    prefix: str,
+) -> tuple[dict[str, Any], str | None, str | None, int | None]:
+    """Read the children of a thruster or fin ``<plugin>`` block.
+
+    ``blocks`` are the two required sub-blocks (e.g. ``dynamics``, ``conversion``), ``names``
+    the tags of the joint name, link name and integer id, ``knobs`` scalar tags → field names.
+    Returns the data read, the joint name, the link name and the id.
+    """
+    data: dict[str, Any] = {}
+    seen: set[str] = set()
+    joint_name = link_name = None
+    ident: int | None = None
+    joint_tag, link_tag, id_tag = names
+    for c in plugin.children:
+        if c.tag in ignored:
+            continue
+        if c.tag not in tags:
+            raise _unknown(c, kind, set(tags) | set(ignored), file)
+        if c.tag in seen:
+            raise ConfigError(
+                f"<{c.tag}> given twice", file=file, line=c.line, column=c.column, param=c.tag
+            )
+        seen.add(c.tag)
+        if c.tag in blocks:
+            data[c.tag] = _block(c, c.tag, file, warn)
+            marks[f"{prefix}.{c.tag}"] = (c.line, c.column)
+            for g in c.children:
+                name = _FIELD_OF[c.tag].get(g.tag, g.tag)
+                marks[f"{prefix}.{c.tag}.{name}"] = (g.line, g.column)
+        elif c.tag in knobs:
+            data[knobs[c.tag]] = _float(c, file)
+            marks[f"{prefix}.{knobs[c.tag]}"] = (c.line, c.column)
+        elif c.tag == joint_tag:
+            joint_name = c.text.strip()
+        elif c.tag == link_tag:
+            link_name = c.text.strip()
+        elif c.tag == id_tag:
+            try:
+                ident = int(c.text.strip())
+            except ValueError:
+                raise ConfigError(
+                    f"<{id_tag}> must be an integer",
+                    file=file,
+                    line=c.line,
+                    column=c.column,
+                    param=c.tag,
+                ) from None
+    for tag in blocks:
+        if tag not in data:
+            raise ConfigError(
+                f"{kind} plugin without <{tag}>",
+                file=file,
+                line=plugin.line,
+                column=plugin.column,
+                param=tag,
+            )
+    return data, joint_name, link_name, ident
+
+
 def _thruster(
     plugin: _Node,
     joints: Mapping[str, _Joint],
@@ -351,53 +421,19 @@ def _thruster(
     marks: dict[str, tuple[int, int]],
     prefix: str,
 ) -> tuple[int | None, dict[str, Any]]:
-    data: dict[str, Any] = {}
-    seen: set[str] = set()
-    joint_name = link_name = None
-    tid: int | None = None
-    for c in plugin.children:
-        if c.tag in _THRUSTER_IGNORED:
-            continue
-        if c.tag not in _THRUSTER_TAGS:
-            raise _unknown(c, "thruster", _THRUSTER_TAGS | _THRUSTER_IGNORED, file)
-        if c.tag in seen:
-            raise ConfigError(
-                f"<{c.tag}> given twice", file=file, line=c.line, column=c.column, param=c.tag
-            )
-        seen.add(c.tag)
-        if c.tag in ("dynamics", "conversion"):
-            data[c.tag] = _block(c, c.tag, file, warn)
-            marks[f"{prefix}.{c.tag}"] = (c.line, c.column)
-            for g in c.children:
-                name = _FIELD_OF[c.tag].get(g.tag, g.tag)
-                marks[f"{prefix}.{c.tag}.{name}"] = (g.line, g.column)
-        elif c.tag in _KNOBS:
-            data[_KNOBS[c.tag]] = _float(c, file)
-            marks[f"{prefix}.{_KNOBS[c.tag]}"] = (c.line, c.column)
-        elif c.tag == "jointName":
-            joint_name = c.text.strip()
-        elif c.tag == "linkName":
-            link_name = c.text.strip()
-        elif c.tag == "thrusterID":
-            try:
-                tid = int(c.text.strip())
-            except ValueError:
-                raise ConfigError(
-                    "<thrusterID> must be an integer",
-                    file=file,
-                    line=c.line,
-                    column=c.column,
-                    param=c.tag,
-                ) from None
-    for tag in ("dynamics", "conversion"):
-        if tag not in data:
-            raise ConfigError(
-                f"thruster plugin without <{tag}>",
-                file=file,
-                line=plugin.line,
-                column=plugin.column,
-                param=tag,
-            )
+    data, joint_name, link_name, tid = _scan_plugin(
+        plugin,
+        "thruster",
+        _THRUSTER_TAGS,
+        _THRUSTER_IGNORED,
+        ("dynamics", "conversion"),
+        ("jointName", "linkName", "thrusterID"),
+        _KNOBS,
+        file,
+        warn,
+        marks,
+        prefix,
+    )
     data["name"] = link_name or (
         f"thruster_{tid}" if tid is not None else plugin.attrib.get("name", "")
     )
@@ -427,50 +463,19 @@ def _fin(
     marks: dict[str, tuple[int, int]],
     prefix: str,
 ) -> tuple[int | None, dict[str, Any]]:
-    data: dict[str, Any] = {}
-    seen: set[str] = set()
-    joint_name = link_name = None
-    fid: int | None = None
-    for c in plugin.children:
-        if c.tag in _FIN_IGNORED:
-            continue
-        if c.tag not in _FIN_TAGS:
-            raise _unknown(c, "fin", _FIN_TAGS | _FIN_IGNORED, file)
-        if c.tag in seen:
-            raise ConfigError(
-                f"<{c.tag}> given twice", file=file, line=c.line, column=c.column, param=c.tag
-            )
-        seen.add(c.tag)
-        if c.tag in ("dynamics", "liftdrag"):
-            data[c.tag] = _block(c, c.tag, file, warn)
-            marks[f"{prefix}.{c.tag}"] = (c.line, c.column)
-            for g in c.children:
-                name = _FIELD_OF[c.tag].get(g.tag, g.tag)
-                marks[f"{prefix}.{c.tag}.{name}"] = (g.line, g.column)
-        elif c.tag == "joint_name":
-            joint_name = c.text.strip()
-        elif c.tag == "link_name":
-            link_name = c.text.strip()
-        elif c.tag == "fin_id":
-            try:
-                fid = int(c.text.strip())
-            except ValueError:
-                raise ConfigError(
-                    "<fin_id> must be an integer",
-                    file=file,
-                    line=c.line,
-                    column=c.column,
-                    param=c.tag,
-                ) from None
-    for tag in ("dynamics", "liftdrag"):
-        if tag not in data:
-            raise ConfigError(
-                f"fin plugin without <{tag}>",
-                file=file,
-                line=plugin.line,
-                column=plugin.column,
-                param=tag,
-            )
+    data, joint_name, link_name, fid = _scan_plugin(
+        plugin,
+        "fin",
+        _FIN_TAGS,
+        _FIN_IGNORED,
+        ("dynamics", "liftdrag"),
+        ("joint_name", "link_name", "fin_id"),
+        {},
+        file,
+        warn,
+        marks,
+        prefix,
+    )
     data["name"] = link_name or (f"fin{fid}" if fid is not None else plugin.attrib.get("name", ""))
     jt = joints.get(joint_name or "")
     if jt is None:
