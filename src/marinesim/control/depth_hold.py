@@ -24,12 +24,87 @@ __all__ = [
     "Motors",
     "SurfaceBottomDetector",
     "althold_control_depth",
+    "althold_target",
+    "detector_step",
+    "motors_step",
 ]
 
 Num = Any
 
 #: BOTTOM_DETECTOR_TRIGGER_SEC × 400 Hz.
 BOTTOM_TRIGGER_LOOPS = 400
+
+
+def motors_step(throttle_in: Num, throttle: Num, a: float) -> tuple[Num, Num, Num]:
+    """AP_Motors throttle stage for one loop (pure).
+
+    Parameters
+    ----------
+    throttle_in : float or ndarray (N,)
+        Controller throttle (0…1, may exceed the range).
+    throttle : float or ndarray (N,)
+        Filtered throttle of the last loop (0…1).
+    a : float
+        Low-pass coefficient (2 Hz at 400 Hz).
+
+    Returns
+    -------
+    (throttle, thrust, limit)
+        New filtered throttle (0…1), vertical thrust −1…1 (up +) and the saturation flag
+        (+1 up / −1 down / 0).
+    """
+    f = throttle + a * (throttle_in - throttle)
+    f = clamp(f, 0.0, 1.0)
+    thrust = 2.0 * (f - 0.5)
+    limit = (thrust >= 1.0) * 1.0 - (thrust <= -1.0)
+    return f, thrust, limit
+
+
+def detector_step(
+    z_m: Num, vz_ms: Num, limit: Num, at_surface: Num, at_bottom: Num, count: Num, surface_m: float
+) -> tuple[Num, Num, Num]:
+    """Surface/bottom detector for one armed loop (pure).
+
+    Parameters
+    ----------
+    z_m, vz_ms : float or ndarray (N,)
+        Depth-sensor z (m, up) and climb rate (m/s).
+    limit : float or ndarray (N,)
+        Motor saturation (+1 / −1 / 0).
+    at_surface, at_bottom : bool or ndarray (N,)
+        Flags of the last loop.
+    count : float or ndarray (N,)
+        Loops of downward saturation at rest so far.
+    surface_m : float
+        SURFACE_DEPTH (m, z up).
+
+    Returns
+    -------
+    (at_surface, at_bottom, count)
+    """
+    thresh = surface_m - 0.05 * at_surface
+    at_surface = z_m > thresh
+    cond = (limit < 0) & (vz_ms > -0.05) & (vz_ms < 0.05)
+    reached = count >= BOTTOM_TRIGGER_LOOPS
+    at_bottom = cond & (reached | at_bottom)
+    count = where(cond, where(reached, count, count + 1.0), 0.0)
+    return at_surface, at_bottom, count
+
+
+def althold_target(
+    climb: Num, pos_target: Num, z: Num, at_surface: Num, at_bottom: Num, surface_depth_cm: float
+) -> Num:
+    """ALT_HOLD's surface and bottom rules on the position target (cm), stick centred (pure).
+
+    Returns the new total position target (cm, z up): ≤ SURFACE_DEPTH − 5 cm at the surface,
+    ≥ z + 10 cm at the bottom, unchanged otherwise or while the pilot climbs.
+    """
+    centred = abs(climb) < 0.05
+    surf = centred & at_surface
+    bot = centred & (at_surface ^ True) & at_bottom
+    tgt = pos_target
+    tgt = where(surf & (tgt > surface_depth_cm - 5.0), surface_depth_cm - 5.0, tgt)
+    return where(bot & (z + 10.0 > tgt), z + 10.0, tgt)
 
 
 class Motors:
@@ -53,11 +128,7 @@ class Motors:
 
     def output(self, throttle_in: Num) -> Num:
         """Filter ``throttle_in`` and return the vertical thrust −1…1 (positive up)."""
-        f = self.throttle + self.a * (throttle_in - self.throttle)
-        f = clamp(f, 0.0, 1.0)
-        self.throttle = f
-        thrust = 2.0 * (f - 0.5)
-        self.limit = (thrust >= 1.0) * 1.0 - (thrust <= -1.0)
+        self.throttle, thrust, self.limit = motors_step(throttle_in, self.throttle, self.a)
         self.thrust = thrust
         return thrust
 
@@ -92,12 +163,9 @@ class SurfaceBottomDetector:
             self.at_bottom = self.at_bottom & False
             self.count = self.count * 0.0
             return
-        thresh = self.surface_m - 0.05 * self.at_surface
-        self.at_surface = z_m > thresh
-        cond = (limit < 0) & (vz_ms > -0.05) & (vz_ms < 0.05)
-        reached = self.count >= BOTTOM_TRIGGER_LOOPS
-        self.at_bottom = cond & (reached | self.at_bottom)
-        self.count = where(cond, where(reached, self.count, self.count + 1.0), 0.0)
+        self.at_surface, self.at_bottom, self.count = detector_step(
+            z_m, vz_ms, limit, self.at_surface, self.at_bottom, self.count, self.surface_m
+        )
 
 
 def althold_control_depth(
@@ -128,12 +196,8 @@ def althold_control_depth(
     saturated : bool or ndarray (N,)
         Motors at a throttle limit.
     """
-    centred = abs(climb) < 0.05
-    surf = centred & at_surface
-    bot = centred & (at_surface ^ True) & at_bottom
-    tgt = zctl.pos_target
-    tgt = where(surf & (tgt > surface_depth_cm - 5.0), surface_depth_cm - 5.0, tgt)
-    tgt = where(bot & (z + 10.0 > tgt), z + 10.0, tgt)
-    zctl.pos_target = tgt
+    zctl.pos_target = althold_target(
+        climb, zctl.pos_target, z, at_surface, at_bottom, surface_depth_cm
+    )
     zctl.set_target_from_climb_rate(climb)
     return zctl.update(z, vz, az, saturated)

@@ -25,12 +25,15 @@ __all__ = [
     "alpha",
     "any_true",
     "clamp",
+    "climb_rate_step",
+    "half_power",
     "inv_sqrt_controller",
     "shape_accel",
     "shape_pos_vel_accel",
     "shape_vel_accel",
     "sqrt_controller",
     "update_pos_vel_accel",
+    "update_step",
     "where",
 ]
 
@@ -67,6 +70,17 @@ def any_true(mask: Num) -> bool:
     return bool(mask.any())
 
 
+def half_power(x: Num) -> Num:
+    """``x ** 0.5`` for x ≥ 0 (float or ndarray (N,)).
+
+    The C library's ``pow`` for floats (as CPython computes ``**``), numpy's power for arrays.
+    A named function so that compiled code (:mod:`marinesim.interop.surftrak_runner`) can bind
+    it to the same ``pow`` — a compiler would turn ``x ** 0.5`` into ``sqrt``, which differs
+    from ``pow`` in the last bit for some x.
+    """
+    return x**0.5
+
+
 def alpha(dt: float, cutoff_hz: float) -> float:
     """First-order low-pass coefficient ``dt/(dt + 1/(2π f))`` (1 when the filter is off)."""
     if cutoff_hz <= 0.0:
@@ -100,7 +114,7 @@ def sqrt_controller(error: Num, p: float, d_max: Num, dt: float) -> Num:
     ae = abs(error)
     lin = d_max / (p * p)
     lin_out = ae * p
-    mag = lin_out + ((2.0 * d_max * abs(ae - 0.5 * lin)) ** 0.5 - lin_out) * (ae > lin)
+    mag = lin_out + (half_power(2.0 * d_max * abs(ae - 0.5 * lin)) - lin_out) * (ae > lin)
     if dt > 0.0:
         lim = ae / dt
         mag = mag + (lim - mag) * (mag > lim)
@@ -174,7 +188,7 @@ def shape_vel_accel(
     ae = abs(ev)
     lin = jerk / (kpa * kpa)
     lin_out = ae * kpa
-    mag = lin_out + ((2.0 * jerk * abs(ae - 0.5 * lin)) ** 0.5 - lin_out) * (ae > lin)
+    mag = lin_out + (half_power(2.0 * jerk * abs(ae - 0.5 * lin)) - lin_out) * (ae > lin)
     lim = ae / dt
     mag = mag + (lim - mag) * (mag > lim)
     acc = mag * (1 - 2 * (ev < 0))
@@ -214,7 +228,7 @@ def shape_pos_vel_accel(
     ae = abs(ep)
     lin = acc_lim / (kpv * kpv)
     lin_out = ae * kpv
-    mag = lin_out + ((2.0 * acc_lim * abs(ae - 0.5 * lin)) ** 0.5 - lin_out) * (ae > lin)
+    mag = lin_out + (half_power(2.0 * acc_lim * abs(ae - 0.5 * lin)) - lin_out) * (ae > lin)
     lim = ae / dt
     mag = mag + (lim - mag) * (mag > lim)
     vt = mag * (1 - 2 * (ep < 0))
@@ -259,6 +273,132 @@ def update_pos_vel_accel(
     dv_lim = (dv_lim + (av - dv_lim) * (dv_lim > av)) * (v * limit < 0)
     dv = dv + (dv_lim - dv) * block_v
     return p, v + dv
+
+
+# --------------------------------------------------------------------------- one loop, pure
+
+
+def climb_rate_step(
+    climb: Num,
+    pos_target: Num,
+    vel_desired: Num,
+    accel_desired: Num,
+    off: Num,
+    v_off: Num,
+    a_off: Num,
+    off_target: Num,
+    limit: Num,
+    e_p: Num,
+    e_v: Num,
+    shaping: tuple[float, float, float, float, float],
+) -> tuple[Num, Num, Num, Num, Num, Num]:
+    """One step of ``set_target_from_climb_rate`` as a pure function (SURFTRAK spec §8.2).
+
+    Parameters
+    ----------
+    climb : float or ndarray (N,)
+        Climb-rate demand (cm/s).
+    pos_target, vel_desired, accel_desired : float or ndarray (N,)
+        Total shaped target (cm, cm/s, cm/s², incl. the terrain offset).
+    off, v_off, a_off, off_target : float or ndarray (N,)
+        Terrain offset, its rate and acceleration, and its target (cm, cm/s, cm/s², cm).
+    limit : float or ndarray (N,)
+        Motor saturation +1 / −1 / 0.
+    e_p, e_v : float or ndarray (N,)
+        Last position and (filtered) velocity errors (cm, cm/s).
+    shaping : tuple
+        ``(dt, v_dn, v_up, accel, jerk)`` (s, cm/s, cm/s, cm/s², cm/s³), see
+        :attr:`PosZGains.shaping`.
+
+    Returns
+    -------
+    tuple
+        New ``(pos_target, vel_desired, accel_desired, off, v_off, a_off)``.
+    """
+    dt, v_dn, v_up, accel_lim, jerk_lim = shaping
+    p = pos_target - off
+    v = vel_desired - v_off
+    a = accel_desired - a_off
+    # over-speed gain (flat desired velocity beyond a limit)
+    gain = 1.0 + (POSCONTROL_OVERSPEED_GAIN_Z * v / v_dn - 1.0) * (v < v_dn)
+    gain = gain + (POSCONTROL_OVERSPEED_GAIN_Z * v / v_up - gain) * (v > v_up)
+    acc = accel_lim * gain
+    jerk = jerk_lim * gain
+    p, v = update_pos_vel_accel(p, v, a, dt, limit, e_p, e_v)
+    acc_dn = acc + (ACCEL_DOWN_CAP - acc) * (acc > ACCEL_DOWN_CAP)  # acc > 0 always
+    a = shape_vel_accel(climb, 0.0, v, a, -acc_dn, acc, jerk, dt, True)
+    lim_dn = limit * (limit < 0)
+    off, v_off = update_pos_vel_accel(off, v_off, a_off, dt, lim_dn, e_p, e_v)
+    a_off = shape_pos_vel_accel(
+        off_target, 0.0, 0.0, off, v_off, a_off,
+        v_dn, v_up, -accel_lim, accel_lim, jerk_lim, dt, False,
+    )  # fmt: skip
+    return p + off, v + v_off, a + a_off, off, v_off, a_off
+
+
+def update_step(
+    z: Num,
+    vz: Num,
+    az: Num,
+    saturated: Num,
+    pos_target: Num,
+    vel_desired: Num,
+    accel_desired: Num,
+    ev_f: Num,
+    ea_f: Num,
+    i_acc: Num,
+    reset_filters: bool,
+    loops: tuple[float, ...],
+) -> tuple[Num, Num, Num, Num, Num, Num, Num, Num]:
+    """Position P, velocity P and acceleration PI loops as a pure function (§8.4).
+
+    Parameters
+    ----------
+    z, vz, az : float or ndarray (N,)
+        Belief z (cm), climb rate (cm/s), vertical acceleration (cm/s², up +).
+    saturated : bool or ndarray (N,)
+        Motors at a throttle limit (integrator anti-windup).
+    pos_target, vel_desired, accel_desired : float or ndarray (N,)
+        Shaped target (cm, cm/s, cm/s²).
+    ev_f, ea_f : float or ndarray (N,)
+        Filtered velocity (cm/s) and acceleration (cm/s²) errors.
+    i_acc : float or ndarray (N,)
+        Acceleration integrator (per mille).
+    reset_filters : bool
+        Seed the error filters with the current errors (first loop after init).
+    loops : tuple
+        :attr:`PosZGains.loops`.
+
+    Returns
+    -------
+    tuple
+        New ``(pos_target, e_p, vel_target, ev_f, accel_target, ea_f, i_acc, throttle)``;
+        the throttle (0…1) is unfiltered and may exceed the range.
+    """
+    e_min, e_max, pos_p, accel, vel_p, a_vel, a_acc, acc_i, dt, imax, acc_p, acc_ff, hover = loops
+    e = pos_target - z
+    lo = e < e_min
+    hi = e > e_max
+    e = clamp(e, e_min, e_max)
+    pos_target = where(lo | hi, z + e, pos_target)
+    vel_target = sqrt_controller(e, pos_p, accel, 0.0) + vel_desired
+    ev = vel_target - vz
+    if reset_filters:
+        ev_f = ev
+    else:
+        ev_f = ev_f + a_vel * (ev - ev_f)
+    accel_target = vel_p * ev_f + accel_desired
+    ea = accel_target - az
+    if reset_filters:
+        ea_f = ea
+    else:
+        ea_f = ea_f + a_acc * (ea - ea_f)
+    di = acc_i * ea_f * dt
+    grows = (i_acc * di > 0) | ((i_acc == 0) & (di != 0))
+    stop = saturated & grows
+    i_acc = clamp(i_acc + di * (stop ^ True), -imax, imax)
+    out = (acc_p * ea_f + i_acc + acc_ff * accel_target) * 0.001
+    return pos_target, e, vel_target, ev_f, accel_target, ea_f, i_acc, out + hover
 
 
 # --------------------------------------------------------------------------- the controller
@@ -341,6 +481,20 @@ class PosZGains:
         self.e_max = inv_sqrt_controller(self.v_up, self.pos_p, self.accel)
 
     @property
+    def shaping(self) -> tuple[float, float, float, float, float]:
+        """``(dt, v_dn, v_up, accel, jerk)`` for :func:`climb_rate_step`."""
+        return (self.dt, self.v_dn, self.v_up, self.accel, self.jerk)
+
+    @property
+    def loops(self) -> tuple[float, ...]:
+        """``(e_min, e_max, pos_p, accel, vel_p, a_vel, a_acc, acc_i, dt, imax, acc_p, acc_ff,
+        hover)`` for :func:`update_step`."""
+        return (
+            self.e_min, self.e_max, self.pos_p, self.accel, self.vel_p, self.a_vel, self.a_acc,
+            self.acc_i, self.dt, self.imax, self.acc_p, self.acc_ff, self.hover,
+        )  # fmt: skip
+
+    @property
     def kpv(self) -> float:
         """Terrain-following position-loop gain KPv = 0.5·J/A (1/s)."""
         return 0.5 * self.jerk / self.accel
@@ -363,11 +517,13 @@ class PosZ:
     __slots__ = (
         "g", "pos_target", "vel_desired", "accel_desired", "off", "v_off", "a_off",
         "off_target", "limit", "e_p", "e_v", "vel_target", "accel_target", "i_acc", "ev_f",
-        "ea_f", "reset_filters", "throttle",
+        "ea_f", "reset_filters", "throttle", "_shaping", "_loops",
     )  # fmt: skip
 
     def __init__(self, gains: PosZGains, z: Num, vz: Num, az: Num, throttle: Num) -> None:
         self.g = gains
+        self._shaping = gains.shaping  # the gains are fixed once the controller exists
+        self._loops = gains.loops
         zero = z * 0.0
         self.off = zero
         self.v_off = zero
@@ -416,31 +572,13 @@ class PosZ:
 
     def set_target_from_climb_rate(self, climb: Num) -> None:
         """Advance the shaped target by one step for a climb-rate demand (cm/s), §8.2."""
-        g = self.g
-        dt = g.dt
-        p = self.pos_target - self.off
-        v = self.vel_desired - self.v_off
-        a = self.accel_desired - self.a_off
-        # over-speed gain (flat desired velocity beyond a limit)
-        gain = 1.0 + (POSCONTROL_OVERSPEED_GAIN_Z * v / g.v_dn - 1.0) * (v < g.v_dn)
-        gain = gain + (POSCONTROL_OVERSPEED_GAIN_Z * v / g.v_up - gain) * (v > g.v_up)
-        acc = g.accel * gain
-        jerk = g.jerk * gain
-        p, v = update_pos_vel_accel(p, v, a, dt, self.limit, self.e_p, self.e_v)
-        acc_dn = acc + (ACCEL_DOWN_CAP - acc) * (acc > ACCEL_DOWN_CAP)  # acc > 0 always
-        a = shape_vel_accel(climb, 0.0, v, a, -acc_dn, acc, jerk, dt, True)
-        lim_dn = self.limit * (self.limit < 0)
-        off, v_off = update_pos_vel_accel(
-            self.off, self.v_off, self.a_off, dt, lim_dn, self.e_p, self.e_v
-        )
-        a_off = shape_pos_vel_accel(
-            self.off_target, 0.0, 0.0, off, v_off, self.a_off,
-            g.v_dn, g.v_up, -g.accel, g.accel, g.jerk, dt, False,
+        (
+            self.pos_target, self.vel_desired, self.accel_desired, self.off, self.v_off,
+            self.a_off,
+        ) = climb_rate_step(
+            climb, self.pos_target, self.vel_desired, self.accel_desired, self.off, self.v_off,
+            self.a_off, self.off_target, self.limit, self.e_p, self.e_v, self._shaping,
         )  # fmt: skip
-        self.off, self.v_off, self.a_off = off, v_off, a_off
-        self.pos_target = p + off
-        self.vel_desired = v + v_off
-        self.accel_desired = a + a_off
 
     def update(self, z: Num, vz: Num, az: Num, saturated: Num) -> Num:
         """Run the position P, velocity P and acceleration PI loops; returns the throttle.
@@ -457,31 +595,13 @@ class PosZ:
         float or ndarray (N,)
             Throttle 0…1 (unfiltered, may exceed the range; the motors clamp it).
         """
-        g = self.g
-        e = self.pos_target - z
-        lo = e < g.e_min
-        hi = e > g.e_max
-        e = clamp(e, g.e_min, g.e_max)
-        self.pos_target = where(lo | hi, z + e, self.pos_target)
-        self.e_p = e
-        self.vel_target = sqrt_controller(e, g.pos_p, g.accel, 0.0) + self.vel_desired
-        ev = self.vel_target - vz
-        if self.reset_filters:
-            self.ev_f = ev
-        else:
-            self.ev_f = self.ev_f + g.a_vel * (ev - self.ev_f)
+        (
+            self.pos_target, self.e_p, self.vel_target, self.ev_f, self.accel_target, self.ea_f,
+            self.i_acc, self.throttle,
+        ) = update_step(
+            z, vz, az, saturated, self.pos_target, self.vel_desired, self.accel_desired,
+            self.ev_f, self.ea_f, self.i_acc, self.reset_filters, self._loops,
+        )  # fmt: skip
         self.e_v = self.ev_f
-        self.accel_target = g.vel_p * self.ev_f + self.accel_desired
-        ea = self.accel_target - az
-        if self.reset_filters:
-            self.ea_f = ea
-            self.reset_filters = False
-        else:
-            self.ea_f = self.ea_f + g.a_acc * (ea - self.ea_f)
-        di = g.acc_i * self.ea_f * g.dt
-        grows = (self.i_acc * di > 0) | ((self.i_acc == 0) & (di != 0))
-        stop = saturated & grows
-        self.i_acc = clamp(self.i_acc + di * (stop ^ True), -g.imax, g.imax)
-        out = (g.acc_p * self.ea_f + self.i_acc + g.acc_ff * self.accel_target) * 0.001
-        self.throttle = out + g.hover
+        self.reset_filters = False
         return self.throttle

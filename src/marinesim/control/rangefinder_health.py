@@ -29,7 +29,10 @@ __all__ = [
     "STATUS_LOW",
     "STATUS_NODATA",
     "RangefinderHealth",
+    "alt_ok_of",
+    "health_step",
     "map_signal_quality",
+    "message_step",
 ]
 
 Num = Any
@@ -52,6 +55,123 @@ STATUS_NODATA, STATUS_LOW, STATUS_HIGH, STATUS_GOOD = 1, 2, 3, 4
 def map_signal_quality(sq: Num) -> Num:
     """DISTANCE_SENSOR signal_quality → backend value: 0 → unknown (−1), 1 → 0, else as is."""
     return where(sq == 0, -1.0, where(sq == 1, 0.0, sq * 1.0))
+
+
+def message_step(
+    mask: Num,
+    now_us: float,
+    dist_cm: Num,
+    min_cm: Num,
+    max_cm: Num,
+    sq: Num,
+    param_min: float,
+    param_max: float,
+    msg_dist: Num,
+    msg_min: Num,
+    msg_max: Num,
+    msg_sq: Num,
+    last_msg_us: Num,
+) -> tuple[Num, Num, Num, Num, Num]:
+    """Store a DISTANCE_SENSOR message where ``mask`` (pure; §2.1).
+
+    Parameters
+    ----------
+    mask : bool or ndarray (N,)
+        Which vehicles received a message.
+    now_us : float
+        Arrival time (µs).
+    dist_cm, min_cm, max_cm, sq : float or ndarray (N,)
+        Message fields (cm, cm, cm, %).
+    param_min, param_max : float
+        RNGFND1_MIN_CM, RNGFND1_MAX_CM (cm).
+    msg_dist, msg_min, msg_max, msg_sq, last_msg_us : float or ndarray (N,)
+        Stored message (cm, cm, cm, backend quality, µs).
+
+    Returns
+    -------
+    tuple
+        New ``(msg_dist, msg_min, msg_max, msg_sq, last_msg_us)``.
+    """
+    both_zero = (min_cm == 0) & (max_cm == 0)
+    eff_min = where(both_zero, param_min, where(min_cm > param_min, min_cm, param_min))
+    eff_max = where(both_zero, param_max, where(max_cm < param_max, max_cm, param_max))
+    return (
+        where(mask, dist_cm, msg_dist),
+        where(mask, eff_min, msg_min),
+        where(mask, eff_max, msg_max),
+        where(mask, map_signal_quality(sq), msg_sq),
+        where(mask, now_us, last_msg_us),
+    )
+
+
+def health_step(
+    now_us: float,
+    z_cm: Num,
+    msg_dist: Num,
+    msg_min: Num,
+    msg_max: Num,
+    msg_sq: Num,
+    last_msg_us: Num,
+    valid_count: Num,
+    filt_cm: Num,
+    last_healthy_us: Num,
+    terrain_offset_cm: Num,
+    have_offset: Num,
+    sq_min: float,
+) -> tuple[Num, Num, Num, Num, Num, Num, Num, Num, Num]:
+    """One 20 Hz cycle of backend status, valid count, health and terrain filter (pure; §2.2–3).
+
+    Parameters
+    ----------
+    now_us : float
+        Current time (µs).
+    z_cm : float or ndarray (N,)
+        Inertial z (cm, up).
+    msg_dist, msg_min, msg_max, msg_sq, last_msg_us : float or ndarray (N,)
+        Stored message (see :func:`message_step`).
+    valid_count, filt_cm, last_healthy_us, terrain_offset_cm : float or ndarray (N,)
+        Backend valid count, filtered distance (cm), last healthy time (µs), terrain offset (cm).
+    have_offset : bool or ndarray (N,)
+        A terrain offset was ever computed.
+    sq_min : float
+        RNGFND_SQ_MIN (%).
+
+    Returns
+    -------
+    tuple
+        New ``(status, distance_cm, sq, valid_count, alt_healthy, filt_cm, last_healthy_us,
+        terrain_offset_cm, have_offset)``.
+    """
+    stale = (now_us - last_msg_us) > MAVLINK_TIMEOUT_US
+    dist = where(stale, 0.0, msg_dist)
+    high = dist > msg_max
+    low = dist < msg_min
+    status = where(
+        stale, STATUS_NODATA, where(high, STATUS_HIGH, where(low, STATUS_LOW, STATUS_GOOD))
+    )
+    good = status == STATUS_GOOD
+    vc = valid_count + 1.0
+    vc = vc + (10.0 - vc) * (vc > 10.0)
+    valid_count = vc * good
+    sq = where(stale, SQ_UNKNOWN, msg_sq)
+    sq_ok = (sq == SQ_UNKNOWN) | (sq >= sq_min)
+    healthy = good & (valid_count >= HEALTH_MAX) & sq_ok
+    timed_out = (now_us - last_healthy_us) > RANGEFINDER_TIMEOUT_US
+    filt_new = where(timed_out, dist, filt_cm + FILT_ALPHA * (dist - filt_cm))
+    filt_cm = where(healthy, filt_new, filt_cm)
+    last_healthy_us = where(healthy, now_us, last_healthy_us)
+    terrain_offset_cm = where(healthy, z_cm - filt_cm, terrain_offset_cm)
+    have_offset = have_offset | healthy
+    return (
+        status, dist, sq, valid_count, healthy, filt_cm, last_healthy_us, terrain_offset_cm,
+        have_offset,
+    )  # fmt: skip
+
+
+def alt_ok_of(alt_healthy: Num, last_healthy_us: Num, now_us: float, enabled: bool) -> Num:
+    """``rangefinder_alt_ok``: enabled, healthy, and healthy within the last second (pure)."""
+    ok = alt_healthy & ((now_us - last_healthy_us) < RANGEFINDER_TIMEOUT_US)
+    return ok if enabled else ok & False
 
 
 class RangefinderHealth:
@@ -110,18 +230,12 @@ class RangefinderHealth:
         dist_cm, min_cm, max_cm, sq : float or ndarray (N,)
             Message fields (cm, cm, cm, %).
         """
-        both_zero = (min_cm == 0) & (max_cm == 0)
-        eff_min = where(
-            both_zero, self.param_min, where(min_cm > self.param_min, min_cm, self.param_min)
-        )
-        eff_max = where(
-            both_zero, self.param_max, where(max_cm < self.param_max, max_cm, self.param_max)
-        )
-        self.msg_dist = where(mask, dist_cm, self.msg_dist)
-        self.msg_min = where(mask, eff_min, self.msg_min)
-        self.msg_max = where(mask, eff_max, self.msg_max)
-        self.msg_sq = where(mask, map_signal_quality(sq), self.msg_sq)
-        self.last_msg_us = where(mask, now_us, self.last_msg_us)
+        (
+            self.msg_dist, self.msg_min, self.msg_max, self.msg_sq, self.last_msg_us,
+        ) = message_step(
+            mask, now_us, dist_cm, min_cm, max_cm, sq, self.param_min, self.param_max,
+            self.msg_dist, self.msg_min, self.msg_max, self.msg_sq, self.last_msg_us,
+        )  # fmt: skip
 
     @property
     def min_m(self) -> Num:
@@ -143,32 +257,16 @@ class RangefinderHealth:
         z_cm : float or ndarray (N,)
             Inertial z (cm, up).
         """
-        stale = (now_us - self.last_msg_us) > MAVLINK_TIMEOUT_US
-        dist = where(stale, 0.0, self.msg_dist)
-        high = dist > self.msg_max
-        low = dist < self.msg_min
-        status = where(
-            stale, STATUS_NODATA, where(high, STATUS_HIGH, where(low, STATUS_LOW, STATUS_GOOD))
-        )
-        good = status == STATUS_GOOD
-        vc = self.valid_count + 1.0
-        vc = vc + (10.0 - vc) * (vc > 10.0)
-        self.valid_count = vc * good
-        self.status = status
-        self.distance_cm = dist
-        self.sq = where(stale, SQ_UNKNOWN, self.msg_sq)
-        sq_ok = (self.sq == SQ_UNKNOWN) | (self.sq >= self.sq_min)
-        healthy = good & (self.valid_count >= HEALTH_MAX) & sq_ok
-        self.alt_healthy = healthy
+        (
+            self.status, self.distance_cm, self.sq, self.valid_count, self.alt_healthy,
+            self.filt_cm, self.last_healthy_us, self.terrain_offset_cm, self.have_offset,
+        ) = health_step(
+            now_us, z_cm, self.msg_dist, self.msg_min, self.msg_max, self.msg_sq,
+            self.last_msg_us, self.valid_count, self.filt_cm, self.last_healthy_us,
+            self.terrain_offset_cm, self.have_offset, self.sq_min,
+        )  # fmt: skip
         self.inertial_alt_cm = z_cm
-        timed_out = (now_us - self.last_healthy_us) > RANGEFINDER_TIMEOUT_US
-        filt_new = where(timed_out, dist, self.filt_cm + FILT_ALPHA * (dist - self.filt_cm))
-        self.filt_cm = where(healthy, filt_new, self.filt_cm)
-        self.last_healthy_us = where(healthy, now_us, self.last_healthy_us)
-        self.terrain_offset_cm = where(healthy, z_cm - self.filt_cm, self.terrain_offset_cm)
-        self.have_offset = self.have_offset | healthy
 
     def alt_ok(self, now_us: float) -> Num:
         """``rangefinder_alt_ok``: enabled, healthy and healthy within the last second."""
-        ok = self.alt_healthy & ((now_us - self.last_healthy_us) < RANGEFINDER_TIMEOUT_US)
-        return ok if self.enabled else ok & False
+        return alt_ok_of(self.alt_healthy, self.last_healthy_us, now_us, self.enabled)

@@ -39,6 +39,10 @@ __all__ = [
     "KeepTarget",
     "MASTER_ALIASES",
     "SurftrakParams",
+    "offset_target_step",
+    "reset_target",
+    "surface_bottom_step",
+    "take_step",
 ]
 
 Num = Any
@@ -197,6 +201,93 @@ class GcsMessage:
     vehicle: int = 0
 
 
+def reset_target(mask: Num, target_cm: Num, off: Num, off_target: Num) -> tuple[Num, Num, Num]:
+    """Forget the rangefinder target where ``mask`` and zero the terrain offset (pure).
+
+    Returns the new ``(target_cm, off, off_target)`` (cm; target −1 = none).
+    """
+    return (
+        where(mask, INVALID_TARGET, target_cm),
+        where(mask, 0.0, off),
+        where(mask, 0.0, off_target),
+    )
+
+
+def surface_bottom_step(
+    centred: Num,
+    at_surface: Num,
+    at_bottom: Num,
+    z: Num,
+    pos_target: Num,
+    target_cm: Num,
+    off: Num,
+    off_target: Num,
+    surface_depth_cm: float,
+) -> tuple[Num, Num, Num, Num, Num]:
+    """SURFTRAK's surface and bottom resets with the stick centred (pure; §4.5, §4.8).
+
+    Parameters
+    ----------
+    centred : bool or ndarray (N,)
+        Pilot climb demand is zero.
+    at_surface, at_bottom : bool or ndarray (N,)
+        Detector flags.
+    z : float or ndarray (N,)
+        Belief z (cm, up).
+    pos_target, target_cm, off, off_target : float or ndarray (N,)
+        Total position target, rangefinder target, terrain offset and its target (cm).
+    surface_depth_cm : float
+        SURFACE_DEPTH (cm).
+
+    Returns
+    -------
+    tuple
+        ``(other, pos_target, target_cm, off, off_target)``; ``other`` marks the centred
+        vehicles neither at the surface nor at the bottom (they track the terrain).
+    """
+    surf = centred & at_surface
+    below = centred & (at_surface ^ True)
+    bot = below & at_bottom
+    other = below & (at_bottom ^ True)
+    if any_true(surf):
+        # Sub 4.5 absolute semantics (spec §4.8): total target, then offset → 0
+        cap = surface_depth_cm - 5.0
+        pos_target = where(surf & (pos_target > cap), cap, pos_target)
+        target_cm, off, off_target = reset_target(surf, target_cm, off, off_target)
+    if any_true(bot):
+        pos_target = where(bot & (z + 10.0 > pos_target), z + 10.0, pos_target)
+        target_cm, off, off_target = reset_target(bot, target_cm, off, off_target)
+    return other, pos_target, target_cm, off, off_target
+
+
+def offset_target_step(
+    mask: Num, target_cm: Num, terrain_offset_cm: Num, off_target: Num, surftrak_depth_cm: float
+) -> Num:
+    """Terrain-offset target that holds ``target_cm`` below the SURFTRAK_DEPTH ceiling (pure).
+
+    Returns the new offset target (cm) where ``mask`` and a target is held, else unchanged.
+    """
+    valid = mask & (target_cm > 0)
+    desired = terrain_offset_cm + target_cm
+    over = desired >= surftrak_depth_cm
+    off = terrain_offset_cm + (surftrak_depth_cm - desired) * over
+    return where(valid, off, off_target)
+
+
+def take_step(
+    centred: Num, target_cm: Num, pilot_in_control: Num, z: Num, pilot_start_z: Num
+) -> tuple[Num, Num]:
+    """The pilot takes control when the stick leaves the centre with a target held (pure).
+
+    Returns the new ``(pilot_in_control, pilot_start_z)`` (bool, cm).
+    """
+    take = (centred ^ True) & (target_cm > 0) & (pilot_in_control ^ True)
+    if any_true(take):
+        pilot_start_z = where(take, z, pilot_start_z)
+        pilot_in_control = pilot_in_control | take
+    return pilot_in_control, pilot_start_z
+
+
 def _f32(x: float) -> float:
     return float(np.float32(x))
 
@@ -333,8 +424,10 @@ class ArduSubVertical:
         return True
 
     def _reset(self, mask: Num) -> None:
-        self.target_cm = where(mask, INVALID_TARGET, self.target_cm)
-        self.zctl.init_terrain_offset(mask, 0.0)
+        zc = self.zctl
+        self.target_cm, zc.off, zc.off_target = reset_target(
+            mask, self.target_cm, zc.off, zc.off_target
+        )
 
     def set_rangefinder_target_cm(self, target_cm: Num, mask: Num = True) -> Num:
         """Set the held distance (cm) where ``mask``; checks and messages of spec §4.4.
@@ -386,11 +479,9 @@ class ArduSubVertical:
         first = mask & (self.target_cm <= 0) & (h.inertial_alt_cm < self.p.SURFTRAK_DEPTH)
         if any_true(first):
             self.set_rangefinder_target_cm(h.inertial_alt_cm - off, first)
-        valid = mask & (self.target_cm > 0)
-        desired = off + self.target_cm
-        over = desired >= self.p.SURFTRAK_DEPTH
-        off = off + (self.p.SURFTRAK_DEPTH - desired) * over
-        self.zctl.off_target = where(valid, off, self.zctl.off_target)
+        self.zctl.off_target = offset_target_step(
+            mask, self.target_cm, off, self.zctl.off_target, self.p.SURFTRAK_DEPTH
+        )
 
     def _control_range(self, climb: Num) -> None:
         z = self.z
@@ -399,27 +490,16 @@ class ArduSubVertical:
         if any_true(release):
             self.set_rangefinder_target_cm(self.target_cm + z - self.pilot_start_z, release)
             self.pilot_in_control = self.pilot_in_control & (release ^ True)
-        at_surface = self.detector.at_surface
-        surf = centred & at_surface
-        below = centred & (at_surface ^ True)
-        bot = below & self.detector.at_bottom
-        other = below & (self.detector.at_bottom ^ True)
-        if any_true(surf):
-            # Sub 4.5 absolute semantics (spec §4.8): total target, then offset → 0
-            cap = self.p.SURFACE_DEPTH - 5.0
-            tgt = self.zctl.pos_target
-            self.zctl.pos_target = where(surf & (tgt > cap), cap, tgt)
-            self._reset(surf)
-        if any_true(bot):
-            tgt = self.zctl.pos_target
-            self.zctl.pos_target = where(bot & (z + 10.0 > tgt), z + 10.0, tgt)
-            self._reset(bot)
+        zc = self.zctl
+        other, zc.pos_target, self.target_cm, zc.off, zc.off_target = surface_bottom_step(
+            centred, self.detector.at_surface, self.detector.at_bottom, z, zc.pos_target,
+            self.target_cm, zc.off, zc.off_target, self.p.SURFACE_DEPTH,
+        )  # fmt: skip
         if any_true(other):
             self._update_surface_offset(other)
-        take = (centred ^ True) & (self.target_cm > 0) & (self.pilot_in_control ^ True)
-        if any_true(take):
-            self.pilot_start_z = where(take, z, self.pilot_start_z)
-            self.pilot_in_control = self.pilot_in_control | take
+        self.pilot_in_control, self.pilot_start_z = take_step(
+            centred, self.target_cm, self.pilot_in_control, z, self.pilot_start_z
+        )
 
     def climb_from_stick(self, stick: Num) -> Num:
         """Pilot climb rate (cm/s) for the throttle control input 0…1000, clamped to limits."""

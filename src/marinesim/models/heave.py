@@ -15,7 +15,16 @@ from typing import Any, Literal
 
 from marinesim.core.params import ParamsBase, field
 
-__all__ = ["HeaveParams", "HeaveState", "acceleration", "init", "step", "step_zv"]
+__all__ = [
+    "HeaveParams",
+    "HeaveState",
+    "accel_raw",
+    "acceleration",
+    "init",
+    "step",
+    "step_zv",
+    "step_zv_raw",
+]
 
 Num = Any
 
@@ -37,6 +46,15 @@ class HeaveParams(ParamsBase):
         """Thrust (−1…1) that cancels the buoyancy at rest."""
         return -self.buoyancy_accel / self.thrust_accel
 
+    @property
+    def coefficients(self) -> tuple[float, ...]:
+        """``(thrust_accel, buoyancy_accel, quadratic, linear_drag, quadratic_drag, height,
+        gravity)`` for :func:`accel_raw` / :func:`step_zv_raw` (quadratic: 1.0 or 0.0)."""
+        return (
+            self.thrust_accel, self.buoyancy_accel, 0.0 if self.drag == "linear" else 1.0,
+            self.linear_drag, self.quadratic_drag, self.height, self.gravity,
+        )  # fmt: skip
+
 
 @dataclass(frozen=True)
 class HeaveState:
@@ -54,16 +72,7 @@ def acceleration(params: HeaveParams, v: Num, thrust: Num, z: Num = -1.0) -> Num
     (height ``height`` centred on z): fully submerged below −height/2, none above +height/2,
     where only gravity is left (as in SITL's SIM_Submarine).
     """
-    if params.drag == "linear":
-        drag = params.linear_drag * v
-    else:
-        drag = params.quadratic_drag * v * abs(v)
-    h = params.height
-    sub = 0.5 - z / h
-    sub = sub + (1.0 - sub) * (sub > 1.0)
-    sub = sub - sub * (sub < 0.0)
-    lift = sub * (params.gravity + params.buoyancy_accel) - params.gravity
-    return params.thrust_accel * thrust + lift - drag
+    return accel_raw(params.coefficients, v, thrust, z)
 
 
 def step_zv(
@@ -88,7 +97,45 @@ def step_zv(
     (z, v, a)
         New height (m), climb rate (m/s) and the acceleration applied (m/s²).
     """
-    a = acceleration(params, v, thrust, z)
+    return step_zv_raw(params.coefficients, z, v, thrust, floor_z, dt)
+
+
+def accel_raw(coef: tuple[float, ...], v: Num, thrust: Num, z: Num) -> Num:
+    """:func:`acceleration` with the parameters as :attr:`HeaveParams.coefficients` (pure).
+
+    Parameters
+    ----------
+    coef : tuple
+        ``(thrust_accel, buoyancy_accel, quadratic (1.0/0.0), linear_drag, quadratic_drag,
+        height, gravity)`` (m/s², m/s², -, 1/s, 1/m, m, m/s²).
+    v, thrust, z : float or ndarray (N,)
+        Climb rate (m/s), thrust (−1…1), height (m, up).
+
+    Returns
+    -------
+    float or ndarray (N,)
+        Acceleration (m/s², up +).
+    """
+    thrust_accel, buoyancy_accel, quadratic, linear_drag, quadratic_drag, h, gravity = coef
+    if quadratic == 0.0:
+        drag = linear_drag * v
+    else:
+        drag = quadratic_drag * v * abs(v)
+    sub = 0.5 - z / h
+    sub = sub + (1.0 - sub) * (sub > 1.0)
+    sub = sub - sub * (sub < 0.0)
+    lift = sub * (gravity + buoyancy_accel) - gravity
+    return thrust_accel * thrust + lift - drag
+
+
+def step_zv_raw(
+    coef: tuple[float, ...], z: Num, v: Num, thrust: Num, floor_z: Num, dt: float
+) -> tuple[Num, Num, Num]:
+    """:func:`step_zv` with the parameters as :attr:`HeaveParams.coefficients` (pure).
+
+    Returns the new height (m), climb rate (m/s) and the acceleration applied (m/s²).
+    """
+    a = accel_raw(coef, v, thrust, z)
     v = v + a * dt
     z = z + v * dt
     below = z < floor_z

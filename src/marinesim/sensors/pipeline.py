@@ -23,7 +23,33 @@ from marinesim.core.params import ParamsBase, field
 from marinesim.core.rng import BlockRNG
 from marinesim.sensors.noise import corrupt, limit_with_substitutes, quantise
 
-__all__ = ["ChainParams", "DelayLine", "SensorChain"]
+__all__ = ["ChainParams", "DelayLine", "SensorChain", "delay_position"]
+
+
+def delay_position(count: int, size: int, back: float) -> tuple[int, float, bool]:
+    """Where a :class:`DelayLine` read ``back`` ticks before the newest one falls (pure).
+
+    Parameters
+    ----------
+    count : int
+        Ticks pushed so far (> 0).
+    size : int
+        Ring-buffer length (ticks).
+    back : float
+        Delay in ticks (delay / dt).
+
+    Returns
+    -------
+    (i0, frac, interp)
+        Tick index of the earlier sample (use ``i0 % size``), the fraction (0…1) towards the
+        next tick, and whether to interpolate (False: take sample ``i0`` as is).
+    """
+    newest = count - 1
+    oldest = max(0, count - size)
+    pos = max(newest - back, float(oldest))
+    i0 = int(np.floor(pos + 1e-9))
+    frac = pos - i0
+    return i0, frac, not (frac < 1e-9 or i0 + 1 > newest)
 
 
 class DelayLine:
@@ -61,13 +87,9 @@ class DelayLine:
         back = delay / self.dt
         if back > self.size - 2 + 1e-9:
             raise ConfigError(f"delay {delay} s exceeds the buffer", param="delay")
-        newest = self.count - 1
-        oldest = max(0, self.count - self.size)
-        pos = max(newest - back, float(oldest))
-        i0 = int(np.floor(pos + 1e-9))
-        frac = pos - i0
+        i0, frac, interp = delay_position(self.count, self.size, back)
         v0 = self.buf[i0 % self.size]
-        if frac < 1e-9 or i0 + 1 > newest:
+        if not interp:
             return v0.copy()
         v1 = self.buf[(i0 + 1) % self.size]
         return v0 + (v1 - v0) * frac

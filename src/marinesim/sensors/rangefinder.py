@@ -29,6 +29,8 @@ __all__ = [
     "RangefinderParams",
     "RangefinderReading",
     "inject",
+    "inject_values",
+    "pick",
 ]
 
 
@@ -48,6 +50,16 @@ class RangefinderParams(ParamsBase):
     msg_min_cm: float = field(50.0, unit="cm", description="DISTANCE_SENSOR.min_distance", ge=0)
     msg_max_cm: float = field(5000.0, unit="cm", description="DISTANCE_SENSOR.max_distance", ge=0)
     geometry_source: str = field("truth", description="truth | belief (z used for geometry)")
+
+    @property
+    def coefficients(self) -> tuple[float, ...]:
+        """``(noise_std, low_cut, high_cut, below_substitute, below_quality, above_substitute,
+        above_quality, low_sq_cm, low_sq_quality)`` for :func:`inject_values`."""
+        return (
+            self.noise_std, self.low_cut, self.high_cut, self.below_substitute,
+            float(self.below_quality), self.above_substitute, float(self.above_quality),
+            self.low_sq_cm, float(self.low_sq_quality),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -86,20 +98,46 @@ def inject(
     """
     row = np.asarray(row, float)
     z_d = np.asarray(z_d, float)
+    sent, cm, q = inject_values(row, z_d, np.asarray(normal, float), params.coefficients)
+    return RangefinderReading(sent=sent, distance_cm=cm, quality=q, z_d=z_d, row=row)
+
+
+def pick(cond: np.ndarray, a: object, b: object) -> np.ndarray:
+    """``np.where(cond, a, b)`` (exact selection; replaced by a ternary in compiled code)."""
+    return np.where(cond, a, b)
+
+
+def inject_values(
+    row: np.ndarray, z_d: np.ndarray, normal: np.ndarray, coef: tuple[float, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The arithmetic of :func:`inject` (pure).
+
+    Parameters
+    ----------
+    row, z_d, normal : ndarray (N,) (or floats in compiled code)
+        Terrain row value (m), vehicle z at t − delay (m), standard normal draws.
+    coef : tuple
+        :attr:`RangefinderParams.coefficients`.
+
+    Returns
+    -------
+    (sent, distance_cm, quality)
+        Sent flag, distance (cm, −1 where not sent), quality (%, −1 where not sent).
+    """
+    noise_std, low_cut, high_cut, below_sub, below_q, above_sub, above_q, lsq_cm, lsq_q = coef
     dropout = row == 1.0
     low_sq = row == 2.0
-    rf = z_d - row + params.noise_std * np.asarray(normal, float)
-    q = np.full(rf.shape, 100.0)
-    below = rf < params.low_cut
-    above = rf > params.high_cut
-    rf = np.where(below, params.below_substitute, np.where(above, params.above_substitute, rf))
-    q = np.where(below, params.below_quality, np.where(above, params.above_quality, q))
+    rf = z_d - row + noise_std * normal
+    below = rf < low_cut
+    above = rf > high_cut
+    rf = pick(below, below_sub, pick(above, above_sub, rf))
+    q = pick(below, below_q, pick(above, above_q, 100.0))
     cm = np.trunc(rf * 100.0)
-    cm = np.where(low_sq, params.low_sq_cm, cm)
-    q = np.where(low_sq, params.low_sq_quality, q)
-    cm = np.where(dropout, -1.0, cm)
-    q = np.where(dropout, -1.0, q)
-    return RangefinderReading(sent=~dropout, distance_cm=cm, quality=q, z_d=z_d, row=row)
+    cm = pick(low_sq, lsq_cm, cm)
+    q = pick(low_sq, lsq_q, q)
+    cm = pick(dropout, -1.0, cm)
+    q = pick(dropout, -1.0, q)
+    return dropout ^ True, cm, q
 
 
 class DownRangefinderParams(ParamsBase):
