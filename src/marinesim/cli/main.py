@@ -53,7 +53,7 @@ def _add_subcommands() -> None:
 
     for module in (usm, verify, run, bench):
         module.register(app)
-    for optional in ("vehicles", "surftrak", "alloc"):
+    for optional in ("vehicles", "surftrak", "alloc", "moos", "sitl", "ardusub", "batch", "gym"):
         try:
             module = __import__(f"marinesim.cli.{optional}", fromlist=["register"])
         except ModuleNotFoundError as exc:
