@@ -13,9 +13,14 @@ after 10 warm-up ticks that include the start hooks and the first random-number 
 of each run, the median of ``--repeat`` interleaved (bare, sensors) pairs, and the median of
 the per-pair ratios.
 
+With ``--figures`` the three navigation figures (:mod:`marinesim.io.nav_plots`: tracks, error,
+contacts; ensemble views past a dozen vehicles) are also drawn and saved as PNG from a 60 s run
+of N vehicles with ``simple_ins`` and ``contacts``, each timed (issue 12 §2: ≤ 2 s at N = 1000).
+
 Usage::
 
-    python benchmarks/bench_sensors.py [--n 1000] [--ticks 200] [--repeat 3] [--json PATH]
+    python benchmarks/bench_sensors.py [--n 1000] [--ticks 200] [--repeat 3] [--figures]
+                                       [--json PATH]
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import json
 import os
 import platform
 import statistics
+import tempfile
 import time
 from pathlib import Path
 
@@ -105,12 +111,50 @@ def one_run(n: int, ticks: int, with_sensors: bool, seed: int = 1) -> float:
     return n * ticks / wall
 
 
+def nav_figures(n: int, end: float = 60.0) -> dict[str, float]:
+    """Seconds to draw and save each navigation figure of an N-vehicle run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from marinesim.io import nav_plots
+
+    ins = S.nav.SimpleInsParams(**S.SimpleInsSensor.example_params)
+    son = S.contacts.ContactParams(**S.ContactSensor.example_params)
+    blk = BlockSpec(
+        "auv",
+        n,
+        PluginSpec(HarnessMotion("motion")),
+        sensors=(
+            PluginSpec(S.SimpleInsSensor("ins", ins)),
+            PluginSpec(S.ContactSensor("son", son), 1.0),
+        ),
+        spawn=Spawn(depth=5.0, speed=1.5, spread={"north": 500.0, "east": 500.0}),
+    )
+    res = Simulation([blk], dt=0.1, end=end, seed=1).run()
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, fn in (
+            ("tracks", nav_plots.tracks_figure),
+            ("error", nav_plots.error_figure),
+            ("contacts", nav_plots.contacts_figure),
+        ):
+            t0 = time.perf_counter()
+            fig = fn(res)
+            fig.savefig(Path(tmp) / f"{name}.png", dpi=120)
+            plt.close(fig)
+            out[name] = time.perf_counter() - t0
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict:
     """Run both configurations; return and optionally write the results."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--ticks", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--figures", action="store_true", help="also time the navigation figures")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     pairs = []  # interleaved, so both runs of a pair see the same machine load
@@ -134,6 +178,12 @@ def main(argv: list[str] | None = None) -> dict:
         f"N={args.n} ticks={args.ticks}: bare {bare:,.0f} vehicle-steps/s, "
         f"full sensor set {full:,.0f} vehicle-steps/s, slowdown x{slowdown:.1f} (median of pairs)"
     )
+    if args.figures:
+        out["nav_figures_s"] = figs = nav_figures(args.n)
+        print(
+            f"navigation figures at N={args.n}: "
+            + ", ".join(f"{k} {v:.2f} s" for k, v in figs.items())
+        )
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(out, indent=2), encoding="utf-8")

@@ -1,8 +1,18 @@
 """marinesim: simulation of marine vehicles for autonomy and control work.
 
-Import the parts you need from their packages (``marinesim.models.kinematic``,
-``marinesim.engine``, ...); this module only re-exports the version and the error types.
+The public API (:mod:`marinesim.api`, imported on first use so that ``import marinesim``
+stays cheap):
+
+* ``marinesim.make_model(name, **params)`` — a model by name with ``init(n, ...)`` and
+  ``step(state, cmd, dt, env=None)``, N vehicles at once;
+* ``marinesim.load(scenario, **overrides)`` — a scenario built into a simulation;
+* ``marinesim.run(scenario, **overrides)`` — the same, run; a ``RunResult``.
+
+Everything else lives in its package (``marinesim.models.kinematic``, ``marinesim.engine``,
+...); this module also re-exports the version and the error types.
 """
+
+from typing import Any
 
 from marinesim.core.errors import (
     ConfigError,
@@ -14,8 +24,9 @@ from marinesim.core.errors import (
     NumericalError,
     UnknownNameError,
 )
+from marinesim.core.version import __version__
 
-__version__ = "0.1.0"
+_API = ("load", "make_model", "run")
 
 __all__ = [
     "ConfigError",
@@ -27,4 +38,22 @@ __all__ = [
     "NumericalError",
     "UnknownNameError",
     "__version__",
+    "load",
+    "make_model",
+    "run",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``make_model``, ``load``, ``run``: imported from :mod:`marinesim.api` on first use."""
+    if name in _API:
+        from marinesim import api
+
+        value = getattr(api, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'marinesim' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_API})

@@ -6,6 +6,10 @@ a run is deterministic for a seed, the N = 1 run equals row 0 of an N = 5 run bi
 every signal it logs has N rows, and a controller or autonomy runs without truth access
 (no ``uses_truth``).  It raises ``AssertionError`` listing what failed, and returns the names
 of the checks that passed.
+
+``registered_plugins()`` lists every plugin class the registry knows (built-in table and the
+``marinesim.plugins`` entry points), so that a test runs ``check_plugin`` over all of them
+rather than over a hand-kept list; ``check_registered()`` does exactly that.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from marinesim.core import registry
 from marinesim.core.errors import ConfigError, EngineError
 from marinesim.core.params import validate
 from marinesim.core.state import VehicleState
@@ -23,7 +28,14 @@ from marinesim.engine.plugin import HOOKS, Plugin, overridden_hooks
 from marinesim.engine.results import RunResult
 from marinesim.engine.simulation import Simulation
 
-__all__ = ["HarnessMotion", "HarnessSetpoints", "build_params", "check_plugin"]
+__all__ = [
+    "HarnessMotion",
+    "HarnessSetpoints",
+    "build_params",
+    "check_plugin",
+    "check_registered",
+    "registered_plugins",
+]
 
 
 class HarnessMotion(Plugin):
@@ -76,6 +88,7 @@ def _run(cls: type[Plugin], params: Any, n: int, seed: int, ticks: int, dt: floa
     controllers: tuple[PluginSpec, ...] = ()
     autonomy: tuple[PluginSpec, ...] = ()
     sensors: tuple[PluginSpec, ...] = ()
+    world: tuple[PluginSpec, ...] = ()
     setpoints = PluginSpec(HarnessSetpoints("harness_setpoints"))
     if kind == "controller":
         controllers = (PluginSpec(plugin),)
@@ -84,8 +97,10 @@ def _run(cls: type[Plugin], params: Any, n: int, seed: int, ticks: int, dt: floa
         autonomy = (PluginSpec(plugin),)
     elif kind == "sensor":
         sensors = (PluginSpec(plugin),)
-    else:
+    else:  # motion, and the world kinds (metric, interaction, network)
         autonomy = (setpoints,)
+        if kind != "motion":
+            world = (PluginSpec(plugin),)
     block = BlockSpec(
         "block",
         n,
@@ -95,7 +110,7 @@ def _run(cls: type[Plugin], params: Any, n: int, seed: int, ticks: int, dt: floa
         sensors,
         Spawn(north=1.0, east=2.0, depth=0.5, heading_deg=30.0, speed=1.0),
     )
-    sim = Simulation([block], dt=dt, end=ticks * dt, seed=seed)
+    sim = Simulation([block], dt=dt, end=ticks * dt, seed=seed, world=world)
     return sim.run()
 
 
@@ -127,6 +142,7 @@ def check_plugin(
     ticks: int = 40,
     dt: float = 0.1,
     batch_rtol: float = 0.0,
+    couples_rows: bool | None = None,
 ) -> list[str]:
     """Check a plugin class against the engine contract.
 
@@ -145,6 +161,10 @@ def check_plugin(
         Tolerance of the "N = 1 equals row 0 of N = 5" check, relative to each signal's largest
         magnitude. 0 (default) demands bit equality; a model whose batched kernel sums in another order than its one-vehicle
         path may be allowed 1e-12 (engine spec §10.5), and the calling test names the kernel.
+    couples_rows : bool, optional
+        The plugin's output for one vehicle depends on the others by design (a contact sensor,
+        a separation metric), so "N = 1 equals row 0 of N = 5" does not apply and is not run
+        (nor listed as passed).  Default: the class attribute ``couples_rows`` (False).
 
     Returns
     -------
@@ -201,10 +221,12 @@ def check_plugin(
         failures.append(f"not deterministic for a seed: {diff}")
     else:
         passed.append("deterministic")
-    diff = _same(r_single, r1, slice(0, 1), rtol=batch_rtol)
+    if couples_rows is None:
+        couples_rows = bool(getattr(cls, "couples_rows", False))
+    diff = [] if couples_rows else _same(r_single, r1, slice(0, 1), rtol=batch_rtol)
     if diff:
         failures.append(f"N=1 differs from row 0 of N=5: {diff}")
-    else:
+    elif not couples_rows:
         passed.append("batch_equals_single")
     for name, sig in r1.signals.items():
         if sig.values.shape[0] != 5 or sig.values.ndim != 3:
@@ -215,3 +237,43 @@ def check_plugin(
     if failures:
         raise AssertionError(f"{cls.__name__}: " + "; ".join(failures))
     return passed
+
+
+#: Plugin kinds of the engine (architecture spec §3).
+PLUGIN_KINDS: tuple[str, ...] = tuple(HOOKS)
+
+
+def registered_plugins(kinds: tuple[str, ...] = PLUGIN_KINDS) -> list[tuple[str, str]]:
+    """Every registered plugin as ``(kind, name)``, sorted (built-in and entry points).
+
+    Parameters
+    ----------
+    kinds : tuple of str
+        Plugin kinds to list (default: all engine plugin kinds).
+    """
+    return [(kind, name) for kind in kinds for name in registry.names(kind)]
+
+
+def check_registered(
+    kinds: tuple[str, ...] = PLUGIN_KINDS, **options: Any
+) -> dict[tuple[str, str], list[str] | str]:
+    """Run :func:`check_plugin` over every registered plugin of ``kinds``.
+
+    Parameters
+    ----------
+    kinds : tuple of str
+    **options
+        Passed to :func:`check_plugin` (``seed``, ``ticks``, ``dt``, ``batch_rtol``).
+
+    Returns
+    -------
+    dict
+        ``(kind, name)`` → the passed checks, or the failure text.
+    """
+    out: dict[tuple[str, str], list[str] | str] = {}
+    for kind, name in registered_plugins(kinds):
+        try:
+            out[(kind, name)] = check_plugin(registry.get(kind, name), **options)
+        except AssertionError as exc:
+            out[(kind, name)] = str(exc)
+    return out

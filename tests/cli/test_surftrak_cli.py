@@ -14,10 +14,13 @@ from marinesim.cli.main import main
 from marinesim.core.errors import ConfigError
 from marinesim.interop.ardupilot import parse_params_text, read_params, surftrak_params
 from marinesim.io.ctun import figure_title, merge_ordered, read_table
+from marinesim.io.surftrak_plot import PANEL_YLABELS, PANELS
 
 SHARED = Path(__file__).resolve().parents[3].joinpath("shared", "data", "surftrak")
 SITL = SHARED / "sitl_results"
-needs_shared = pytest.mark.skipif(not SITL.exists(), reason="shared SITL data not available")
+needs_shared = pytest.mark.skipif(not SITL.exists(), reason="../shared not present")
+#: a copy of ../shared/data/surftrak/params/sitl.params (975 bytes) so the CLI tests run offline
+SITL_PARAMS = Path(__file__).resolve().parents[1] / "data" / "surftrak" / "sitl.params"
 
 
 @needs_shared
@@ -57,7 +60,7 @@ def test_run_writes_logs_and_figure(tmp_path, capsys):
     out = tmp_path / "run.csv"
     png = tmp_path / "run.png"
     rc = main(["surftrak", "run", "--terrain", "zeros", "--duration", "8", "--seed", "3",
-               "-o", str(out), "--plot", str(png)])  # fmt: skip
+               "-o", str(out), "--plot"])  # fmt: skip
     assert rc == 0
     text = capsys.readouterr().out
     assert "rangefinder target is" in text and "KPv 0.80" in text
@@ -86,11 +89,15 @@ def test_run_writes_logs_and_figure(tmp_path, capsys):
 
     fig = plot_result(run_surftrak("zeros", duration=3.0), "runs/zeros")
     labels = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in fig.axes]
-    assert labels == [
-        ["CTUN.DAlt", "CTUN.Alt", "CTUN.TAlt", "Older sub pos", "Older terrain pos"],
-        ["CTUN.DSAlt", "CTUN.SAlt", "Injected rangefinder"],
-        ["CTUN.DCRt", "CTUN.CRt"],
-    ]
+    assert labels == [[label for label, _, _ in series] for _, series in PANELS]
+    # every legend names the CTUN series or the harness truth it shows; every panel has units
+    assert all("(CTUN." in lb or "(harness)" in lb for row in labels for lb in row)
+    assert [ax.get_ylabel() for ax in fig.axes] == list(PANEL_YLABELS)
+    assert all(ax.get_xlabel() == "time [s]" for ax in fig.axes)
+    assert all("[" in ax.get_ylabel() and "]" in ax.get_ylabel() for ax in fig.axes)
+    # legends sit beside the axes (anchored right of the plotting area), never over the data
+    for ax in fig.axes:
+        assert ax.get_legend().get_bbox_to_anchor().x0 >= ax.get_window_extent().x1 - 1
     assert fig.get_size_inches().tolist() == [8.5, 11.0]
     assert fig._suptitle.get_text().startswith("runs/zeros, CRt var: ")
 
@@ -100,19 +107,33 @@ def test_run_with_params_file_overrides_and_pilot(tmp_path, capsys):
     pilot.write_text("3 climb 50\n5 climb 0\n")
     out = tmp_path / "p.csv"
     rc = main(["surftrak", "run", "--terrain", "zeros", "--duration", "7", "-o", str(out),
-               "--params", str(SHARED / "params" / "sitl.params"), "--param", "PILOT_ACCEL_Z=200",
+               "--params", str(SITL_PARAMS), "--param", "PILOT_ACCEL_Z=200",
                "--pilot", str(pilot)])  # fmt: skip
     assert rc == 0
     text = capsys.readouterr().out
     assert "KPv 2.00" in text and text.count("rangefinder target is") == 2
 
 
+def test_run_into_a_directory_default_png(tmp_path, capsys):
+    rc = main(["surftrak", "run", "--terrain", "zeros", "--duration", "2", "-o", str(tmp_path / "d"),
+               "--plot"])  # fmt: skip
+    assert rc == 0
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == [
+        "run.csv", "run.ctun.csv", "run.merged.csv", "run.messages.csv", "run.png",
+        "run.stamped.csv",
+    ]  # fmt: skip
+
+
 def test_suite_prints_a_row_per_terrain(tmp_path, capsys):
+    # the old spellings --out-dir and --format still work, with a deprecation warning
     rc = main(
         ["surftrak", "suite", "--duration", "3", "--out-dir", str(tmp_path), "--format", "png"]
     )
     assert rc == 0
-    text = capsys.readouterr().out
+    cap = capsys.readouterr()
+    assert "--out-dir is deprecated; use -o/--out" in cap.err
+    assert "--format is deprecated; use --fig-format" in cap.err
+    text = cap.out
     for name in ("zeros", "trapezoid", "sawtooth", "square", "stress", "test_signal_quality"):
         assert any(line.startswith(name) for line in text.splitlines())
         assert (tmp_path / f"{name}.png").exists() and (tmp_path / f"{name}.csv").exists()
@@ -160,7 +181,8 @@ def test_bad_inputs_exit_2(tmp_path, capsys):
         (["surftrak", "suite", "--format", "jpgx", "--out-dir", str(tmp_path)], "format 'jpgx'"),
         (["surftrak", "suite", "--duration", "nan", "--out-dir", str(tmp_path)], "duration"),
         (["surftrak", "run", "--terrain", "zeros", "-o", str(tmp_path / "x.csv"),
-          "--plot", str(tmp_path / "f.xyz")], "format 'xyz'"),
+          "--plot", "--fig-format", "xyz"], "format 'xyz'"),
+        (["surftrak", "plot", str(tmp_path), "-o", str(tmp_path / "f.jpgx")], "format '.jpgx'"),
     ]:  # fmt: skip
         rc = main(args)
         err = capsys.readouterr().err
@@ -183,11 +205,17 @@ def test_params_reader_aliases_and_ignored():
         surftrak_params({"RNGFND1_TYPE": 10.5})
 
 
-@needs_shared
+@pytest.mark.skipif(
+    not (SHARED / "params").exists(), reason="../shared not present"
+)
+def test_shipped_sitl_params_is_the_shared_file():
+    assert SITL_PARAMS.read_bytes() == (SHARED / "params" / "sitl.params").read_bytes()
+
+
 def test_sitl_params_file():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        p, ignored = read_params(SHARED / "params" / "sitl.params")
+        p, ignored = read_params(SITL_PARAMS)
     assert (p.RNGFND1_MIN_CM, p.RNGFND1_MAX_CM, p.SURFTRAK_DEPTH) == (50.0, 5000.0, -100.0)
     assert (p.PSC_JERK_Z, p.PILOT_ACCEL_Z, p.kpv) == (8.0, 500.0, 0.8)
     assert "SIM_BARO_RND" in ignored and "LOG_BITMASK" in ignored

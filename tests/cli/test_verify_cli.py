@@ -83,3 +83,20 @@ def test_bad_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     note.write_text("x")
     assert main(["verify", str(note)]) == 2
     assert "not a reference case" in capsys.readouterr().err
+
+
+def test_foreign_manifest_is_noted_not_replayed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A recording folder with its own manifest (file list, no case kinds) beside real cases:
+    a note, not 40 failing 'actuator' cases."""
+    rec = tmp_path / "recording"
+    rec.mkdir()
+    (rec / "manifest.json").write_text(
+        '{"title": "SITL sessions", "files": {"README.md": {"bytes": 3}, "a/log.csv.gz": {}}}'
+    )
+    _copy_case(tmp_path / "usm")
+    assert main(["verify", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"note: {rec / 'manifest.json'}: not a reference-case format" in out
+    assert "1 passed, 0 failed" in out and "README" not in out.split("note:")[-1].split("\n", 1)[1]

@@ -213,7 +213,9 @@ def test_run_moos_file_speed_halving_and_events(tmp_path: Path) -> None:
     out = run.to_csv(tmp_path / "out.csv")
     lines = out.read_text().splitlines()
     assert lines[0].startswith("t,x,y,heading,speed") and len(lines) == 12
-    assert lines[1].split(",")[13] == ""  # NAV_X blank at start-up
+    header = lines[0].split(",")
+    assert lines[1].split(",")[header.index("NAV_X")] == ""  # NAV_X blank at start-up
+    assert {"DESIRED_THRUST", "DESIRED_RUDDER", "DESIRED_ELEVATOR"} <= set(header)
 
 
 def test_run_default_apptick_warning_and_bad_duration(tmp_path: Path) -> None:

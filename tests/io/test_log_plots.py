@@ -77,13 +77,13 @@ def test_manifest_and_csv_header_carry_version_seed_hash(tmp_path: Path) -> None
     ):
         assert key in man, key
     assert man["seed"] == 4 and man["status"] == "completed"
-    head = (tmp_path / "log.csv").read_text().splitlines()[:5]
-    assert head[0].startswith("# marinesim_version: ")
-    assert "# seed: 4" in head and "# scenario_sha256: abc123" in head
+    assert man["scenario_sha256"] == "abc123"  # metadata lives in the manifest (issue 9 §5)
+    head = (tmp_path / "log.csv").read_text().splitlines()[0]
+    assert head.startswith("entity,block,t,")
     import pyarrow.parquet as pq
 
-    md = pq.read_schema(tmp_path / "log.parquet").metadata
-    assert md[b"marinesim.seed"] == b"4"
+    part = sorted((tmp_path / "log.parquet").glob("part-*.parquet"))[0]
+    assert pq.read_schema(part).metadata[b"marinesim.seed"] == b"4"
 
 
 def test_partial_log_of_a_failed_run(tmp_path: Path) -> None:
@@ -162,3 +162,111 @@ def test_demo_trajectory_shows_tracks_drift_arrows_and_current_field() -> None:
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "current field" in labels and any(t.startswith("drift (longest") for t in labels)
     plt.close(fig)
+
+
+# ------------------------------------------------------------------ what the figures draw
+
+
+@pytest.fixture(scope="module")
+def station_keeping() -> RunResult:
+    from marinesim.scenario import load_simulation
+
+    return load_simulation("bluerov2_station_keeping", sets=["time.end=8"]).run()
+
+
+@pytest.fixture(scope="module")
+def usm_survey() -> RunResult:
+    from marinesim.scenario import load_simulation
+
+    root = Path(__file__).resolve().parents[2]
+    sim = load_simulation(str(root / "docs" / "examples" / "harbour_survey.yaml"),
+                          sets=["time.end=120"])  # fmt: skip
+    return sim.run()
+
+
+def test_station_keeping_is_drawn_at_its_own_scale(station_keeping: RunResult) -> None:
+    fig = trajectory_figure(station_keeping)
+    ax = fig.axes[0]
+    pos = station_keeping["truth.pos"][0]
+    motion = max(np.ptp(pos[:, 0]), np.ptp(pos[:, 1]))
+    assert motion < 0.5  # centimetres to decimetres of drift
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    assert x1 - x0 < 1.0 and y1 - y0 < 1.0  # not the old 10 m floor
+    assert x0 <= np.min(pos[:, 1]) and np.max(pos[:, 1]) <= x1
+    # uniform current: an arrow and a legend entry, no colour bar (one axes only)
+    assert len(fig.axes) == 1
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any(t.startswith("uniform current 0.30 m/s toward 45") for t in texts)
+    assert "start" in texts and "end" in texts and any("time ticks" in t for t in texts)
+    assert any(t.get_text().endswith(" s") for t in ax.texts)  # time tick labels
+
+
+def test_sixdof_timeseries_has_a_thruster_panel(station_keeping: RunResult) -> None:
+    fig = timeseries_figure(station_keeping)
+    labels = [ax.get_ylabel() for ax in fig.axes]
+    assert labels == ["heading [deg]", "speed [m/s]", "depth [m]", "thruster command [N]"]
+    act = fig.axes[3]
+    assert [t.get_text() for t in act.get_legend().get_texts()] == [
+        f"thruster {j}" for j in range(1, 9)
+    ]
+    # every legend sits right of its axes
+    for ax in (fig.axes[0], act):
+        assert ax.get_legend().get_bbox_to_anchor().x0 >= ax.get_window_extent().x1 - 1
+
+
+def test_usm_timeseries_heading_breaks_and_actuators(usm_survey: RunResult) -> None:
+    fig = timeseries_figure(usm_survey)
+    assert fig.axes[3].get_ylabel().startswith("thrust [%], rudder")
+    legend = [t.get_text() for t in fig.axes[3].get_legend().get_texts()]
+    assert legend == ["thrust [%]", "rudder [deg]", "elevator [deg]"]
+    heading = usm_survey["truth.heading"][:, :, 0]
+    wraps = int(np.sum(np.abs(np.diff(heading, axis=1)) > 180.0))
+    drawn = [ln.get_ydata() for ln in fig.axes[0].get_lines() if ln.get_linestyle() == "-"]
+    ys = np.concatenate([np.asarray(y, dtype=float) for y in drawn])
+    assert wraps > 0 and int(np.isnan(ys).sum()) >= wraps  # a NaN break at every wrap
+    for y in drawn:  # no drawn segment jumps across the 0/360 seam
+        y = np.asarray(y, dtype=float)
+        d = np.abs(np.diff(y))
+        assert not np.any(d[np.isfinite(d)] > 180.0)
+
+
+def test_trajectory_names_the_datum_and_colours_a_field(usm_survey: RunResult) -> None:
+    fig = trajectory_figure(usm_survey)
+    ax = fig.axes[0]
+    assert any("42.358456° N, 71.087589° W" in t.get_text() for t in ax.texts)
+    assert len(fig.axes) == 2 and fig.axes[1].get_ylabel() == "current speed [m/s]"
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("east [m]", "north [m]")
+
+
+def test_usm_run_figures_draw_the_desired_inputs(tmp_path: Path) -> None:
+    from marinesim.interop.moos.runner import run_moos_file
+    from marinesim.io.plots import save_usm_run_figures, usm_run_figures
+
+    root = Path(__file__).resolve().parents[2] / "docs" / "examples"
+    run = run_moos_file(root / "mission.moos", duration=30, script=root / "events.txt")
+    assert run.columns[13:16] == ["DESIRED_THRUST", "DESIRED_RUDDER", "DESIRED_ELEVATOR"]
+    assert run.column("DESIRED_THRUST")[-1] == 50.0 and run.column("DESIRED_RUDDER")[-1] == 20.0
+    figs = usm_run_figures(run, title="mission.moos")
+    act = figs["timeseries"].axes[3]
+    legend = [t.get_text() for t in act.get_legend().get_texts()]
+    assert legend == ["DESIRED_THRUST [%]", "DESIRED_RUDDER [deg]", "DESIRED_ELEVATOR [deg]"]
+    thrust = act.get_lines()[0].get_ydata()
+    assert thrust[0] == 0.0 and thrust[-1] == 50.0
+    paths = save_usm_run_figures(run, tmp_path, fmt="svg")
+    assert sorted(p.name for p in paths) == ["timeseries.svg", "trajectory.svg"]
+
+
+def test_engine_surftrak_figure(tmp_path: Path) -> None:
+    from marinesim.io.figures import save_all_figures
+    from marinesim.io.surftrak_plot import PANEL_YLABELS, engine_surftrak_figure
+    from marinesim.scenario import load_simulation
+
+    res = load_simulation("surftrak_sawtooth", sets=["time.end=15"]).run()
+    fig = engine_surftrak_figure(res)
+    assert [ax.get_ylabel() for ax in fig.axes] == list(PANEL_YLABELS)
+    legends = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in fig.axes]
+    assert "seafloor z up, truth" in legends[0] and "true altitude above the seafloor" in legends[1]
+    true_alt = fig.axes[1].get_lines()[2].get_ydata()
+    assert np.nanmin(true_alt) > 5.0  # the vehicle holds ~8.8 m over the floor, not 0
+    paths = save_all_figures(res, tmp_path, fmt="pdf")
+    assert paths["surftrak"] == tmp_path / "surftrak.pdf" and paths["surftrak"].is_file()

@@ -110,26 +110,30 @@ def test_hoerner_and_cross_flow() -> None:
     assert out[0, 0] == out[0, 2] == 0.0
 
 
-@pytest.mark.parametrize("fn", ["g_vect_c", "euler_kinematics_c"])
-def test_float_and_numpy_backends_agree(fn: str) -> None:
-    eta = tuple(RNG.uniform(-1, 1, 6).tolist())
-    nu = tuple(RNG.normal(size=6).tolist())
-    if fn == "g_vect_c":
-        a = hydro.g_vect_c(hydro.PY, 300.0, 301.0, eta[4], eta[3], (0, 0, 0.02), (0, 0, 0))
-        b = hydro.g_vect_c(
-            hydro.NP, 300.0, 301.0, np.array([eta[4]]), np.array([eta[3]]), (0, 0, 0.02), (0, 0, 0)
+def test_terms_on_floats_equal_terms_on_arrays() -> None:
+    """One source: the same term functions on floats (as compiled kernels see them) and on
+    numpy component arrays give the same bits."""
+    from marinesim.core import frames
+    from marinesim.models.sixdof import terms
+
+    eta = RNG.uniform(-1, 1, (4, 6))
+    nu = RNG.normal(size=(4, 6))
+    arr = hydro.euler_kinematics(eta, nu)
+    for i in range(4):
+        e, v = eta[i].tolist(), nu[i].tolist()
+        trig = (
+            math.cos(e[3]), math.sin(e[3]), math.cos(e[4]), math.sin(e[4]),
+            math.cos(e[5]), math.sin(e[5]),
+        )  # fmt: skip
+        r = frames.rotation_zyx_c(*trig)
+        pos = [r[3 * k] * v[0] + r[3 * k + 1] * v[1] + r[3 * k + 2] * v[2] for k in range(3)]
+        rates = frames.euler_rates_c(*trig[:4], *v[3:])
+        np.testing.assert_allclose(arr[i], [*pos, *rates], rtol=1e-15, atol=1e-16)
+        g = terms.hydrostatic_restoring(300.0, 301.0, (0, 0, 0.02), (0, 0, 0), *r[6:9])
+        want = -hydro.g_vect(
+            300.0, 301.0, eta[i : i + 1, 4], eta[i : i + 1, 3], (0, 0, 0.02), (0, 0, 0)
         )
-    else:
-        a = hydro.euler_kinematics_c(hydro.PY, eta, nu)
-        b = hydro.euler_kinematics_c(
-            hydro.NP, tuple(np.array([x]) for x in eta), tuple(np.array([x]) for x in nu)
-        )
-    np.testing.assert_allclose(
-        np.array(a, dtype=float),
-        np.array([np.asarray(x).item() for x in b]),
-        rtol=1e-14,
-        atol=1e-15,
-    )
+        np.testing.assert_allclose(g, want[0], rtol=1e-15, atol=1e-13)
 
 
 def test_ssa_range() -> None:
@@ -139,9 +143,11 @@ def test_ssa_range() -> None:
     np.testing.assert_allclose(np.cos(s), np.cos(a), atol=1e-12)
 
 
-def test_strip_sums_closed_form_matches_explicit_sum() -> None:
-    """The numpy backend's closed form equals the strip-by-strip sum, incl. r = 0 and x* on a strip."""
-    xl = hydro._strip_positions(1.6)
+def test_cross_flow_strips_match_explicit_sum() -> None:
+    """The strip loop equals the strip-by-strip numpy sum, incl. r = 0 and x* on a strip."""
+    from marinesim.models.sixdof import pvs_vehicles as pv
+
+    k, xl = pv._cross_flow_consts(1.6, 0.19, 0.19)
     v = RNG.normal(size=400)
     r = RNG.normal(size=400)
     r[:20] = 0.0
@@ -149,25 +155,12 @@ def test_strip_sums_closed_form_matches_explicit_sum() -> None:
     r[30:40] = -v[30:40] / xl[5]
     s = v[:, None] + r[:, None] * xl
     ucf = np.abs(s) * s
-    scale = np.maximum(1.0, np.abs(ucf).sum(axis=1))
-    a, b = hydro.NP.strip_sums(v, r, xl)
-    assert np.max(np.abs(a - ucf.sum(axis=1)) / scale) < 1e-14
-    assert np.max(np.abs(b - (ucf * xl).sum(axis=1)) / scale) < 1e-14
-    fa, fb = hydro.PY.strip_sums(float(v[50]), float(r[50]), tuple(xl.tolist()))
-    assert fa == pytest.approx(a[50], rel=1e-13) and fb == pytest.approx(
-        b[50], rel=1e-13, abs=1e-15
-    )
-
-
-def test_coriolis_form_equals_vector_form() -> None:
-    a = RNG.normal(size=(6, 6))
-    mass = a @ a.T + 6 * np.eye(6)
-    nu = RNG.normal(size=(3, 6))
-    zero = ((4, 0), (5, 1))
-    form = hydro.add_forms(hydro.coriolis_form(mass), hydro.coriolis_form(mass, zero))
-    got = np.stack(hydro.quad_form(form, tuple(nu.T)), axis=1)
-    want = hydro.coriolis_times(mass, nu) + hydro.coriolis_times(mass, nu, zero)
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    nu = np.zeros((400, 6))
+    nu[:, 1], nu[:, 5] = v, r
+    out = hydro.cross_flow_drag_pvs(1.6, 0.19, 0.19, nu)
+    scale = np.maximum(1.0, k * np.abs(ucf).sum(axis=1))
+    assert np.max(np.abs(out[:, 1] + k * ucf.sum(axis=1)) / scale) < 1e-14
+    assert np.max(np.abs(out[:, 5] + k * (ucf * xl).sum(axis=1)) / scale) < 1e-14
 
 
 def _wrench_cols(lin, flow, extra=()):  # noqa: ANN001, ANN202

@@ -42,12 +42,23 @@ def test_all_shipped_cases_are_gzipped_and_complete() -> None:
     for name in MANIFEST["files"]:
         assert (SHIPPED / (name + ".gz")).is_file()
         assert not (SHIPPED / name).exists()
+    assert "uuv_hmfossen_wrench_rexrov.csv" in MANIFEST["files"]
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="shared reference folder not present")
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared not present")
+def test_shipped_copies_equal_the_shared_cases() -> None:
+    shared = json.loads((SHARED / "manifest.json").read_text(encoding="utf-8"))
+    assert shared == MANIFEST
+    for name in MANIFEST["files"]:
+        assert gzip.decompress((SHIPPED / (name + ".gz")).read_bytes()) == (
+            SHARED / name
+        ).read_bytes()
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared not present")
 def test_verify_shared_folder_plain_csv() -> None:
     results = verify([SHARED])
-    assert len(results) == 9
+    assert len(results) == len(json.loads((SHARED / "manifest.json").read_text())["files"]) >= 10
     assert all(r.passed for r in results), [(r.case, r.message) for r in results if not r.passed]
 
 
@@ -79,67 +90,61 @@ _GZ = ("Fx_gz", "Fy_gz", "Fz_gz", "Mx_gz", "My_gz", "Mz_gz")
 
 
 def _wrench_rows() -> list[dict]:
-    """Rows worked by hand from spec §4.3, §4.5, §1.2 and UUV Simulator's HMFossen."""
-    rex_ma_col0 = (779.79, -6.8773, -103.32, 8.5426, -165.54, -7.8033)
+    """Rows worked by hand from spec §4.3, §4.5, §1.2 and UUV Simulator's HMFossen.
+
+    Protocol of every row (README §2.1): a fresh plugin, call 1 at t = 0 with zero velocity
+    (Δt = 0: no filter update), call 2 at t = 0.002 s with the row's velocity, whose
+    filtered acceleration is a_f = 0.3·(ν_r − 0)/0.002 = 150·ν_r.
+    """
+    rex_ma = (779.79, -6.8773, -103.32, 8.5426, -165.54, -7.8033)  # column 0 of RexROV's M_A
     # RexROV, ν_r = e_x (FRD): damping X = −(74.82 + 748.22·1)·1 = −823.04 N; −C_A ν_r has
-    # moments a1 × e_x = (0, a1_z, −a1_y) = (0, −103.32, 6.8773) N·m (spec §6 hand check)
-    surge = {
-        "nuR_u": 1.0,
-        "damp_u": -823.04,
-        "coriolisA_q": rex_ma_col0[2],
-        "coriolisA_r": -rex_ma_col0[1],
-    }
-    surge["tauNED_u"], surge["tauNED_q"], surge["tauNED_r"] = -823.04, -103.32, 6.8773
-    surge["Fx_gz"], surge["My_gz"], surge["Mz_gz"] = -823.04, 103.32, -6.8773  # FRD → FLU
+    # moments a1 × e_x = (0, a1_z, −a1_y) = (0, −103.32, 6.8773) N·m (spec §6 hand check);
+    # a_f = 150 e_x, added mass −M_A a_f = −150 · (column 0 of M_A)
+    surge: dict = {"nuR_u": 1.0, "accF_u": 150.0, "damp_u": -823.04}
+    surge |= {"coriolisA_q": rex_ma[2], "coriolisA_r": -rex_ma[1]}
+    for c, m in zip(_SIX, rex_ma, strict=True):
+        surge[f"addedmass_{c}"] = -150.0 * m
+    for c in _SIX:
+        surge[f"tauNED_{c}"] = sum(surge.get(f"{p}{c}", 0.0) for p in _WRENCH_OUT[2:5])
+    for j, g in enumerate(_GZ):
+        surge[g] = surge[f"tauNED_{_SIX[j]}"] * (1.0 if j in (0, 3) else -1.0)  # FRD → FLU
     rows = [
         {"vehicle": "rexrov", "case": "surge", "lin": (1.0, 0, 0), "flow": (0, 0, 0), **surge},
         # the same relative velocity through a current (world = body: identity pose)
         {"vehicle": "rexrov", "case": "current", "lin": (1.2, 0, 0), "flow": (0.2, 0, 0)},
     ]
-    rows[1].update({k: v for k, v in surge.items()})
+    rows[1].update(surge)
     rows[1]["nuR_u"] = 1.2 - 0.2
-    # LAUV heave, two calls (t = 0, 0.01): FLU z-up 0.5 then 1.0 → FRD w = −0.5, −1.
-    # First call Δt = 0: no filter update; second: a = (−1 − 0)/0.01, a_f = 0.3·a = −30.
-    # D_22 = 23 + 80·|w| (diagonal), D_42 = −3.1 (LAUV coupling, positive convention)
-    w0, w1 = -0.5, -1.0
-    d0 = -(23 + 80 * abs(w0)) * w0
-    rows.append(
-        {
-            "vehicle": "lauv",
-            "case": "heave",
-            "lin": (0, 0, 0.5),
-            "flow": (0, 0, 0),
-            "nuR_w": w0,
-            "damp_w": d0,
-            "damp_q": 3.1 * w0,
-            "tauNED_w": d0,
-            "tauNED_q": 3.1 * w0,
-            "Fz_gz": -d0,
-            "My_gz": -3.1 * w0,
-        }
-    )
-    d1 = -(23 + 80 * abs(w1)) * w1
+    # LAUV heave: FLU z-up 1.0 → FRD w = −1, a_f,w = −150; D_22 = 23 + 80·|w|,
+    # D_42 = −3.1 (LAUV coupling, positive convention); M_A,22 = 16
+    w = -1.0
+    d = -(23 + 80 * abs(w)) * w
     rows.append(
         {
             "vehicle": "lauv",
             "case": "heave",
             "lin": (0, 0, 1.0),
             "flow": (0, 0, 0),
-            "nuR_w": w1,
-            "accF_w": -30.0,
-            "damp_w": d1,
-            "damp_q": 3.1 * w1,
-            "addedmass_w": -16.0 * -30.0,
-            "tauNED_w": d1 + 480.0,
-            "tauNED_q": 3.1 * w1,
-            "Fz_gz": -(d1 + 480.0),
-            "My_gz": -3.1 * w1,
+            "nuR_w": w,
+            "accF_w": -150.0,
+            "damp_w": d,
+            "damp_q": 3.1 * w,
+            "addedmass_w": -16.0 * -150.0,
+            "tauNED_w": d + 2400.0,
+            "tauNED_q": 3.1 * w,
+            "Fz_gz": -(d + 2400.0),
+            "My_gz": -3.1 * w,
         }
     )
     return rows
 
 
-def _write_wrench_case(folder: Path, rows: list[dict], vehicles: object) -> None:
+_CALLS = [{"t": 0.0, "velocity": "zero"}, {"t": 0.002, "velocity": "row"}]
+
+
+def _write_wrench_case(
+    folder: Path, rows: list[dict], vehicles: object, keys: dict | None = None
+) -> None:
     head = ["vehicle", "case"] + [f"{p}{c}" for p in ("lin_", "ang_", "flow_") for c in "xyz"]
     head += [f"{p}{c}" for p in _WRENCH_OUT for c in _SIX] + list(_GZ)
     lines = [",".join(head)]
@@ -150,32 +155,83 @@ def _write_wrench_case(folder: Path, rows: list[dict], vehicles: object) -> None
         cells += [repr(float(r.get(g, 0.0))) for g in _GZ]
         lines.append(",".join(cells))
     (folder / "hydro.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    manifest = {
-        "files": {
-            "hydro.csv": {
-                "kind": "hydrodynamic_wrench (UUV Simulator HydrodynamicModel)",
-                "vehicles": vehicles,
-                "inputs": "lin_*, ang_*: link body velocity (FLU); flow_*: world flow (ENU)",
-                "procedure": "rows of one (vehicle, case) are successive calls, dt = 0.01 s",
-            }
-        }
+    entry = {
+        "kind": "hydrodynamic_wrench (UUV Simulator HMFossen, one evaluation)",
+        "vehicles": vehicles,
+        "inputs": "lin_*, ang_*: link body velocity (FLU); flow_*: world flow (ENU)",
+        # prose that must not be read: a regex would find "dt=0" and "dt = 0.5" here
+        "procedure": "call 1 has dt=0 so nothing is updated; older cases used dt = 0.5 s",
+        "rows": "independent: each row is one evaluation by a freshly constructed plugin",
+        "calls": _CALLS,
+        "outputs_from": "the last call",
     }
+    entry.update(keys or {})
+    manifest = {"files": {"hydro.csv": entry}}
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
 
 def test_hydrodynamic_wrench_case_built_from_the_spec(tmp_path: Path) -> None:
-    _write_wrench_case(tmp_path, _wrench_rows(), {"rexrov": "RexROV", "lauv": "LAUV"})
+    _write_wrench_case(tmp_path, _wrench_rows(), "rexrov, lauv (uuv_descriptions)")
     (res,) = ref.verify_path(tmp_path)
     assert not res.error, res.message
     assert len(res.columns) == 6 * 6 + 6
     bad = [(c.column, c.max_error, c.tolerance) for c in res.columns if not c.passed]
     assert res.passed, bad
+    # the added-mass force is the largest term here: a replay that ignored the calls (a_f = 0)
+    # would miss it by 150 · 779.79 N
+    assert max(c.tolerance for c in res.columns) < 1e-3
+
+
+def test_hydrodynamic_wrench_reads_the_calls_not_the_prose(tmp_path: Path) -> None:
+    # the same rows with the second call at t = 0.004 s: a_f halves, so the case fails
+    _write_wrench_case(
+        tmp_path,
+        _wrench_rows(),
+        "rexrov",
+        {"calls": [{"t": 0.0, "velocity": "zero"}, {"t": 0.004, "velocity": "row"}]},
+    )
+    (res,) = ref.verify_path(tmp_path)
+    assert not res.error and not res.passed
+    bad = {c.column for c in res.columns if not c.passed}
+    assert "accF_u" in bad and "addedmass_u" in bad and "damp_u" not in bad
+    # one call with the row's velocity at t = 0: Δt = 0 from the fresh plugin, a_f stays 0
+    rows = _wrench_rows()
+    for r in rows:
+        for k in [k for k in r if k.startswith(("accF_", "addedmass_"))]:
+            r[k] = 0.0
+        for c in _SIX:
+            r[f"tauNED_{c}"] = sum(r.get(f"{p}{c}", 0.0) for p in _WRENCH_OUT[2:5])
+        for j, g in enumerate(_GZ):
+            r[g] = r[f"tauNED_{_SIX[j]}"] * (1.0 if j in (0, 3) else -1.0)
+    _write_wrench_case(tmp_path, rows, "rexrov", {"calls": [{"t": 0.0, "velocity": "row"}]})
+    (res,) = ref.verify_path(tmp_path)
+    assert res.passed, (res.message, [c.column for c in res.columns if not c.passed])
+
+
+@pytest.mark.parametrize(
+    ("keys", "needle"),
+    [
+        ({"calls": [{"t": 0.0, "velocity": "zero"}, {"t": 0.0, "velocity": "row"}]}, "<= 0"),
+        ({"calls": [{"t": 0.01, "velocity": "zero"}, {"t": 0.005, "velocity": "row"}]}, "<= 0"),
+        ({"calls": [{"t": -1.0, "velocity": "row"}]}, "calls[0].t"),
+        ({"calls": [{"t": 0.0, "velocity": "fast"}]}, "velocity"),
+        ({"calls": []}, "calls"),
+        ({"rows": "successive calls of one plugin"}, "rows"),
+        ({"outputs_from": "the first call"}, "outputs_from"),
+    ],
+)
+def test_hydrodynamic_wrench_malformed_protocol_is_an_error(
+    tmp_path: Path, keys: dict, needle: str
+) -> None:
+    _write_wrench_case(tmp_path, _wrench_rows(), "rexrov", keys)
+    (res,) = ref.verify_path(tmp_path)
+    assert res.error and needle in res.message, res.message
 
 
 def test_hydrodynamic_wrench_detects_a_wrong_value_and_unknown_vehicle(tmp_path: Path) -> None:
     rows = _wrench_rows()
     rows[0]["damp_u"] = -823.04 * (1 + 1e-6)  # wrong in the 7th digit
-    _write_wrench_case(tmp_path, rows, {"rexrov": "RexROV", "lauv": "LAUV"})
+    _write_wrench_case(tmp_path, rows, "rexrov, lauv")
     (res,) = ref.verify_path(tmp_path)
     assert not res.error and not res.passed
     assert [c.column for c in res.columns if not c.passed] == ["damp_u"]
@@ -188,7 +244,7 @@ def test_hydrodynamic_wrench_detects_a_wrong_value_and_unknown_vehicle(tmp_path:
 
 
 def test_hydrodynamic_wrench_explicit_parameters_and_knobs(tmp_path: Path) -> None:
-    # the same LAUV rows with the parameters written out (UUV signs) and scaling knobs:
+    # the LAUV row with the parameters written out (UUV signs) and scaling knobs:
     # s_D = 2 doubles every damping entry, s_A = 0.5 halves the added mass
     rows = [r for r in _wrench_rows() if r["vehicle"] == "lauv"]
     for r in rows:
@@ -211,6 +267,22 @@ def test_hydrodynamic_wrench_explicit_parameters_and_knobs(tmp_path: Path) -> No
     _write_wrench_case(tmp_path, rows, {"lauv": lauv})
     (res,) = ref.verify_path(tmp_path)
     assert res.passed, (res.message, [c.column for c in res.columns if not c.passed])
+
+
+def test_tolerance_has_an_absolute_floor(tmp_path: Path) -> None:
+    """README §2.2: 1e-9 · max(1, max |expected|): residue 5e-10 in a zero column passes,
+    2e-9 fails; in a column of size 1e4 the bound is 1e-5."""
+    rows = _wrench_rows()
+    rows[0]["nuR_v"] = 5e-10
+    _write_wrench_case(tmp_path, rows, "rexrov, lauv")
+    (res,) = ref.verify_path(tmp_path)
+    col = {c.column: c for c in res.columns}
+    assert res.passed and col["nuR_v"].tolerance == 1e-9
+    assert col["Fx_gz"].tolerance == pytest.approx(1e-9 * 150 * 779.79 + 1e-9 * 823.04)
+    rows[0]["nuR_v"] = 2e-9
+    _write_wrench_case(tmp_path, rows, "rexrov, lauv")
+    (res,) = ref.verify_path(tmp_path)
+    assert [c.column for c in res.columns if not c.passed] == ["nuR_v"]
 
 
 def test_fin_description_parsing() -> None:

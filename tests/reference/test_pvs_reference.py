@@ -97,7 +97,7 @@ def test_missing_manifest_is_a_data_error(tmp_path: Path) -> None:
 
 def test_diverging_vehicle_is_stopped_and_named() -> None:
     """A NaN command stops that vehicle only; the message names its index and the time."""
-    from marinesim.models import hydro, pvs
+    from marinesim.models import pvs
 
     p = pvs.remus100()
     n = 3
@@ -108,14 +108,15 @@ def test_diverging_vehicle_is_stopped_and_named() -> None:
     alive = np.ones(n, dtype=bool)
     events: list[str] = []
     for k in range(50):
-        new = pvs.step_c(p, hydro.NP, eta, nu, act, cmd, 0.02)
-        (eta, nu, act), alive, ev = pvs.guard(hydro.NP, (eta, nu, act), new, alive, (k + 1) * 0.02)
+        (eta, nu, act), alive, ev = pvs.step_batch(
+            p, (eta, nu, act), cmd, 0.02, alive, (k + 1) * 0.02
+        )
         events += ev
     assert alive.tolist() == [True, False, True]
     assert events == ["vehicle[1]: t=0.02 s: diverged: state became non-finite; vehicle stopped"]
     assert np.all(np.isfinite(np.array(nu)))
     assert nu[0][0] > nu[0][2] > 0  # the others went on (1525 rpm faster than 1200 rpm)
-    # one vehicle (float backend): frozen and reported, the run still returns
+    # one vehicle: frozen and reported, the run still returns
     cmds = np.tile([0.0, 0.0, 1525.0], (101, 1))
     cmds[50:, 2] = np.inf
     run = ref.simulate(p, 100, 0.02, commands=cmds)
@@ -124,7 +125,7 @@ def test_diverging_vehicle_is_stopped_and_named() -> None:
 
 def test_guard_catches_non_finite_velocity_and_speed_bound() -> None:
     """A NaN or inf in ν alone, and |ν| beyond the bound, stop just those vehicles."""
-    from marinesim.models import hydro, pvs
+    from marinesim.models.sixdof.guard import guard
 
     n = 4
     old = (
@@ -137,12 +138,14 @@ def test_guard_catches_non_finite_velocity_and_speed_bound() -> None:
     nu[5] = np.array([1.0, 1.0, np.inf, 1.0])
     nu[0] = np.array([1.0, 1.0, 1.0, 80.0])
     new = (tuple(np.ones(n) for _ in range(6)), tuple(nu), tuple(np.ones(n) for _ in range(3)))
-    state, alive, events = pvs.guard(hydro.NP, old, new, np.ones(n, dtype=bool), 1.5)
+    arrays = [tuple(np.stack(part, axis=1) for part in s) for s in (old, new)]
+    state_a, alive, events = guard(*arrays, np.ones(n, dtype=bool), 1.5, 50.0, 50.0)
+    state = tuple(tuple(a[:, i] for i in range(a.shape[1])) for a in state_a)
     assert alive.tolist() == [True, False, False, False]
     assert events == [
         "vehicle[1]: t=1.5 s: diverged: state became non-finite; vehicle stopped",
         "vehicle[2]: t=1.5 s: diverged: state became non-finite; vehicle stopped",
-        "vehicle[3]: t=1.5 s: diverged: speed 80.01 m/s exceeds 50 m/s; vehicle stopped",
+        "vehicle[3]: t=1.5 s: diverged: speed 80.01 m/s exceeds max_speed 50 m/s; vehicle stopped",
     ]
     assert state[1][0].tolist() == [1.0, 0.0, 0.0, 0.0]  # stopped ones keep their last state
 
@@ -178,9 +181,10 @@ def test_externally_driven_case_without_flag_is_detected(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("current", [0.0, 0.4])
 def test_batched_step_leaves_its_inputs_untouched(current: float) -> None:
-    """The kernels accumulate in place into their own temporaries only: the caller's state
-    and command arrays are never modified (and the batch equals the float path)."""
-    from marinesim.models import hydro, pvs
+    """The kernel writes only its own output: the caller's state and command arrays are
+    never modified, and vehicle 2 of the batch equals the same vehicle stepped alone (N = 1
+    is the batch path: the same bits)."""
+    from marinesim.models import pvs
 
     for p in (
         pvs.remus100("stepInput", 0, 0, 0, current, 30),
@@ -199,13 +203,14 @@ def test_batched_step_leaves_its_inputs_untouched(current: float) -> None:
         new, alive, _ = pvs.step_batch(p, st, cmd, 0.02, np.ones(n, dtype=bool), 0.02)
         for a, b in zip([c for part in (*st, cmd) for c in part], copies, strict=True):
             np.testing.assert_array_equal(a, b)
-        one = pvs.step_c(
+        one, _, _ = pvs.step_batch(
             p,
-            hydro.PY,
-            *(tuple(float(c[2]) for c in part) for part in st),
-            tuple(float(c[2]) for c in cmd),
+            tuple(tuple(c[2:3] for c in part) for part in st),
+            tuple(c[2:3] for c in cmd),
+            0.02,
+            np.ones(1, dtype=bool),
             0.02,
         )
         for part_b, part_1 in zip(new, one, strict=True):
             for cb, c1 in zip(part_b, part_1, strict=True):
-                assert float(cb[2]) == pytest.approx(c1, rel=1e-13, abs=1e-15)
+                assert float(cb[2]) == float(c1[0])

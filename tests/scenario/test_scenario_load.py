@@ -239,8 +239,7 @@ def test_seed_drawn_when_missing_is_recorded(tmp_path: Path) -> None:
 
 
 def test_unsupported_features_say_so(tmp_path: Path) -> None:
-    msg = _error(tmp_path, "seed: 5", "seed: 5\nreplicas: 4")
-    assert "replicas > 1 is not supported yet" in msg
+    # replicas > 1 is supported now (stacked rows; tests/batch/test_plan_and_stacking.py)
     msg = _error(tmp_path, "    count: 2", "    count: 2\n    generate: {count: 2}")
     assert "'generate') is not supported yet" in msg
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from marinesim.allocation.tam import Thruster, ThrusterLayout
 from marinesim.core import registry
-from marinesim.core.errors import ConfigError, UnknownNameError
+from marinesim.core.errors import ConfigError, UnknownNameError, suggest
 
 __all__ = [
     "BOUND_SETS",
@@ -37,6 +37,7 @@ __all__ = [
     "ardusub_factors",
     "get_layout",
     "layout_from_preset",
+    "load_layout_file",
     "vehicle_names",
 ]
 
@@ -280,3 +281,78 @@ def get_layout(name: str, bound_set: BoundSet = "ardusub_positive_forward") -> T
     except UnknownNameError as exc:
         raise UnknownNameError("vehicle", name, exc.known, param="vehicle") from None
     return factory(bound_set)
+
+
+def _yaml_marks(node: Any, prefix: str = "") -> dict[str, tuple[int, int]]:
+    """Dotted path → (line, column) of every node of a composed YAML document."""
+    import yaml
+
+    out: dict[str, tuple[int, int]] = {}
+    stack = [(node, prefix)]
+    while stack:
+        n, pre = stack.pop()
+        if isinstance(n, yaml.MappingNode):
+            for key, val in n.value:
+                path = f"{pre}.{key.value}" if pre else str(key.value)
+                out.setdefault(path, (key.start_mark.line + 1, key.start_mark.column + 1))
+                stack.append((val, path))
+        elif isinstance(n, yaml.SequenceNode):
+            for k, val in enumerate(n.value):
+                path = f"{pre}.{k}" if pre else str(k)
+                out.setdefault(path, (val.start_mark.line + 1, val.start_mark.column + 1))
+                stack.append((val, path))
+    return out
+
+
+def load_layout_file(path: Any) -> ThrusterLayout:
+    """A :class:`ThrusterLayout` from a YAML file (``name``, ``thrusters: [...]``, ...).
+
+    Parameters
+    ----------
+    path : str or Path
+        The layout file.
+
+    Raises
+    ------
+    ConfigError
+        Missing, unreadable or undecodable file, malformed YAML (with the nesting and alias
+        limits of :mod:`marinesim.core.textio`), unknown keys (did-you-mean) or invalid values,
+        located ``file:line:column: param``.
+    """
+    from pathlib import Path
+
+    from marinesim.core.params import validate
+    from marinesim.core.textio import read_input_text, yaml_compose, yaml_construct
+
+    p = Path(path)
+    text = read_input_text(p, what="vehicle file")
+    node = yaml_compose(text, file=p)
+    data = yaml_construct(node, file=p) if node is not None else None
+    if not isinstance(data, dict):
+        raise ConfigError("a thruster layout must be a mapping", file=p, line=1)
+    marks = _yaml_marks(node)
+
+    def check(d: Any, known: list[str], prefix: str) -> None:
+        if not isinstance(d, dict):
+            return
+        for key in d:
+            if str(key) in known:
+                continue
+            where = f"{prefix}{key}"
+            line, col = marks.get(where, (None, None))
+            close = suggest(str(key), known)
+            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            raise ConfigError(
+                f"unknown parameter {key!r}{hint} (known: {', '.join(known)})",
+                file=p,
+                line=line,
+                column=col,
+                param=where,
+            )
+
+    check(data, list(ThrusterLayout.model_fields), "")
+    thrusters = data.get("thrusters")
+    if isinstance(thrusters, list):
+        for k, t in enumerate(thrusters):
+            check(t, list(Thruster.model_fields), f"thrusters.{k}.")
+    return validate(ThrusterLayout, data, file=p, marks=marks)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import os
@@ -34,7 +33,6 @@ def read_t200_table(path: str | Path) -> Any:
     DataError
         Missing file, missing columns or non-numeric cells (with file and line).
     """
-    from marinesim.actuators.t200 import T200Table
 
     p = Path(path)
     if p.is_dir():
@@ -43,25 +41,9 @@ def read_t200_table(path: str | Path) -> Any:
         raise DataError(f"T200 table not found (expected {T200_CSV} or {T200_XLSX})", file=p)
     if p.suffix.lower() == ".xlsx":
         return _read_t200_workbook(p)
-    cols = ("voltage_V", "pwm_us", "force_N", "current_A")
-    data: dict[str, list[float]] = {c: [] for c in cols}
-    with p.open(newline="") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in cols if c not in (reader.fieldnames or [])]
-        if missing:
-            raise DataError(f"missing column(s) {', '.join(missing)}", file=p, line=1)
-        for lineno, row in enumerate(reader, start=2):
-            for c in cols:
-                try:
-                    data[c].append(float(row[c]))
-                except (TypeError, ValueError):
-                    raise DataError(
-                        f"not a number: {row[c]!r}", file=p, line=lineno, param=c
-                    ) from None
-    try:
-        return T200Table(*(data[c] for c in cols))
-    except DataError as exc:
-        raise DataError(exc.message, file=p) from None
+    from marinesim.actuators.t200 import read_t200_csv
+
+    return read_t200_csv(p)
 
 
 def _read_t200_workbook(p: Path) -> Any:
@@ -107,23 +89,6 @@ def _read_t200_workbook(p: Path) -> Any:
         raise DataError(exc.message, file=p) from None
 
 
-def _marks(node: Any, prefix: str = "") -> dict[str, tuple[int, int]]:
-    import yaml
-
-    out: dict[str, tuple[int, int]] = {}
-    if isinstance(node, yaml.MappingNode):
-        for key, val in node.value:
-            path = f"{prefix}.{key.value}" if prefix else str(key.value)
-            out[path] = (key.start_mark.line + 1, key.start_mark.column + 1)
-            out.update(_marks(val, path))
-    elif isinstance(node, yaml.SequenceNode):
-        for k, val in enumerate(node.value):
-            path = f"{prefix}.{k}" if prefix else str(k)
-            out[path] = (val.start_mark.line + 1, val.start_mark.column + 1)
-            out.update(_marks(val, path))
-    return out
-
-
 def load_layout(vehicle: str, bound_set: str = "ardusub_positive_forward") -> Any:
     """A ThrusterLayout from a built-in name or a YAML file (``*.yaml``/``*.yml``).
 
@@ -132,67 +97,13 @@ def load_layout(vehicle: str, bound_set: str = "ardusub_positive_forward") -> An
     ConfigError
         Unknown vehicle (did-you-mean) or an invalid YAML layout (file:line:column: param).
     """
-    from marinesim.allocation.tam import ThrusterLayout
     from marinesim.allocation.vehicles import get_layout
-    from marinesim.core.params import validate
 
     if vehicle.endswith((".yaml", ".yml")) or os.sep in vehicle:
-        import yaml
+        from marinesim.allocation.vehicles import load_layout_file
 
-        p = Path(vehicle)
-        if not p.is_file():
-            raise ConfigError("vehicle file not found", file=p)
-        text = p.read_text()
-        try:
-            node = yaml.compose(text)
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            raise ConfigError(
-                f"invalid YAML: {getattr(exc, 'problem', exc)}",
-                file=p,
-                line=mark.line + 1 if mark else None,
-                column=mark.column + 1 if mark else None,
-            ) from None
-        if not isinstance(data, dict):
-            raise ConfigError("a thruster layout must be a mapping", file=p, line=1)
-        marks = _marks(node)
-        _check_keys(data, p, marks)
-        return validate(ThrusterLayout, data, file=p, marks=marks)
+        return load_layout_file(vehicle)
     return get_layout(vehicle, bound_set)  # type: ignore[arg-type]
-
-
-def _check_keys(data: dict[str, Any], p: Path, marks: dict[str, tuple[int, int]]) -> None:
-    """Unknown keys of a layout file (and of each thruster) → ConfigError with did-you-mean.
-
-    Checked before the model validation so that a misspelt key is reported as such, not as
-    the required key it was meant to be.
-    """
-    from marinesim.allocation.tam import Thruster, ThrusterLayout
-
-    def check(d: Any, known: list[str], prefix: str) -> None:
-        if not isinstance(d, dict):
-            return
-        for key in d:
-            if str(key) in known:
-                continue
-            path = f"{prefix}{key}"
-            line, col = marks.get(path, (None, None))
-            close = suggest(str(key), known)
-            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            raise ConfigError(
-                f"unknown parameter {key!r}{hint} (known: {', '.join(known)})",
-                file=p,
-                line=line,
-                column=col,
-                param=path,
-            )
-
-    check(data, list(ThrusterLayout.model_fields), "")
-    thrusters = data.get("thrusters")
-    if isinstance(thrusters, list):
-        for k, t in enumerate(thrusters):
-            check(t, list(Thruster.model_fields), f"thrusters.{k}.")
 
 
 def _fmt_matrix(m: np.ndarray, rows: list[str], cols: list[str], width: int = 9) -> list[str]:
@@ -397,6 +308,15 @@ def register(app: typer.Typer) -> None:
             "against the model current, MILP where it is not) or the LP alone",
         ),
         as_json: bool = typer.Option(False, "--json", help="print JSON instead of text"),
+        plot: bool = typer.Option(
+            False, "--plot", help="draw the attainable wrench and thruster usage figure"
+        ),
+        out: Path = typer.Option(
+            None, "-o", "--out", help="output directory for the figure (default .)", metavar="DIR"
+        ),
+        fig_format: str = typer.Option(
+            "png", "--fig-format", help="figure format: png, pdf or svg", metavar="png|pdf|svg"
+        ),
     ) -> None:
         """TAM, singular values, condition numbers and the largest wrench per axis for both allocators."""
         from marinesim.allocation.vehicles import BOUND_SETS
@@ -415,5 +335,13 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(r, indent=1))
         else:
             _print_report(r)
+        if plot:
+            from marinesim.cli.options import check_fig_format
+            from marinesim.io.alloc_plots import save_alloc_report_figure
+
+            fmt = check_fig_format(fig_format)
+            name = f"alloc_{Path(vehicle).stem}.{fmt}"
+            path = save_alloc_report_figure(r, (out or Path(".")) / name)
+            typer.echo(f"figure: {path}", err=as_json)
 
     app.add_typer(group, name="alloc")

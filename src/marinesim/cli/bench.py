@@ -4,6 +4,11 @@
 :func:`marinesim.models.kinematic.measure_throughput` and prints vehicle-steps per second of
 the batched uSimMarine model, with the per-vehicle Python loop of the same model measured in
 the same process for comparison.
+
+``marinesim bench fossen --vehicles N --steps K [--json]`` runs
+:func:`marinesim.models.sixdof.throughput.measure`: PythonVehicleSimulator's REMUS 100 loop on
+the compiled 6-DOF kernels (and the generic ``fossen6dof`` model), against a per-vehicle
+Python loop of the same step measured in the same process.
 """
 
 from __future__ import annotations
@@ -54,5 +59,82 @@ def register(app: typer.Typer) -> None:
                 f"per-vehicle loop: {res['loop_vehicle_steps_per_s']:.4g} vehicle-steps/s  "
                 f"ratio {res['ratio']:.3g}x"
             )
+
+    @bench_app.command("fossen")
+    def bench_fossen(
+        vehicles: int = typer.Option(
+            10_000, "--vehicles", "-n", help="Number of vehicles N (>= 1)."
+        ),
+        steps: int = typer.Option(50, "--steps", "-k", help="Timed steps per round (>= 1)."),
+        backend: str = typer.Option(
+            "cpu", "--backend", help="Backend: cpu (compiled, default), python or cuda."
+        ),
+        generic: bool = typer.Option(
+            True, "--generic/--no-generic", help="Also time the generic fossen6dof model."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    ) -> None:
+        """REMUS 100 (exact PythonVehicleSimulator loop) on the compiled 6-DOF kernels."""
+        from marinesim.models.sixdof.throughput import measure
+
+        res = measure(vehicles, steps, backend=backend, generic=generic)
+        if as_json:
+            typer.echo(json.dumps(res))
+            return
+        typer.echo(
+            f"remus100  N={res['vehicles']}  steps={res['steps']}  backend={res['backend']}  "
+            f"{res['vehicle_steps_per_s']:.4g} vehicle-steps/s "
+            f"(CPU time: {res['vehicle_steps_per_s_cpu']:.4g}); one vehicle "
+            f"{res['single_steps_per_s']:.4g} steps/s"
+        )
+        typer.echo(
+            f"per-vehicle loop: {res['loop_vehicle_steps_per_s']:.4g} vehicle-steps/s  "
+            f"ratio {res['ratio_vs_loop']:.3g}x; first call {res['first_call_s']:.2f} s"
+        )
+        if generic:
+            typer.echo(
+                f"fossen6dof (RK4): {res['fossen6dof_vehicle_steps_per_s']:.4g} vehicle-steps/s"
+            )
+
+    @bench_app.command("engine")
+    def bench_engine(
+        ticks: int = typer.Option(2000, "--ticks", "-k", help="Ticks per timed round (>= 1)."),
+        rounds: int = typer.Option(3, "--rounds", help="Rounds; the best is kept (>= 1)."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    ) -> None:
+        """Engine fixed cost per tick (1 vehicle, 3 plugins) vs the bare usm model step."""
+        from marinesim.engine.speed import measure_tick_cost
+
+        if ticks < 1 or rounds < 1:
+            typer.echo("marinesim: error: --ticks and --rounds must be >= 1", err=True)
+            raise typer.Exit(2)
+        res = measure_tick_cost(ticks, rounds)
+        if as_json:
+            typer.echo(json.dumps(res))
+            return
+        typer.echo(
+            f"engine fixed cost: {res['engine_us_per_tick']:.1f} us/tick "
+            "(1 vehicle, 3 plugins with empty hooks)"
+        )
+        typer.echo(
+            f"usm + pid + waypoints: {res['usm_us_per_tick']:.1f} us/tick = hooks "
+            f"{res['usm_hooks_us_per_tick']:.1f} + engine {res['usm_engine_us_per_tick']:.1f}; "
+            f"bare model step {res['model_step_us']:.1f} us "
+            f"(tick/step {res['usm_tick_over_model_step']:.2f}x)"
+        )
+
+    @bench_app.command("warmup")
+    def bench_warmup(
+        parallel: bool = typer.Option(
+            True, "--parallel/--no-parallel", help="Also the multi-threaded kernels."
+        ),
+    ) -> None:
+        """Compile the 6-DOF kernels into numba's cache (later processes start fast)."""
+        from marinesim.models.sixdof.throughput import warm_up
+
+        t = warm_up(parallel=parallel)
+        for k, v in t.items():
+            typer.echo(f"{k:24s} {v:6.2f} s")
+        typer.echo(f"total {sum(t.values()):.2f} s")
 
     app.add_typer(bench_app, name="bench")

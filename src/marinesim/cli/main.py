@@ -27,14 +27,30 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    # plain help: units in square brackets ([s], [m], [deg]) are shown as written, flags as
+    # flags; sub-groups inherit this
+    rich_markup_mode=None,
 )
 
 _DEBUG = False
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"marinesim {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of errors."),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        help="Print the marinesim version and exit.",
+        callback=_print_version,
+        is_eager=True,
+    ),
 ) -> None:
     global _DEBUG
     _DEBUG = debug

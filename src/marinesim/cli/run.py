@@ -12,6 +12,7 @@ from typing import Any
 
 import typer
 
+from marinesim.cli.options import deprecated_option, fig_format_option, out_option, pick_out
 from marinesim.core.errors import ConfigError, EngineError, MarinesimError, NumericalError
 
 _ENTITY_KINDS = ("motion", "controller", "autonomy", "sensor", "interaction", "metric")
@@ -33,7 +34,41 @@ def _echo_metrics(rows: list[dict[str, Any]], limit: int = 24) -> None:
 
 
 def _default_outdir(sim: Any) -> Path:
-    return Path("marinesim-runs") / f"{sim.name}-seed{sim.seed}"
+    from marinesim.io.log import safe_name  # a scenario name never leaves the folder
+
+    return Path("marinesim-runs") / f"{safe_name(sim.name)}-seed{sim.seed}"
+
+
+def check_source(source: str) -> None:
+    """Reject what is not a scenario before the YAML loader sees it.
+
+    A ``.moos`` mission file points to ``marinesim usm run``; a name that is neither a file
+    nor a bundled scenario gets a did-you-mean among the bundled names.
+
+    Raises
+    ------
+    ConfigError
+        With the hint.
+    """
+    from marinesim.core.errors import suggest
+    from marinesim.scenario import builtin_names
+
+    if source.lower().endswith(".moos"):
+        raise ConfigError(
+            "this is a .moos file: use `marinesim usm run " + source + " --duration SECONDS`",
+            file=source,
+        )
+    names = list(builtin_names())
+    if Path(source).exists() or source in names:
+        return
+    if "/" in source or "\\" in source or source.lower().endswith((".yaml", ".yml")):
+        raise ConfigError("scenario file not found", file=source)
+    close = suggest(source, names)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise ConfigError(
+        f"no scenario file or bundled scenario named {source!r}; {hint}"
+        f"(bundled: {', '.join(names)}; `marinesim scenarios` lists them)"
+    )
 
 
 def _execute(
@@ -46,17 +81,26 @@ def _execute(
     plot: bool,
     fmt: str,
     progress: bool,
+    fig_format: str = "png",
 ) -> int:
     """Load, run, save and plot; return the exit code (0 ok, 1 failed/diverged)."""
-    from marinesim.io.log import FORMATS, save_run
+    from marinesim.cli.options import check_fig_format
+    from marinesim.engine.outputs import stop_on_signals
+    from marinesim.io.log import FORMATS
     from marinesim.scenario import load_simulation
 
+    want_alog = fmt == "alog"  # MOOS .alog, with the loadable Parquet log beside it
+    if want_alog:
+        fmt = "parquet"
     if fmt not in FORMATS:
         raise ConfigError(
-            f"unknown log format {fmt!r} (use csv, parquet or both)", param="--format"
+            f"unknown log format {fmt!r} (use csv, parquet, both or alog)", param="--format"
         )
+    fig_format = check_fig_format(fig_format)
+    check_source(source)
     sim = load_simulation(source, variables=variables or None, sets=sets or None, seed=seed)
     out = outdir if outdir is not None else _default_outdir(sim)
+    sim.stream_to(out, fmt)  # folder checked before the first step; the log streams
     if sim.seed_drawn:
         _echo(f"seed: {sim.seed} (drawn from OS entropy; saved in the manifest and scenario.yaml)")
     man = sim.manifest()
@@ -69,26 +113,28 @@ def _execute(
     result = None
     error: BaseException | None = None
     try:
-        if progress and sys.stderr.isatty():
-            result = _run_with_bar(sim)
-        else:
-            result = sim.run()
+        with stop_on_signals(sim) as received:
+            if progress and sys.stderr.isatty():
+                result = _run_with_bar(sim)
+            else:
+                result = sim.run()
     except MarinesimError as exc:
         error = exc
         result = getattr(exc, "result", None)
-    except KeyboardInterrupt as exc:  # keep what was simulated, then stop (exit 130)
-        result = getattr(exc, "result", None)
-        if result is not None:
-            save_run(result, out, fmt=fmt)
-            typer.echo(f"interrupted: partial log written to {out}", err=True)
+    except KeyboardInterrupt:  # a second signal: the streamed log is kept (exit 130)
+        typer.echo(f"interrupted: partial log in {out} (status interrupted)", err=True)
         raise
     except Exception as exc:  # a plugin bug: keep the log, report it as a failed run
         error = EngineError(f"run failed at t = {sim.t:g} s: {type(exc).__name__}: {exc}")
         error.__cause__ = exc
         result = getattr(exc, "result", None)
     if result is not None:
-        files = save_run(result, out, fmt=fmt)
-        logs = [str(files[k]) for k in ("log_csv", "log_parquet") if k in files]
+        files = sim.output_files
+        if want_alog:
+            from marinesim.io.alog import write_result_alog
+
+            files["log_alog"] = write_result_alog(result, Path(out) / "log.alog")
+        logs = [str(files[k]) for k in ("log_alog", "log_csv", "log_parquet") if k in files]
         _echo(f"log: {', '.join(logs)} (status {result.status}, {len(result.t)} frames)")
         _echo(f"manifest: {files['manifest']}")
         warned = [e for e in result.events if e.severity in ("warning", "error", "critical")]
@@ -96,10 +142,10 @@ def _execute(
             _echo(
                 f"events: {len(warned)} warnings/errors in {files['events']} (first: {warned[0].text})"
             )
-        if plot and len(result.t) > 0:
+        if plot and len(result.t) > 0 and "log_error" not in result.manifest:
             from marinesim.io.figures import save_all_figures
 
-            for path in save_all_figures(result, out).values():
+            for path in save_all_figures(result, out, fmt=fig_format).values():
                 _echo(f"figure: {path}")
         if "metrics" in files:
             _echo(f"metrics: {files['metrics']} ({len(result.metrics)} rows)")
@@ -112,6 +158,10 @@ def _execute(
         diverged = [e for e in result.events if e.kind == "NumericalError"]
         text = diverged[0].text if diverged else "non-finite state"
         raise NumericalError(f"run diverged (log kept in {out}): {text}")
+    if result.status == "interrupted":
+        why = result.manifest.get("ended_by")
+        typer.echo(f"interrupted by {why}: partial log in {out} (status interrupted)", err=True)
+        return 143 if received[:1] == ["SIGTERM"] else 130
     _echo(
         f"ended by: {result.manifest.get('ended_by')} at t = {result.t[-1]:g} s "
         f"(wall {result.manifest.get('wall_time_s', 0.0):.2f} s)"
@@ -203,29 +253,38 @@ def register(app: typer.Typer) -> None:
     @app.command("run")
     def run_cmd(
         scenario: str = typer.Argument(
-            ..., help="Scenario YAML file (or a bundled scenario name)."
+            ..., help="Scenario YAML file (or a bundled scenario name).", metavar="SCENARIO"
         ),
-        outdir: Path = typer.Option(
-            None,
-            "--outdir",
-            "-o",
-            help="Output directory (default marinesim-runs/<name>-seed<seed>).",
+        out: Path = out_option(
+            "Output directory (default marinesim-runs/<name>-seed<seed>)."
         ),
+        outdir: Path = deprecated_option("--outdir"),
         seed: int = typer.Option(None, "--seed", help="Override the scenario seed."),
         var: list[str] = typer.Option(
-            None, "--var", help="Template variable NAME=VALUE (repeatable)."
+            None, "--var", help="Template variable NAME=VALUE (repeatable).", metavar="NAME=VALUE"
         ),
         set_: list[str] = typer.Option(
-            None, "--set", help="Override PATH=VALUE, e.g. time.end=60 (repeatable)."
+            None,
+            "--set",
+            help="Override PATH=VALUE, e.g. time.end=60 [s] (repeatable).",
+            metavar="PATH=VALUE",
         ),
         no_plot: bool = typer.Option(False, "--no-plot", help="Do not draw the figures."),
-        fmt: str = typer.Option("both", "--format", help="Log format: csv, parquet or both."),
+        fmt: str = typer.Option(
+            "parquet",
+            "--format",
+            help="Log format: parquet (streamed, default), csv, both, or alog (MOOS pLogger "
+            "format + Parquet).",
+            metavar="csv|parquet|both|alog",
+        ),
+        fig_format: str = fig_format_option(),
         no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
     ) -> None:
         """Run a scenario: progress bar, log (CSV/Parquet + manifest) and figures."""
         code = _execute(
             scenario,
-            outdir=outdir,
+            outdir=pick_out(out, outdir=outdir),
+            fig_format=fig_format,
             seed=seed,
             variables=var,
             sets=set_,
@@ -238,12 +297,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command("demo")
     def demo_cmd(
-        outdir: Path = typer.Option(
-            None,
-            "--outdir",
-            "-o",
-            help="Output directory (default marinesim-runs/demo_survey-seed<seed>).",
-        ),
+        out: Path = out_option("Output directory (default marinesim-runs/demo_survey-seed<seed>)."),
+        outdir: Path = deprecated_option("--outdir"),
         end: float = typer.Option(
             None,
             "--end",
@@ -251,12 +306,14 @@ def register(app: typer.Typer) -> None:
         ),
         seed: int = typer.Option(None, "--seed", help="Override the seed (spawn jitter)."),
         no_plot: bool = typer.Option(False, "--no-plot", help="Do not draw the figures."),
+        fig_format: str = fig_format_option(),
     ) -> None:
         """Run the bundled 3-vehicle survey (current field, gust script); write log and figures."""
         sets = [f"time.end={end}"] if end is not None else None
         code = _execute(
             "demo_survey",
-            outdir=outdir,
+            outdir=pick_out(out, outdir=outdir),
+            fig_format=fig_format,
             seed=seed,
             variables=None,
             sets=sets,
@@ -273,9 +330,11 @@ def register(app: typer.Typer) -> None:
             ..., help="Scenario YAML file, a bundled scenario name, or a .moos mission file."
         ),
         var: list[str] = typer.Option(
-            None, "--var", help="Template variable NAME=VALUE (repeatable)."
+            None, "--var", help="Template variable NAME=VALUE (repeatable).", metavar="NAME=VALUE"
         ),
-        set_: list[str] = typer.Option(None, "--set", help="Override PATH=VALUE (repeatable)."),
+        set_: list[str] = typer.Option(
+            None, "--set", help="Override PATH=VALUE (repeatable).", metavar="PATH=VALUE"
+        ),
         strict: bool = typer.Option(
             False, "--strict", help="Treat configuration warnings as errors."
         ),
@@ -297,17 +356,26 @@ def register(app: typer.Typer) -> None:
 
     @app.command("plot")
     def plot_cmd(
-        rundir: Path = typer.Argument(..., help="Run directory written by 'marinesim run'."),
-        outdir: Path = typer.Option(
-            None, "--outdir", "-o", help="Where to write the PNGs (default: the run directory)."
+        rundir: Path = typer.Argument(
+            ..., help="Run directory written by 'marinesim run', or a MOOS .alog.", metavar="RUNDIR"
         ),
+        out: Path = out_option("Where to write the figures (default: the run directory)."),
+        outdir: Path = deprecated_option("--outdir"),
+        fig_format: str = fig_format_option(),
     ) -> None:
-        """Re-draw the figures of a saved run."""
+        """Re-draw the figures of a saved run (SURFTRAK runs get the SURFTRAK figure too)."""
+        from marinesim.cli.options import check_fig_format
         from marinesim.io.figures import save_all_figures
         from marinesim.io.log import load_run
 
-        result = load_run(rundir)
-        for p in save_all_figures(result, outdir or rundir).values():
+        fmt = check_fig_format(fig_format)
+        if rundir.suffix.lower() == ".alog":  # a MOOS log (pLogger's or ours)
+            from marinesim.io.alog import load_alog_result
+
+            result, default_dir = load_alog_result(rundir), rundir.parent
+        else:
+            result, default_dir = load_run(rundir), rundir
+        for p in save_all_figures(result, pick_out(out, outdir=outdir) or default_dir, fmt=fmt).values():
             _echo(f"figure: {p}")
 
     @app.command("scenarios")

@@ -7,6 +7,14 @@ from pathlib import Path
 
 import typer
 
+from marinesim.cli.options import (
+    check_fig_format,
+    deprecated_option,
+    fig_format_option,
+    out_option,
+    pick_out,
+)
+
 __all__ = ["register"]
 
 surftrak_app = typer.Typer(
@@ -30,25 +38,16 @@ def _load_params(params: Path | None, overrides: list[str]):  # noqa: ANN202
 def _load_pilot(pilot: Path | None, stick):  # noqa: ANN001, ANN202
     if pilot is None:
         return None
-    from marinesim.control.pilot import parse_pilot_script
-    from marinesim.core.errors import ConfigError
+    from marinesim.control.pilot import read_pilot_script
 
-    try:
-        text = pilot.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read pilot script: {exc.strerror}", file=pilot) from None
-    return parse_pilot_script(text, file=pilot, stick=stick)
+    return read_pilot_script(pilot, stick=stick)
 
 
 def _bathymetry_profile(path: Path, track: str, duration: float):  # noqa: ANN202
     """Read a bathymetry grid and sample it under the straight track (a terrain profile)."""
     from marinesim.core.errors import ConfigError
-    from marinesim.environment.terrain import parse_bathymetry, profile_along_track
+    from marinesim.environment.terrain import profile_along_track, read_bathymetry
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read bathymetry: {exc.strerror}", file=path) from None
     parts = track.split(",")
     try:
         vals = [float(v) for v in parts]
@@ -59,7 +58,7 @@ def _bathymetry_profile(path: Path, track: str, duration: float):  # noqa: ANN20
             f"--track expects NORTH,EAST,HEADING_DEG,SPEED (4 numbers), got {track!r}",
             param="track",
         )
-    bathy = parse_bathymetry(text, file=path)
+    bathy = read_bathymetry(path)
     n0, e0, hdg, speed = vals
     return profile_along_track(
         bathy, north0=n0, east0=e0, heading_deg=hdg, speed=speed, duration=max(duration, 0.1),
@@ -89,23 +88,33 @@ def run_cmd(
     terrain: str | None = typer.Option(
         None, "--terrain", help="Terrain file or shipped profile name."
     ),
-    out: Path = typer.Option(..., "-o", "--out", help="Run log CSV (RUN.csv)."),
-    delay: float = typer.Option(0.3, "--delay", help="Rangefinder delay (s)."),
-    noise: float = typer.Option(0.05, "--noise", help="Rangefinder noise sigma (m)."),
-    duration: float = typer.Option(150.0, "--duration", help="Simulated time (s)."),
+    out: Path = typer.Option(
+        ...,
+        "-o",
+        "--out",
+        help="Output directory (run.csv + .messages/.ctun/.stamped/.merged.csv inside); "
+        "a path ending in .csv names the run log itself.",
+        metavar="DIR",
+    ),
+    delay: float = typer.Option(0.3, "--delay", help="Rangefinder delay [s]."),
+    noise: float = typer.Option(0.05, "--noise", help="Rangefinder noise sigma [m]."),
+    duration: float = typer.Option(150.0, "--duration", help="Simulated time [s]."),
     seed: int = typer.Option(0, "--seed", help="Root seed."),
     params: Path | None = typer.Option(None, "--params", help="ArduPilot .params file."),
-    param: list[str] = typer.Option([], "--param", help="NAME=VALUE override (repeatable)."),
+    param: list[str] = typer.Option(
+        [], "--param", help="NAME=VALUE override (repeatable).", metavar="NAME=VALUE"
+    ),
     pilot: Path | None = typer.Option(None, "--pilot", help="Pilot script (TIME KIND VALUE)."),
-    start_z: float = typer.Option(-11.15, "--start-z", help="Initial z (m, up)."),
-    plot: Path | None = typer.Option(None, "--plot", help="Write the 3-panel figure here."),
+    start_z: float = typer.Option(-11.15, "--start-z", help="Initial z, up [m]."),
+    plot: bool = typer.Option(False, "--plot", help="Draw the 3-panel figure (surftrak.<fmt>)."),
+    fig_format: str = fig_format_option(),
     bathymetry: Path | None = typer.Option(
         None, "--bathymetry", help="Gridded bathymetry CSV (instead of --terrain)."
     ),
     track: str = typer.Option(
         "0,0,0,0.5",
         "--track",
-        help="With --bathymetry: NORTH,EAST,HEADING_DEG,SPEED (m, deg, m/s).",
+        help="With --bathymetry: NORTH,EAST,HEADING_DEG,SPEED [m, m, deg, m/s].",
     ),
 ) -> None:
     """Run SURFTRAK over a terrain and write a CTUN-style log (+ messages, ctun, merged)."""
@@ -115,8 +124,8 @@ def run_cmd(
 
     if (terrain is None) == (bathymetry is None):
         raise ConfigError("give exactly one of --terrain and --bathymetry", param="terrain")
-    if plot is not None and plot.suffix:  # no suffix: matplotlib's default format
-        _check_figure_format(plot.suffix.lstrip("."), "plot")
+    fmt = check_fig_format(fig_format)
+    run_csv = out if out.suffix.lower() == ".csv" else out / "run.csv"
     p = _load_params(params, param)
     if bathymetry is not None:
         terrain = _bathymetry_profile(bathymetry, track, duration + delay)
@@ -124,7 +133,8 @@ def run_cmd(
         terrain, delay=delay, noise=noise, duration=duration, seed=seed, params=p,
         pilot=_load_pilot(pilot, p.stick()), start_z=start_z,
     )  # fmt: skip
-    paths = write_run(res, out)
+    run_csv.parent.mkdir(parents=True, exist_ok=True)
+    paths = write_run(res, run_csv)
     m = res.metrics
     typer.echo(
         f"{res.terrain.name}: {duration:g} s, delay {delay:g} s, KPv {p.kpv:.2f} "
@@ -134,23 +144,28 @@ def run_cmd(
     for msg in res.messages:
         typer.echo(f"  {msg.t:8.2f} s  {msg.severity:7s} {msg.text}")
     typer.echo(f"wrote {paths['run']} (+ .messages/.ctun/.stamped/.merged.csv)")
-    if plot is not None:
+    if plot:
         from marinesim.io.surftrak_plot import plot_result
 
-        fig = plot_result(res, str(out.with_suffix("")))
-        fig.savefig(plot)
-        typer.echo(f"wrote {plot}")
+        fig = plot_result(res, str(run_csv.with_suffix("")))
+        target = run_csv.with_name(f"{run_csv.stem}.{fmt}")
+        fig.savefig(target)
+        typer.echo(f"wrote {target}")
 
 
 @surftrak_app.command("suite")
 def suite_cmd(
-    delay: float = typer.Option(0.3, "--delay", help="Rangefinder delay (s)."),
-    duration: float = typer.Option(150.0, "--duration", help="Simulated time per terrain (s)."),
+    delay: float = typer.Option(0.3, "--delay", help="Rangefinder delay [s]."),
+    duration: float = typer.Option(150.0, "--duration", help="Simulated time per terrain [s]."),
     seed: int = typer.Option(0, "--seed", help="Root seed."),
     params: Path | None = typer.Option(None, "--params", help="ArduPilot .params file."),
-    param: list[str] = typer.Option([], "--param", help="NAME=VALUE override (repeatable)."),
-    out_dir: Path = typer.Option(Path("surftrak_suite"), "--out-dir", help="Figures and logs."),
-    fmt: str = typer.Option("pdf", "--format", help="Figure format (pdf, png, svg)."),
+    param: list[str] = typer.Option(
+        [], "--param", help="NAME=VALUE override (repeatable).", metavar="NAME=VALUE"
+    ),
+    out: Path | None = out_option("Output directory for logs and figures (default surftrak_suite)."),
+    out_dir: Path | None = deprecated_option("--out-dir"),
+    fig_format: str = fig_format_option(),
+    old_format: str | None = typer.Option(None, "--format", hidden=True),
 ) -> None:
     """Run all six terrains and print the tracking metrics; write logs and figures."""
     from marinesim.core.errors import ConfigError
@@ -159,7 +174,11 @@ def suite_cmd(
     from marinesim.io.ctun import write_run
     from marinesim.io.surftrak_plot import plot_result
 
-    _check_figure_format(fmt, "format")
+    out_dir = pick_out(out, out_dir=out_dir) or Path("surftrak_suite")
+    if old_format is not None:
+        typer.echo("warning: --format is deprecated; use --fig-format", err=True)
+        fig_format = old_format
+    fmt = check_fig_format(fig_format)
     if not (math.isfinite(duration) and duration > 0):
         raise ConfigError(f"duration must be a finite number of seconds > 0, got {duration}",
                           param="duration")  # fmt: skip
@@ -193,22 +212,65 @@ def suite_cmd(
 def plot_cmd(
     merged: Path = typer.Argument(
         ...,
-        help="merged.csv, or a run directory with merged.csv or ctun.csv + stamped_terrain.csv.",
+        help="merged.csv, a run directory with merged.csv or ctun.csv + stamped_terrain.csv, "
+        "or a real ArduSub log (.BIN DataFlash or .tlog, may be gzipped).",
     ),
-    out: Path | None = typer.Option(None, "-o", "--out", help="Figure file (default: <dir>.pdf)."),
+    overlay: Path | None = typer.Option(
+        None,
+        "--overlay",
+        help="With a .BIN/.tlog: a marinesim run on the same axes (marinesim sitl -o DIR, "
+        "or a marinesim surftrak run CSV).",
+    ),
+    out: Path | None = typer.Option(
+        None,
+        "-o",
+        "--out",
+        help="Output directory (the figure is <name>.<fmt> inside) or a figure file "
+        "(.png, .pdf, .svg); default ./<name>.<fmt>.",
+        metavar="DIR",
+    ),
+    fig_format: str = fig_format_option(),
     log_dir: str | None = typer.Option(None, "--log-dir", help="Title prefix (default: folder)."),
 ) -> None:
     """Draw the 3-panel figure from a merged log; print its title."""
     from marinesim.io.surftrak_plot import plot_merged_file
 
+    fmt = check_fig_format(fig_format)
     stem = merged.name if merged.is_dir() else (merged.parent.name or merged.stem)
-    target = out or Path(f"{stem or 'surftrak'}.pdf")
-    if target.suffix:  # no suffix: matplotlib's default format
-        _check_figure_format(target.suffix.lstrip("."), "out")
-    fig = plot_merged_file(merged, log_dir)
+    name = f"{stem or 'surftrak'}.{fmt}"
+    if out is None:
+        target = Path(name)
+    elif out.suffix:
+        target = out
+        check_fig_format(out.suffix, "out")
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        target = out / name
+    if _is_ardupilot_log(merged):
+        from marinesim.io.ardulog import read_log, surftrak_log_figure
+
+        if out is None:
+            target = Path(f"{merged.name.split('.')[0] or 'surftrak'}.{fmt}")
+        elif not out.suffix:
+            target = out / f"{merged.name.split('.')[0] or 'surftrak'}.{fmt}"
+        log = read_log(merged, ("CTUN", "RFND", "BARO", "MODE", "MSG", "HEARTBEAT",
+                                "GLOBAL_POSITION_INT", "DISTANCE_SENSOR", "SYSTEM_TIME"))  # fmt: skip
+        fig = surftrak_log_figure(log, overlay=overlay, title=log_dir)
+    else:
+        if overlay is not None:
+            from marinesim.core.errors import ConfigError
+
+            raise ConfigError("--overlay needs a .BIN or .tlog log", param="--overlay")
+        fig = plot_merged_file(merged, log_dir)
     fig.savefig(target)
     typer.echo(fig._suptitle.get_text())
     typer.echo(f"wrote {target}")
+
+
+def _is_ardupilot_log(path: Path) -> bool:
+    """A DataFlash .BIN or MAVLink .tlog (optionally .gz) by name."""
+    name = path.name.lower().removesuffix(".gz")
+    return path.is_file() and name.endswith((".bin", ".tlog"))
 
 
 def register(app: typer.Typer) -> None:

@@ -12,7 +12,14 @@ from typing import Any
 
 import typer
 
-from marinesim.core.errors import ConfigError, EngineError, MarinesimError
+from marinesim.cli.options import (
+    check_fig_format,
+    deprecated_option,
+    fig_format_option,
+    out_option,
+    pick_out,
+)
+from marinesim.core.errors import ConfigError, EngineError, MarinesimError, NumericalError
 
 _VARIANTS = ("usm", "usm_v22")
 _COMPATS = ("doc", "moos")
@@ -26,6 +33,18 @@ def _check_choice(value: str | None, choices: tuple[str, ...], param: str) -> No
 def _emit(warns: list[Any]) -> None:
     for w in warns:
         typer.echo(f"warning: {w}", err=True)
+
+
+def _save_log(run: Any, output: Path, src: str) -> None:
+    """The run's log: MOOS ``.alog`` (published variables) when the name says so, else CSV."""
+    if output.suffix.lower() == ".alog":
+        from marinesim.interop.moos import runner
+        from marinesim.io.alog import write_table_alog
+
+        skip = (*runner.MODEL_COLUMNS, *getattr(runner, "INPUT_COLUMNS", ()))
+        write_table_alog(run.columns, run.rows, output, src=src, skip=skip)
+    else:
+        run.to_csv(output)
 
 
 def register(app: typer.Typer) -> None:
@@ -115,9 +134,17 @@ def register(app: typer.Typer) -> None:
     @usm.command("run")
     def run_cmd(
         ctx: typer.Context,
-        file: Path = typer.Argument(..., help="The .moos mission file."),
+        file: Path = typer.Argument(..., help="The .moos mission file.", metavar="FILE.moos"),
         duration: float = typer.Option(..., "--duration", help="Simulated time [s]."),
-        output: Path = typer.Option(..., "-o", "--output", help="CSV file to write."),
+        out: Path = out_option(
+            "Output directory (log.csv inside; default marinesim-runs/<file>); "
+            "a path ending in .csv (or .alog: MOOS pLogger format) names the log itself."
+        ),
+        output: Path = deprecated_option("--output"),
+        plot: bool = typer.Option(
+            False, "--plot", help="Draw trajectory and time series (with the actuators)."
+        ),
+        fig_format: str = fig_format_option(),
         script: Path = typer.Option(None, "--script", help="Event script (uTimerScript lines)."),
         compat: str = typer.Option("doc", "--compat", help="doc (documented) or moos."),
         block: str = typer.Option(None, "--block", help="Block name (default uSimMarine)."),
@@ -127,6 +154,11 @@ def register(app: typer.Typer) -> None:
         from marinesim.interop.moos.runner import run_moos_file
 
         _check_choice(compat, _COMPATS, "--compat")
+        fmt = check_fig_format(fig_format)
+        target = pick_out(out, output=output) or Path("marinesim-runs") / file.stem
+        output = target if target.suffix.lower() in (".csv", ".alog") else target / "log.csv"
+        output.parent.mkdir(parents=True, exist_ok=True)
+        src = _block(ctx, block) or ("uSimMarineV22" if _variant(ctx, variant) else "uSimMarine")
         try:
             run = run_moos_file(
                 file,
@@ -140,7 +172,7 @@ def register(app: typer.Typer) -> None:
             partial = getattr(exc, "result", None)
             if partial is None:  # failed before the first iteration: nothing to keep
                 raise
-            partial.to_csv(output)
+            _save_log(partial, output, src)
             typer.echo(
                 f"run stopped at t = {partial.rows[-1][0]:g} s: partial log written to {output} "
                 f"({len(partial.rows)} rows)",
@@ -152,13 +184,23 @@ def register(app: typer.Typer) -> None:
         _emit(run.config_warnings)
         for w in run.warnings:
             typer.echo(f"warning: {w}", err=True)
-        run.to_csv(output)
+        _save_log(run, output, src)
         typer.echo(f"wrote {output} ({len(run.rows)} rows, {len(run.columns)} columns)")
+        if plot:
+            from marinesim.io.plots import save_usm_run_figures
+
+            for path in save_usm_run_figures(run, output.parent, fmt=fmt, title=file.name):
+                typer.echo(f"figure: {path}")
 
     @usm.command("replay")
     def replay_cmd(
-        case: Path = typer.Argument(..., help="A reference NAME.scenario.json."),
-        output: Path = typer.Option(..., "-o", "--output", help="CSV file to write."),
+        case: Path = typer.Argument(
+            ..., help="A reference NAME.scenario.json.", metavar="CASE.scenario.json"
+        ),
+        out: Path = out_option(
+            "Output directory (NAME.csv inside; default .); a path ending in .csv names the file."
+        ),
+        output: Path = deprecated_option("--output"),
         compat: str = typer.Option("moos", "--compat", help="moos (default) or doc."),
     ) -> None:
         """Replay a reference scenario and write the columns of its expected.csv."""
@@ -175,7 +217,18 @@ def register(app: typer.Typer) -> None:
                 "replays run in compat=moos only (the cases are the real program's output)",
                 param="--compat",
             )
-        df = ref_usm.replay_case(case, **kwargs)
+        target = pick_out(out, output=output) or Path(".")
+        name = case.name.removesuffix(".scenario.json") + ".csv"
+        output = target if target.suffix.lower() == ".csv" else target / name
+        output.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            df = ref_usm.replay_case(case, **kwargs)
+        except NumericalError as exc:
+            partial = getattr(exc, "result", None)
+            if partial is not None:  # keep the rows replayed before the state went non-finite
+                partial.to_csv(output, index=False, float_format="%.17g")
+                typer.echo(f"wrote {output} ({len(partial)} rows before the failure)", err=True)
+            raise
         df.to_csv(output, index=False, float_format="%.17g")
         typer.echo(f"wrote {output} ({len(df)} rows, {len(df.columns)} columns)")
 

@@ -82,11 +82,7 @@ def register(app: typer.Typer) -> None:
         pretty_exceptions_enable=False,
     )
 
-    @group.callback(invoke_without_command=True)
-    def vehicles_list(ctx: typer.Context) -> None:
-        """List the presets with a one-line description and their source."""
-        if ctx.invoked_subcommand is not None:
-            return
+    def _list() -> None:
         from marinesim.models import presets
 
         for name in presets.names():
@@ -94,6 +90,20 @@ def register(app: typer.Typer) -> None:
             flag = " [unverified]" if p.unverified and "[unverified]" not in p.description else ""
             typer.echo(f"{name:30s} {p.model:10s} {p.description}{flag}")
             typer.echo(f"{'':30s} source: {p.source}")
+            if p.data.get("fidelity"):  # PythonVehicleSimulator vehicles: exact or adapted
+                modes = ", ".join(p.data.get("control_modes") or ())
+                typer.echo(f"{'':30s} fidelity: {p.data['fidelity']}; modes: {modes}")
+
+    @group.callback(invoke_without_command=True)
+    def vehicles_main(ctx: typer.Context) -> None:
+        """List the presets (as `vehicles list`) when no sub-command is given."""
+        if ctx.invoked_subcommand is None:
+            _list()
+
+    @group.command("list")
+    def vehicles_list() -> None:
+        """List the presets with a one-line description and their source."""
+        _list()
 
     @group.command("show")
     def vehicles_show(

@@ -29,9 +29,11 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Table
 
-        from marinesim.reference.runner import verify
+        from marinesim.reference.runner import ignored_manifests, verify
 
         results = verify(paths or None)
+        for m in ignored_manifests(paths or []):
+            typer.echo(f"note: {m}: not a reference-case format that verify replays; skipped")
         table = Table(title="marinesim verify")
         for col in ("kind", "case", "columns", "largest error", "tolerance", "pass"):
             table.add_column(col)

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.errors import ConfigError
+from marinesim.core.frames import angle360
 
 __all__ = [
     "WaypointState",
@@ -32,7 +33,7 @@ def bearing_deg(
     """Marine bearing [deg, 0..360) from one point to another (arrays of shape (N,))."""
     dn = np.asarray(to_north, dtype=float) - np.asarray(from_north, dtype=float)
     de = np.asarray(to_east, dtype=float) - np.asarray(from_east, dtype=float)
-    return np.mod(np.degrees(np.arctan2(de, dn)), 360.0)
+    return angle360(np.degrees(np.arctan2(de, dn)))  # core.frames: never 360.0
 
 
 def lawnmower(
@@ -72,7 +73,16 @@ def lawnmower(
         )
     if first_turn not in ("right", "left"):
         raise ConfigError(f"first_turn must be 'right' or 'left', got {first_turn!r}")
-    lanes = int(np.floor(width / spacing + 1e-9)) + 1
+    from marinesim.core.limits import MAX_WAYPOINTS
+
+    ratio = width / spacing
+    if not np.isfinite(ratio) or 2 * (ratio + 1) > MAX_WAYPOINTS:
+        raise ConfigError(
+            f"width {width:g} m at spacing {spacing:g} m makes more than {MAX_WAYPOINTS} "
+            "waypoints (MAX_WAYPOINTS); widen the spacing",
+            param="lawnmower.spacing",
+        )
+    lanes = int(np.floor(ratio + 1e-9)) + 1
     h = np.radians(heading_deg)
     along = np.array([np.cos(h), np.sin(h)])  # (north, east) unit vector of the lane
     side = (

@@ -22,6 +22,7 @@ __all__ = [
     "climb_to_stick",
     "parse_pilot_script",
     "pilot_climb_rate",
+    "read_pilot_script",
 ]
 
 
@@ -179,3 +180,11 @@ def parse_pilot_script(
             raise ConfigError(exc.message, file=file, line=lineno) from None
         steps.append((t, kind, value))
     return PilotScript.from_steps(steps, stick)
+
+
+def read_pilot_script(path: str | Path, *, stick: PilotStick | None = None) -> PilotScript:
+    """Read a pilot script file (see :func:`parse_pilot_script`); checks path and encoding."""
+    from marinesim.core.textio import read_input_text
+
+    p = Path(path)
+    return parse_pilot_script(read_input_text(p, what="pilot script"), file=p, stick=stick)

@@ -2,12 +2,22 @@
 
 Conventions: world NED (x north, y east, z down), body FRD; marine heading in degrees,
 0 = north, 90 = east, clockwise, in [0, 360); yaw ψ in radians about NED z (so heading =
-deg(ψ) wrapped).  MOOS's local frame is x east, y north.  All functions are vectorised.
+deg(ψ) wrapped).  MOOS's local frame is x east, y north.
+
+This module is the one place for rotations, attitude kinematics and angle wrapping.  The
+algebra is written once, in the ``*_c`` component functions (plain arithmetic on floats or on
+numpy arrays, element by element); the vectorised array functions stack their results, and the
+compiled models (numba on the CPU, numba CUDA device functions) call the same component
+functions on floats (they are registered with ``numba.extending.register_jitable``).
 """
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
+from numba.extending import register_jitable
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
@@ -15,16 +25,117 @@ __all__ = [
     "angle180",
     "angle360",
     "euler_from_quat",
+    "euler_from_quat_c",
+    "euler_rates_c",
     "heading_to_yaw",
+    "moos_angle180",
+    "moos_angle360",
+    "moos_angle360_c",
+    "moos_heading_to_radians",
     "quat_from_euler",
+    "quat_rates_c",
     "rotation_from_euler",
     "rotation_from_quat",
+    "rotation_quat_c",
+    "rotation_zyx_c",
     "wrap_pi",
+    "wrap_pi_c",
     "yaw_to_heading",
 ]
 
 #: T = diag(1, -1, -1): a rotation of π about x mapping Gazebo FLU/ENU-body vectors to FRD.
 FLU_TO_FRD = np.diag([1.0, -1.0, -1.0])
+
+
+@register_jitable
+def wrap_pi_c(rad: float) -> float:
+    """Wrap one angle [rad] to [-π, π) (floor-modulo, the same bits as :func:`wrap_pi`)."""
+    two_pi = 2.0 * math.pi
+    a = rad + math.pi
+    return a - two_pi * math.floor(a / two_pi) - math.pi
+
+
+@register_jitable
+def rotation_zyx_c(cphi: Any, sphi: Any, cth: Any, sth: Any, cpsi: Any, spsi: Any) -> tuple:
+    """Entries (r00, r01, …, r22) of R = Rz(ψ)·Ry(θ)·Rx(φ), body → NED (Fossen 2021, eq. 2.18).
+
+    Parameters
+    ----------
+    cphi, sphi, cth, sth, cpsi, spsi : float or ndarray
+        cos and sin of roll φ, pitch θ and yaw ψ.
+
+    Returns
+    -------
+    tuple of 9
+        Row-major entries of R.
+    """
+    return (
+        cpsi * cth,
+        -spsi * cphi + cpsi * sth * sphi,
+        spsi * sphi + cpsi * cphi * sth,
+        spsi * cth,
+        cpsi * cphi + sphi * sth * spsi,
+        -cpsi * sphi + sth * spsi * cphi,
+        -sth,
+        cth * sphi,
+        cth * cphi,
+    )
+
+
+@register_jitable
+def rotation_quat_c(q0: Any, q1: Any, q2: Any, q3: Any) -> tuple:
+    """Entries (r00, …, r22) of the rotation (body → NED) of a unit quaternion, scalar first."""
+    return (
+        1 - 2 * (q2 * q2 + q3 * q3),
+        2 * (q1 * q2 - q3 * q0),
+        2 * (q1 * q3 + q2 * q0),
+        2 * (q1 * q2 + q3 * q0),
+        1 - 2 * (q1 * q1 + q3 * q3),
+        2 * (q2 * q3 - q1 * q0),
+        2 * (q1 * q3 - q2 * q0),
+        2 * (q2 * q3 + q1 * q0),
+        1 - 2 * (q1 * q1 + q2 * q2),
+    )
+
+
+@register_jitable
+def _euler_quat_args_c(q0: Any, q1: Any, q2: Any, q3: Any) -> tuple:
+    """(y_φ, x_φ, sin θ, y_ψ, x_ψ): φ = atan2(y_φ, x_φ), θ = asin(sin θ), ψ = atan2(y_ψ, x_ψ)."""
+    return (
+        2 * (q0 * q1 + q2 * q3),
+        1 - 2 * (q1 * q1 + q2 * q2),
+        2 * (q0 * q2 - q3 * q1),
+        2 * (q0 * q3 + q1 * q2),
+        1 - 2 * (q2 * q2 + q3 * q3),
+    )
+
+
+@register_jitable
+def euler_from_quat_c(q0: float, q1: float, q2: float, q3: float) -> tuple[float, float, float]:
+    """zyx Euler angles (φ, θ, ψ) [rad] of one unit quaternion (scalar first)."""
+    y1, x1, s, y3, x3 = _euler_quat_args_c(q0, q1, q2, q3)
+    return math.atan2(y1, x1), math.asin(min(1.0, max(-1.0, s))), math.atan2(y3, x3)
+
+
+@register_jitable
+def euler_rates_c(cphi: Any, sphi: Any, cth: Any, sth: Any, p: Any, q: Any, r: Any) -> tuple:
+    """Θ̇ = T(Θ) ω, the zyx Euler-angle rates (Fossen 2021, eq. 2.41); singular at cos θ = 0."""
+    return (
+        p + sphi * sth / cth * q + cphi * sth / cth * r,
+        cphi * q - sphi * r,
+        sphi / cth * q + cphi / cth * r,
+    )
+
+
+@register_jitable
+def quat_rates_c(q0: Any, q1: Any, q2: Any, q3: Any, p: Any, q: Any, r: Any) -> tuple:
+    """q̇ = ½ q ⊗ [0, ω], the unit-quaternion kinematics (Fossen 2021, eq. 2.86)."""
+    return (
+        -0.5 * (q1 * p + q2 * q + q3 * r),
+        0.5 * (q0 * p + (q2 * r - q3 * q)),
+        0.5 * (q0 * q + (q3 * p - q1 * r)),
+        0.5 * (q0 * r + (q1 * q - q2 * p)),
+    )
 
 
 def angle360(deg: ArrayLike) -> NDArray[np.float64]:
@@ -74,38 +185,74 @@ def quat_from_euler(roll: ArrayLike, pitch: ArrayLike, yaw: ArrayLike) -> NDArra
 def euler_from_quat(q: ArrayLike) -> NDArray[np.float64]:
     """zyx Euler angles (roll, pitch, yaw) [rad] of unit quaternions (..., 4); shape (..., 3)."""
     q = np.asarray(q, dtype=float)
-    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    roll = np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
-    pitch = np.arcsin(np.clip(2 * (w * y - z * x), -1.0, 1.0))
-    yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    y1, x1, sth, y3, x3 = _euler_quat_args_c(q[..., 0], q[..., 1], q[..., 2], q[..., 3])
+    roll = np.arctan2(y1, x1)
+    pitch = np.arcsin(np.clip(sth, -1.0, 1.0))
+    yaw = np.arctan2(y3, x3)
     return np.stack([roll, pitch, yaw], axis=-1)
 
 
 def rotation_from_euler(roll: ArrayLike, pitch: ArrayLike, yaw: ArrayLike) -> NDArray[np.float64]:
     """R = Rz(ψ)·Ry(θ)·Rx(φ) (body → NED), shape (..., 3, 3) (Fossen 2021, eq. 2.18)."""
-    cphi, sphi = np.cos(roll), np.sin(roll)
-    cth, sth = np.cos(pitch), np.sin(pitch)
-    cpsi, spsi = np.cos(yaw), np.sin(yaw)
-    r = np.stack(
-        [
-            np.stack([cpsi * cth, -spsi * cphi + cpsi * sth * sphi, spsi * sphi + cpsi * cphi * sth], -1),
-            np.stack([spsi * cth, cpsi * cphi + sphi * sth * spsi, -cpsi * sphi + sth * spsi * cphi], -1),
-            np.stack([-sth, cth * sphi, cth * cphi], -1),
-        ],
-        axis=-2,
+    e = rotation_zyx_c(
+        np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch), np.cos(yaw), np.sin(yaw)
     )
-    return r
+    return _stack33(e)
 
 
 def rotation_from_quat(q: ArrayLike) -> NDArray[np.float64]:
     """Rotation matrix (body → NED) of unit quaternions (..., 4) scalar first; shape (..., 3, 3)."""
     q = np.asarray(q, dtype=float)
-    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    return np.stack(
-        [
-            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
-        ],
-        axis=-2,
-    )
+    return _stack33(rotation_quat_c(q[..., 0], q[..., 1], q[..., 2], q[..., 3]))
+
+
+def _stack33(e: tuple) -> NDArray[np.float64]:
+    e = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in e))
+    rows = [np.stack(e[3 * i : 3 * i + 3], -1) for i in range(3)]
+    return np.stack(rows, axis=-2)
+
+
+# MOOS-IvP's AngleUtils, with its own arithmetic (the uSimMarine replays depend on its bits)
+
+
+def moos_angle360(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """MOOS-IvP ``angle360``: subtract/add 360 until 0 ≤ a < 360 (repeated, not fmod)."""
+    if a.size and a.min() >= 0.0 and a.max() < 360.0:
+        return a  # already in range (the usual case): two reductions, no temporaries
+    hi = a >= 360.0
+    while hi.any():
+        a = np.where(hi, a - 360.0, a)
+        hi = a >= 360.0
+    lo = a < 0.0
+    while lo.any():
+        a = np.where(lo, a + 360.0, a)
+        lo = a < 0.0
+    # a tiny negative angle + 360 rounds to exactly 360.0: that is 0 (headings in [0, 360))
+    return np.where(a >= 360.0, a - 360.0, a)
+
+
+def moos_angle180(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """MOOS-IvP ``angle180``: :func:`moos_angle360`, then a − 360 where a > 180."""
+    a = moos_angle360(a)
+    return a - 360.0 * (a > 180.0)  # a - 360 where a > 180, a - 0.0 (= a) elsewhere
+
+
+def moos_heading_to_radians(ang: ArrayLike) -> Any:
+    """MOOS-IvP ``headingToRadians``: wrap((90 − ang)·π/180) once into [−π, π]."""
+    r = ((90.0 - np.asarray(ang, dtype=np.float64)) * math.pi) / 180.0
+    r = np.where(r > math.pi, r - 2 * math.pi, r)
+    return np.where(r < -math.pi, r + 2 * math.pi, r)
+
+
+def moos_angle360_c(a: float) -> float:
+    """One angle [deg] to [0, 360) as uSimMarine's configuration reading does (fmod first
+    beyond ±1e6, then repeated ±360); non-finite values pass through."""
+    if not math.isfinite(a):
+        return a
+    if abs(a) > 1e6:
+        a = math.fmod(a, 360.0)
+    while a < 0.0:
+        a += 360.0
+    while a >= 360.0:
+        a -= 360.0
+    return a

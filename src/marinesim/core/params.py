@@ -14,7 +14,7 @@ from pathlib import Path
 from types import UnionType
 from typing import Any, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from marinesim.core.errors import ConfigError, suggest
 
@@ -26,10 +26,43 @@ Marks = Mapping[str, tuple[int, int]]
 P = TypeVar("P", bound="ParamsBase")
 
 
+def _bool_for_number(annotation: Any, value: Any) -> bool:
+    """True when ``value`` holds a bool where ``annotation`` asks for a number (int/float)."""
+    if annotation in (float, int):
+        return isinstance(value, bool)
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin in (Union, UnionType):
+        kinds = [a for a in args if a is not type(None)]
+        if any(a is bool or a is str or a is Any for a in kinds):
+            return False
+        return any(_bool_for_number(a, value) for a in kinds)
+    if origin in (tuple, list) and isinstance(value, list | tuple):
+        items = [a for a in args if a is not Ellipsis]
+        if not items:
+            return False
+        return any(
+            _bool_for_number(items[min(i, len(items) - 1)], v) for i, v in enumerate(value)
+        )
+    return False
+
+
 class ParamsBase(BaseModel):
-    """Base of every parameter model: ``extra="forbid"``, frozen, finite floats only."""
+    """Base of every parameter model: ``extra="forbid"``, frozen, finite floats only.
+
+    A boolean where a number is expected (``dt: true``) is an error, not 1.0.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bool_as_number(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            for name, fld in cls.model_fields.items():
+                if name in data and _bool_for_number(fld.annotation, data[name]):
+                    raise ValueError(f"{name}: expected a number, got a boolean ({data[name]!r})")
+        return data
 
 
 def field(default: Any = ..., *, unit: str = "", description: str = "", **kwargs: Any) -> Any:
@@ -139,7 +172,7 @@ def validate(
         return model.model_validate(dict(data or {}))
     except ValidationError as exc:
         err = exc.errors()[0]
-        loc = tuple(err.get("loc", ()))
+        loc = bool_error_loc(err)
         rel = ".".join(str(p) for p in loc)
         path = f"{prefix}.{rel}" if prefix and rel else (prefix or rel)
         line, col = _mark_for(marks, path)
@@ -151,9 +184,36 @@ def validate(
                 msg += f" (did you mean {close[0]!r}?)"
         elif err.get("type") == "missing":
             msg = "required value missing"
+        elif loc != tuple(err.get("loc", ())):
+            msg = BOOL_MESSAGE
         elif "input" in err and err.get("type") not in ("extra_forbidden",):
             msg += f" (got {err['input']!r})"
         raise ConfigError(msg, file=file, line=line, column=col, param=path or None) from None
+    except (TypeError, ArithmeticError) as exc:  # a validator that failed instead of reporting
+        line, col = _mark_for(marks, prefix)
+        raise ConfigError(
+            f"invalid parameters ({type(exc).__name__}: {exc})",
+            file=file,
+            line=line,
+            column=col,
+            param=prefix or None,
+        ) from None
+
+
+#: Message of a boolean given where a number is expected.
+BOOL_MESSAGE = "expected a number, got a boolean (true/false is not 1/0 here)"
+_BOOL_PREFIX = "Value error, "
+_BOOL_SUFFIX = ": expected a number, got a boolean"
+
+
+def bool_error_loc(err: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Location of a pydantic error, down to the field for a boolean-as-number error."""
+    loc = tuple(err.get("loc", ()))
+    msg = str(err.get("msg", ""))
+    if err.get("type") == "value_error" and _BOOL_SUFFIX in msg and msg.startswith(_BOOL_PREFIX):
+        name = msg[len(_BOOL_PREFIX) : msg.index(_BOOL_SUFFIX)]
+        return (*loc, name)
+    return loc
 
 
 def make_checker(model: type[P]) -> Callable[[Mapping[str, Any]], P]:

@@ -124,6 +124,22 @@ class BlockRNG:
         self._pos[dist] = pos + k
         return out
 
+    def reseed_rows(
+        self, rows: Sequence[int], generators: Sequence[np.random.Generator]
+    ) -> None:
+        """Give ``rows`` new generators and redraw the unread rest of their buffers.
+
+        Afterwards row i reads exactly its new generator's sequence, whatever the buffer
+        position and the other rows (a vector environment resetting one sub-environment).
+        """
+        for i, g in zip(rows, generators, strict=True):
+            self._gens[i] = g
+            for dist, buf in self._buf.items():
+                pos = self._pos.get(dist, 0)
+                if pos < buf.shape[1]:
+                    k = buf.shape[1] - pos
+                    buf[i, pos:] = g.standard_normal(k) if dist == "normal" else g.random(k)
+
     def normal(self, loc: float | np.ndarray = 0.0, scale: float | np.ndarray = 1.0, size: int = 1) -> np.ndarray:
         """(N, size) Gaussian draws, row i from entity i's stream."""
         return np.asarray(loc) + np.asarray(scale) * self._take("normal", size)

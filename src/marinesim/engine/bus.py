@@ -8,6 +8,7 @@ seq) order.  ``local`` messages reach only plugins of the same entity block (row
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,10 +144,14 @@ class Bus:
         self.delivered: dict[str, int] = {}
         self.unheard: dict[str, int] = {}
         self._wanted: dict[tuple[str, str, str], bool] = {}
+        #: Topic → subscriptions to it, in subscription order (built by :meth:`subscribe`).
+        self._by_topic: dict[str, list[Subscription]] = {}
 
     def subscribe(self, sub: Subscription) -> Subscription:
         """Add a subscription (at build time)."""
         self.subscriptions.append(sub)
+        for topic in sub.topics:
+            self._by_topic.setdefault(topic, []).append(sub)
         self._wanted.clear()
         return sub
 
@@ -181,7 +186,7 @@ class Bus:
             raise EngineError(
                 f"unknown bus scope {scope!r} for topic {topic!r} (use 'local' or 'global')"
             )
-        if delay < 0 or not np.isfinite(delay):
+        if not (0.0 <= delay < math.inf):  # also refuses NaN
             raise EngineError(f"message delay must be finite and >= 0, got {delay!r} on {topic!r}")
         key = (topic, block)
         seq = self._seq.get(key, 0)
@@ -221,14 +226,25 @@ class Bus:
         due.sort(
             key=lambda m: (m.t_deliver, m.t_pub, int(m.sender[0]) if len(m.sender) else -1, m.seq)
         )
-        for sub in self.subscriptions:
-            for m in due:
-                if m.topic not in sub.topics:
-                    continue
-                if m.scope == "local" and m.block != sub.block:
+        # each subscriber gets its messages in due order; only subscribers that got one can
+        # exceed a queue bound (the others were capped at the previous delivery)
+        got: dict[int, Subscription] = {}
+        delivered = self.delivered
+        by_topic = self._by_topic
+        for m in due:
+            subs = by_topic.get(m.topic)
+            if not subs:
+                continue
+            local = m.scope == "local"
+            for sub in subs:
+                if local and m.block != sub.block:
                     continue
                 sub.inbox.append(m)
-                self.delivered[m.topic] = self.delivered.get(m.topic, 0) + 1
+                delivered[m.topic] = delivered.get(m.topic, 0) + 1
+                got[id(sub)] = sub
+        for sub in self.subscriptions:
+            if id(sub) not in got:
+                continue
             if sub.queue_size is not None and len(sub.inbox) > sub.queue_size:
                 extra = len(sub.inbox) - sub.queue_size
                 for m in sub.inbox[:extra]:

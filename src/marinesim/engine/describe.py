@@ -6,6 +6,8 @@ plugin, so the help cannot drift from the ``Params`` models.
 
 from __future__ import annotations
 
+import types
+import typing
 from typing import Any
 
 import yaml
@@ -42,8 +44,25 @@ def find_plugin(name: str, kind: str | None = None) -> tuple[str, Any]:
 
 
 def _type_name(ann: Any) -> str:
+    """A user's name for a parameter's type: ``table`` for nested parameter blocks.
+
+    Nested blocks (pydantic models) read as ``table``; ``X | None`` reads as ``X, optional``;
+    internal module paths never show.
+    """
+    args = [a for a in typing.get_args(ann) if a is not type(None)]
+    optional = len(args) < len(typing.get_args(ann))
+    if args and (optional or typing.get_origin(ann) in (typing.Union, types.UnionType)):
+        inner = " | ".join(_type_name(a) for a in args)
+        return f"{inner}, optional" if optional else inner
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        return "table"
+    origin = typing.get_origin(ann)
+    if origin is typing.Literal:
+        return "one of " + ", ".join(str(a) for a in typing.get_args(ann))
+    if origin is not None:
+        return getattr(origin, "__name__", str(origin))
     text = getattr(ann, "__name__", None) or str(ann)
-    return text.replace("typing.", "")
+    return text.replace("typing.", "").rsplit(".", 1)[-1]
 
 
 def param_rows(cls: Any) -> list[tuple[str, str, str, str, str]]:

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from marinesim.core.errors import ConfigError
+from marinesim.core.frames import angle360
 from marinesim.core.rng import generator, spawn_key
 from marinesim.core.state import VehicleState
 from marinesim.engine.plugin import Plugin
@@ -76,22 +77,36 @@ class Spawn:
     spread: dict[str, float] = field(default_factory=dict)
     offsets: Any = None
 
-    def draw(self, seed: int, replica: int, block: str, n: int) -> NDArray[np.float64]:
-        """(N, 4) initial north, east, depth, heading_deg, from the spawn streams (§10.1)."""
+    def draw(
+        self,
+        seed: int,
+        replica: int,
+        block: str,
+        n: int,
+        rows: list[tuple[int, int]] | None = None,
+    ) -> NDArray[np.float64]:
+        """(N, 4) initial north, east, depth, heading_deg, from the spawn streams (§10.1).
+
+        ``rows`` gives (replica, member) per row for stacked replicas (§10.5); by default row i
+        is member i of ``replica``.
+        """
+        row_keys = rows if rows is not None else [(replica, i) for i in range(n)]
+        members = np.array([m for _r, m in row_keys], dtype=np.int64)
         base = np.tile([self.north, self.east, self.depth, self.heading_deg], (n, 1)).astype(float)
         if self.offsets is not None:
             off = np.asarray(self.offsets, dtype=float)
-            if off.shape != (n, 4):
+            count = int(members.max()) + 1 if n else 0
+            if off.shape != (count, 4):
                 raise ConfigError(
-                    f"spawn offsets of block {block!r} must have shape ({n}, 4), got {off.shape}"
+                    f"spawn offsets of block {block!r} must have shape ({count}, 4), got {off.shape}"
                 )
-            base = base + off
+            base = base + off[members]
         keys = ("north", "east", "depth", "heading_deg")
         scale = np.array([float(self.spread.get(k, 0.0)) for k in keys])
         if np.any(scale != 0.0):
             draws = np.empty((n, 4))
-            for i in range(n):  # one stream per member: independent of N and of other blocks
-                g = generator(seed, spawn_key(replica, block, i))
+            for i, (rep, m) in enumerate(row_keys):  # one stream per member: independent of N
+                g = generator(seed, spawn_key(rep, block, m))
                 draws[i] = (
                     g.standard_normal(4)
                     if self.distribution == "normal"
@@ -99,7 +114,7 @@ class Spawn:
                 )
             base = base + draws * scale
         base[:, 2] = np.maximum(base[:, 2], 0.0)
-        base[:, 3] = np.mod(base[:, 3], 360.0)
+        base[:, 3] = angle360(base[:, 3])
         return base
 
 
@@ -138,6 +153,10 @@ class BlockSpec:
     radius: float = 1.0
     contact_type: str = "vehicle"
     properties: dict[str, Any] = field(default_factory=dict)
+    #: Stacked replica indices (engine spec §10.5): when not empty the block has
+    #: count × len(replicas) rows, replica-major; row j is member j % count of replica
+    #: replicas[j // count], named ``<name>[<member>]@<replica>``.
+    replicas: tuple[int, ...] = ()
 
     def plugins(self) -> tuple[PluginSpec, ...]:
         """All plugin specs: motion, sensors, controllers, autonomy."""
@@ -178,9 +197,14 @@ class EntityBlock:
     def __init__(self, spec: BlockSpec, first_id: int) -> None:
         self.spec = spec
         self.name = spec.name
-        self.n = int(spec.count)
+        reps = tuple(int(r) for r in spec.replicas)
+        self.n = int(spec.count) * max(len(reps), 1)
         self.ids = np.arange(first_id, first_id + self.n, dtype=np.int64)
-        self.names = [f"{spec.name}[{i}]" for i in range(self.n)]
+        if reps:
+            c = int(spec.count)
+            self.names = [f"{spec.name}[{j % c}]@{reps[j // c]}" for j in range(self.n)]
+        else:
+            self.names = [f"{spec.name}[{i}]" for i in range(self.n)]
         self.index = np.arange(self.n, dtype=np.int64)
         self.team = np.full(self.n, int(spec.team), dtype=np.int64)
         self.radius = np.full(self.n, float(spec.radius))
@@ -191,6 +215,13 @@ class EntityBlock:
         self.belief: VehicleState | None = None  # None: alias of truth (perfect navigation)
         self._truth_ro: VehicleState | None = None
         self._belief_ro: VehicleState | None = None
+
+    def row_keys(self, replica: int) -> list[tuple[int, int]]:
+        """(replica, member) of every row: ``replica`` for all rows unless replicas are stacked."""
+        c = int(self.spec.count)
+        if self.spec.replicas:
+            return [(int(self.spec.replicas[j // c]), j % c) for j in range(self.n)]
+        return [(int(replica), i) for i in range(self.n)]
 
     def set_truth(self, state: VehicleState) -> None:
         """Replace the truth state (rows of inactive entities are kept frozen)."""

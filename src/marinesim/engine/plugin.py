@@ -24,8 +24,10 @@ __all__ = [
     "overridden_hooks",
 ]
 
-#: The order of one tick, t_k → t_{k+1} (engine spec §4.2). ``boundary`` delivers messages.
-#: The control phase also delivers after each controller chain position.
+#: The order of one tick, t_k → t_{k+1} (engine spec §4.2). ``boundary`` delivers messages
+#: (at t_k before ``physics``, at t_{k+1} after it). The control phase also delivers after each
+#: controller chain position. The tick is compiled from this tuple when a simulation is built
+#: (:class:`marinesim.engine.tick.TickLoop`): reordering it reorders the tick.
 PHASES: tuple[str, ...] = (
     "spawn",
     "boundary",

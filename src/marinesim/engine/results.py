@@ -3,11 +3,15 @@
 ``signals[name].values`` has shape (N, T, k) for every signal — never squeezed, so one vehicle
 stays (1, T, k).  Writing, reading and plotting live in :mod:`marinesim.io` (the engine does no
 file I/O); :meth:`RunResult.save`, :meth:`RunResult.load` and :meth:`RunResult.to_pandas` call
-them through the registry's lazy ``"module:Attr"`` resolution.
+them through the registry's lazy ``"module:Attr"`` resolution.  A run streamed to disk (or
+loaded from it) holds :class:`LazySignals`: each signal is read from the log when first used,
+so a large run never has to fit in memory; :meth:`RunResult.sample` reads every k-th frame.
+The recorder lives in :mod:`marinesim.engine.recorder`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,10 +19,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from marinesim.core.errors import ConfigError
 from marinesim.core.registry import resolve
 
-__all__ = ["Event", "Recorder", "RunResult", "Signal"]
+__all__ = ["Event", "LazySignals", "RunResult", "Signal"]
+
+
+def __getattr__(name: str) -> Any:  # Recorder moved to engine.recorder (import cycle)
+    if name == "Recorder":
+        from marinesim.engine.recorder import Recorder
+
+        return Recorder
+    raise AttributeError(name)
 
 
 @dataclass(frozen=True)
@@ -51,6 +62,59 @@ class Event:
     text: str
 
 
+class LazySignals(Mapping[str, Signal]):
+    """Signals read from a log on first use (a mapping like ``RunResult.signals``).
+
+    Parameters
+    ----------
+    meta : dict of str to (unit, labels)
+        Every signal of the log, in column order.
+    loader : callable
+        ``loader(name, step)`` returns the values (N, T', k) of every ``step``-th frame.
+    """
+
+    def __init__(
+        self,
+        meta: dict[str, tuple[str, tuple[str, ...]]],
+        loader: Callable[[str, int], NDArray[np.float64]],
+    ) -> None:
+        self.meta = dict(meta)
+        self._loader = loader
+        self._cache: dict[str, Signal] = {}
+        self._samples: dict[tuple[str, int], NDArray[np.float64]] = {}
+
+    def __getitem__(self, name: str) -> Signal:
+        if name not in self.meta:
+            raise KeyError(name)
+        sig = self._cache.get(name)
+        if sig is None:
+            unit, labels = self.meta[name]
+            sig = self._cache[name] = Signal(self._loader(name, 1), unit, tuple(labels))
+        return sig
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.meta)
+
+    def __len__(self) -> int:
+        return len(self.meta)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.meta
+
+    def sample(self, name: str, step: int) -> NDArray[np.float64]:
+        """Values (N, ceil(T/step), k) of every ``step``-th frame (from the cache if loaded)."""
+        if name in self._cache or step <= 1:
+            return self[name].values[:, :: max(1, step), :]
+        key = (name, int(step))
+        got = self._samples.get(key)
+        if got is None:  # figures sample the same signals: keep the last few samples
+            if len(self._samples) >= 8:
+                self._samples.pop(next(iter(self._samples)))
+            got = self._samples[key] = self._loader(name, step)
+            got.flags.writeable = False  # shared between callers
+        return got
+
+
 @dataclass
 class RunResult:
     """Everything a run produced.
@@ -59,8 +123,8 @@ class RunResult:
     ----------
     t : ndarray, shape (T,)
         Frame times [s] (t_0 and then t_{k+1} after every tick).
-    signals : dict of str to Signal
-        Named signals, values (N, T, k).
+    signals : mapping of str to Signal
+        Named signals, values (N, T, k) (a :class:`LazySignals` when read from disk).
     entities : list of dict
         One dict per entity row: id, name, block, index, team.
     events : list of Event
@@ -71,16 +135,17 @@ class RunResult:
     """
 
     t: NDArray[np.float64]
-    signals: dict[str, Signal]
+    signals: Mapping[str, Signal]
     entities: list[dict[str, Any]]
     events: list[Event] = field(default_factory=list)
     metrics: list[dict[str, Any]] = field(default_factory=list)
     manifest: dict[str, Any] = field(default_factory=dict)
     resolved_scenario: str | None = None
+    log_dir: Path | None = None
 
     @property
     def status(self) -> str:
-        """``completed``, ``diverged``, ``failed``, ``paused`` or ``running``."""
+        """``completed``, ``diverged``, ``failed``, ``interrupted``, ``paused`` or ``running``."""
         return str(self.manifest.get("status", "unknown"))
 
     @property
@@ -100,6 +165,30 @@ class RunResult:
             raise UnknownNameError("signal", name, self.signals)
         return self.signals[name]
 
+    def sample(
+        self, name: str, max_frames: int = 2000
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Every k-th frame of a signal, k chosen so that at most ``max_frames`` remain.
+
+        Returns
+        -------
+        t : ndarray, shape (T',)
+            Times of the kept frames [s].
+        values : ndarray, shape (N, T', k)
+            Read from disk frame by frame for a streamed run (never the whole signal).
+        """
+        if name not in self.signals:
+            self.signal(name)  # raises with suggestions
+        tt = len(self.t)
+        step = max(1, -(-tt // max(1, int(max_frames))))
+        sigs = self.signals
+        vals = (
+            sigs.sample(name, step)
+            if isinstance(sigs, LazySignals)
+            else sigs[name].values[:, ::step, :]
+        )
+        return self.t[::step], vals
+
     def entity_row(self, name: str) -> int:
         """Row of an entity by name (``auv[0]``)."""
         for i, e in enumerate(self.entities):
@@ -115,23 +204,24 @@ class RunResult:
         Returns
         -------
         dict of str to ndarray
-            Each of length N·T (entity-major).  Component columns are ``name`` when k = 1,
-            else ``name.label``.
+            Each of length N·T, time-major (all entities of frame 0, then of frame 1, ... as
+            in the streamed log).  Component columns are ``name`` when k = 1, else
+            ``name.label``.
         """
         n, tt = self.n, len(self.t)
         cols: dict[str, NDArray[Any]] = {
-            "entity": np.repeat(np.arange(n), tt),
-            "t": np.tile(self.t, n),
+            "entity": np.tile(np.arange(n), tt),
+            "t": np.repeat(self.t, n),
         }
         for name, sig in self.signals.items():
             k = sig.values.shape[2]
             for j in range(k):
                 col = name if k == 1 else f"{name}.{sig.labels[j] if j < len(sig.labels) else j}"
-                cols[col] = sig.values[:, :, j].reshape(n * tt)
+                cols[col] = np.ascontiguousarray(sig.values[:, :, j].T).reshape(n * tt)
         return cols
 
     def to_pandas(self) -> Any:
-        """Long ``pandas.DataFrame`` (entity name, t, signal columns); needs pandas (L3)."""
+        """Long ``pandas.DataFrame`` (entity name, block, t, signal columns), time-major."""
         return resolve("marinesim.io.log:to_dataframe")(self)
 
     def save(self, directory: str | Path, *, fmt: str = "both") -> dict[str, Path]:
@@ -148,107 +238,3 @@ class RunResult:
     def load(cls, directory: str | Path) -> RunResult:
         """Read a run written by :meth:`save`."""
         return resolve("marinesim.io.log:load_run")(directory)
-
-
-class Recorder:
-    """Collects frames during a run (hold-last for plugin signals logged at lower rates)."""
-
-    def __init__(self, block_sizes: dict[str, int]) -> None:
-        self.block_sizes = dict(block_sizes)
-        self.times: list[float] = []
-        self.frames: dict[tuple[str, str], list[NDArray[np.float64]]] = {}
-        self.first: dict[tuple[str, str], int] = {}
-        self.units: dict[str, str] = {}
-        self.labels: dict[str, tuple[str, ...]] = {}
-        self.current: dict[tuple[str, str], NDArray[np.float64]] = {}
-
-    def log(
-        self,
-        block: str,
-        name: str,
-        values: Any,
-        unit: str = "",
-        labels: tuple[str, ...] | None = None,
-    ) -> None:
-        """Set the current value of a signal for one block: (N,) or (N, k)."""
-        arr = np.asarray(values, dtype=float)
-        if arr.ndim == 1:
-            arr = arr[:, None]
-        key = (block, name)
-        prev = self.current.get(key)
-        if prev is not None and prev.shape == arr.shape and self.units.get(name) == unit:
-            self.current[key] = arr.copy()  # fast path: already validated shape and unit
-            return
-        n = self.block_sizes[block]
-        if arr.ndim != 2 or arr.shape[0] != n:
-            raise ConfigError(
-                f"signal {name!r} of block {block!r} must have shape ({n},) or ({n}, k), got {np.shape(values)}"
-            )
-        prev_unit = self.units.get(name)
-        if prev_unit is not None and prev_unit != unit:
-            raise ConfigError(f"signal {name!r} logged with unit {unit!r} and {prev_unit!r}")
-        self.units[name] = unit
-        k = arr.shape[1]
-        lab = tuple(labels) if labels else (tuple(str(i) for i in range(k)) if k > 1 else ("",))
-        if len(lab) != k:
-            raise ConfigError(f"signal {name!r}: {len(lab)} labels for {k} components")
-        if name in self.labels and len(self.labels[name]) != k:
-            raise ConfigError(f"signal {name!r} changed its number of components")
-        self.labels[name] = lab
-        self.current[(block, name)] = arr.copy()
-
-    def frame(self, t: float) -> None:
-        """Record the current values as the frame at time t."""
-        idx = len(self.times)
-        self.times.append(float(t))
-        for key, arr in self.current.items():
-            lst = self.frames.get(key)
-            if lst is None:
-                lst = self.frames[key] = []
-                self.first[key] = idx
-            lst.append(arr)
-
-    def state(self) -> dict[str, Any]:
-        """Snapshot (frame count and current values)."""
-        return {
-            "n": len(self.times),
-            "current": {k: v.copy() for k, v in self.current.items()},
-            "lens": {k: len(v) for k, v in self.frames.items()},
-            "units": dict(self.units),
-            "labels": dict(self.labels),
-        }
-
-    def set_state(self, snap: dict[str, Any]) -> None:
-        """Truncate back to a snapshot."""
-        del self.times[snap["n"] :]
-        for key in list(self.frames):
-            if key not in snap["lens"]:
-                del self.frames[key]
-                del self.first[key]
-            else:
-                del self.frames[key][snap["lens"][key] :]
-        self.current = {k: v.copy() for k, v in snap["current"].items()}
-        self.units = dict(snap["units"])
-        self.labels = dict(snap["labels"])
-
-    def signals(self, block_order: list[str]) -> dict[str, Signal]:
-        """Assemble (N, T, k) arrays over all blocks (NaN where a block lacks a signal)."""
-        tt = len(self.times)
-        offsets: dict[str, int] = {}
-        total = 0
-        for b in block_order:
-            offsets[b] = total
-            total += self.block_sizes[b]
-        out: dict[str, Signal] = {}
-        for name in self.units:
-            k = len(self.labels[name])
-            vals = np.full((total, tt, k), np.nan)
-            for (b, nm), frames in self.frames.items():
-                if nm != name or not frames:
-                    continue
-                start = self.first[(b, nm)]
-                stacked = np.stack(frames, axis=1)  # (n_b, T_b, k)
-                o = offsets[b]
-                vals[o : o + self.block_sizes[b], start : start + stacked.shape[1], :] = stacked
-            out[name] = Signal(vals, self.units[name], self.labels[name])
-        return out

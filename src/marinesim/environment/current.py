@@ -10,7 +10,11 @@ Format, one line at a time (blank ends stripped, lower-cased; empty and ``//`` l
 * any other line is a vector, comma-separated ``key=value`` items: ``x``/``xpos`` and
   ``y``/``ypos`` [m] (mandatory numbers), ``mag`` [m/s], ``ang`` [compass deg, towards],
   ``xdot``/``ydot`` [m/s east/north]; other keys are viewer attributes.  A line without a valid
-  x or y is bad: it is reported and skipped.
+  x or y is bad: it is reported and skipped.  So is a line whose known key has a value that
+  is not a finite MOOS number (``mag=nan``, a 400-digit number) or is out of range
+  (|x|, |y| ≤ 1e7 m; |mag|, |xdot|, |ydot| ≤ 1000 m/s; |ang| ≤ 1e6 deg) — marinesim warns
+  where the program would ignore the key silently.  A radius ≤ 0 (no force anywhere) is kept,
+  with a warning.
 
 Force at a point (``getLocalForce``): over the vectors whose distance d is strictly below R,
 Σ (1 − d/R)²·v / n with n the number of vectors in range (not Σ weights); (0, 0) when none.
@@ -31,6 +35,25 @@ from marinesim.core.moostext import is_moos_number, moos_atof
 __all__ = ["CurrentField", "vector_velocity"]
 
 _DEFAULT_RADIUS = 20.0
+#: Largest |x|, |y| [m] and radius of a field.
+_MAX_POSITION = 1e7
+#: Largest |speed| component [m/s] and |ang| [deg] of one vector.
+_MAX_SPEED = 1000.0
+_BOUNDS = {
+    "x": _MAX_POSITION,
+    "xpos": _MAX_POSITION,
+    "y": _MAX_POSITION,
+    "ypos": _MAX_POSITION,
+    "mag": _MAX_SPEED,
+    "xdot": _MAX_SPEED,
+    "ydot": _MAX_SPEED,
+    "ang": 1e6,
+}
+
+
+def _short(value: str, n: int = 40) -> str:
+    """``repr`` of a value, cut to ``n`` characters."""
+    return repr(value if len(value) <= n else value[:n] + "...")
 
 
 def _split_quoted(text: str, sep: str = ",") -> list[str]:
@@ -142,28 +165,44 @@ class CurrentField:
                 continue
             if line.startswith("radius: "):
                 value = line.partition(":")[2].strip()
-                if is_moos_number(value):
-                    radius = moos_atof(value)
+                r = moos_atof(value) if is_moos_number(value) else math.nan
+                if not math.isfinite(r):
+                    bad(lineno, f"radius {_short(value)} is not a finite number")
+                elif r > _MAX_POSITION:
+                    bad(lineno, f"radius {r:g} m is over {_MAX_POSITION:g} m")
                 else:
-                    bad(lineno, f"radius {value!r} is not a number")
+                    radius = r
+                    if r <= 0:
+                        warns.append(
+                            ConfigWarning(
+                                f"radius {r:g} m is not positive: the field exerts no force",
+                                file=file,
+                                line=lineno,
+                                param="radius",
+                            )
+                        )
                 continue
             if line.startswith("render_hint: "):
                 continue
             vals: dict[str, float] = {}
+            problem = None
             for item in _split_quoted(line):
                 key, _, value = item.partition("=")
                 key, value = key.strip(), value.strip()
-                if key in (
-                    "x",
-                    "xpos",
-                    "y",
-                    "ypos",
-                    "mag",
-                    "ang",
-                    "xdot",
-                    "ydot",
-                ) and is_moos_number(value):
-                    vals[{"xpos": "x", "ypos": "y"}.get(key, key)] = moos_atof(value)
+                if key not in _BOUNDS:
+                    continue
+                canon = {"xpos": "x", "ypos": "y"}.get(key, key)
+                v = moos_atof(value) if is_moos_number(value) else math.nan
+                if not math.isfinite(v):
+                    problem = f"{key} {_short(value)} is not a finite number"
+                    break
+                if abs(v) > _BOUNDS[key]:
+                    problem = f"{key} {v:g} is beyond ±{_BOUNDS[key]:g}"
+                    break
+                vals[canon] = v
+            if problem is not None:
+                bad(lineno, problem)
+                continue
             if "x" not in vals or "y" not in vals:
                 missing = " and ".join(k for k in ("x", "y") if k not in vals)
                 bad(lineno, f"no valid {missing}")

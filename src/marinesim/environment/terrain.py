@@ -22,6 +22,13 @@ from pathlib import Path
 import numpy as np
 
 from marinesim.core.errors import ConfigError, DataError, UnknownNameError
+from marinesim.core.limits import (
+    MAX_ABS_COORDINATE,
+    MAX_SAMPLES,
+    MAX_SEAFLOOR_DEPTH,
+    MIN_TERRAIN_INTERVAL,
+)
+from marinesim.core.textio import read_input_text
 
 __all__ = [
     "BUILTIN_PROFILES",
@@ -34,6 +41,8 @@ __all__ = [
     "parse_bathymetry",
     "parse_profile",
     "profile_along_track",
+    "read_bathymetry",
+    "read_profile",
 ]
 
 #: Names of the profiles shipped with the package.
@@ -121,14 +130,24 @@ def parse_profile(
         if not math.isfinite(v):
             raise DataError(f"not a finite number: {s!r}", file=file, line=lineno)
         if interval is None:
-            if v <= 0:
+            if v < MIN_TERRAIN_INTERVAL:
                 raise DataError(
-                    f"line 1 must be the message interval in s (> 0), got {v}",
+                    f"line 1 must be the message interval in s (>= {MIN_TERRAIN_INTERVAL:g}), "
+                    f"got {v:g}",
                     file=file,
                     line=lineno,
+                    param="interval",
                 )
             interval = v
             continue
+        if v < -MAX_SEAFLOOR_DEPTH:
+            raise DataError(
+                f"seafloor height {v:g} m is deeper than {MAX_SEAFLOOR_DEPTH:g} m",
+                file=file,
+                line=lineno,
+            )
+        if len(values) >= MAX_SAMPLES:
+            raise DataError(f"more than {MAX_SAMPLES} rows (MAX_SAMPLES)", file=file, line=lineno)
         if v > 0 and v not in (DROPOUT, LOW_SQ):
             raise DataError(
                 f"positive seafloor height {v} (only the sentinels 1.0 = dropout and 2.0 = low "
@@ -287,8 +306,17 @@ def parse_bathymetry(text: str, *, file: str | Path | None = None) -> Bathymetry
             raise DataError(f"not a finite number: {cell!r}", file=file, line=lineno, column=col)
         return v
 
+    def coord(cell: str, lineno: int, col: int) -> float:
+        v = num(cell, lineno, col)
+        if abs(v) > MAX_ABS_COORDINATE:
+            raise DataError(
+                f"coordinate {v:g} m is beyond ±{MAX_ABS_COORDINATE:g} m",
+                file=file, line=lineno, column=col,
+            )  # fmt: skip
+        return v
+
     head_line, head = rows[0]
-    y = [num(c, head_line, i + 1) for i, c in enumerate(head[1:], start=1)]
+    y = [coord(c, head_line, i + 1) for i, c in enumerate(head[1:], start=1)]
     if len(y) < 2:
         raise DataError("header needs >= 2 east coordinates", file=file, line=head_line)
     if any(b <= a for a, b in zip(y, y[1:], strict=False)):
@@ -302,7 +330,9 @@ def parse_bathymetry(text: str, *, file: str | Path | None = None) -> Bathymetry
                 file=file,
                 line=lineno,
             )
-        vals = [num(c, lineno, i + 1) for i, c in enumerate(cells)]
+        vals = [coord(cells[0], lineno, 1)] + [
+            num(c, lineno, i + 1) for i, c in enumerate(cells[1:], start=1)
+        ]
         if x and vals[0] <= x[-1]:
             raise DataError(
                 f"north coordinate {vals[0]} is not above the previous row's {x[-1]}",
@@ -311,9 +341,10 @@ def parse_bathymetry(text: str, *, file: str | Path | None = None) -> Bathymetry
                 column=1,
             )
         for i, d in enumerate(vals[1:], start=2):
-            if d < 0:
+            if d < 0 or d > MAX_SEAFLOOR_DEPTH:
                 raise DataError(
-                    f"seafloor depth {d} m is negative (depths are positive down)",
+                    f"seafloor depth {d:g} m is outside [0, {MAX_SEAFLOOR_DEPTH:g}] m "
+                    "(depths are positive down)",
                     file=file,
                     line=lineno,
                     column=i,
@@ -370,6 +401,22 @@ def profile_along_track(
         raise ConfigError(f"duration must be > 0, got {duration}", param="duration")
     if not (math.isfinite(interval) and interval > 0):
         raise ConfigError(f"interval must be > 0, got {interval}", param="interval")
+    if interval < MIN_TERRAIN_INTERVAL:
+        raise ConfigError(
+            f"interval must be >= {MIN_TERRAIN_INTERVAL:g} s, got {interval}", param="interval"
+        )
+    for label, v in (("north0", north0), ("east0", east0)):
+        if abs(v) > MAX_ABS_COORDINATE:
+            raise ConfigError(
+                f"track {label} {v:g} m is beyond ±{MAX_ABS_COORDINATE:g} m", param=f"track.{label}"
+            )
+    if speed > 1000.0:
+        raise ConfigError(f"track speed {speed:g} m/s is over 1000 m/s", param="track.speed")
+    if duration / interval > MAX_SAMPLES:
+        raise ConfigError(
+            f"{duration:g} s at {interval:g} s per row is over {MAX_SAMPLES} rows (MAX_SAMPLES)",
+            param="duration",
+        )
     nrow = int(math.ceil(duration / interval)) + 2
     tau = np.arange(nrow) * interval
     h = math.radians(heading_deg)
@@ -378,3 +425,17 @@ def profile_along_track(
     heights = -np.asarray(bathy.depth_at(north, east), float)
     heights = np.minimum(heights, 0.0)  # never a sentinel value: the floor is at or below 0
     return TerrainProfile(name=name, interval=float(interval), rows=heights, heights=heights.copy())
+
+
+def read_profile(path: str | Path, *, name: str | None = None) -> TerrainProfile:
+    """Read a terrain profile file (see :func:`parse_profile`); checks the path and encoding."""
+    p = Path(path)
+    text = read_input_text(p, what="terrain file", error=DataError)
+    return parse_profile(text, name=name or p.stem, file=p)
+
+
+def read_bathymetry(path: str | Path) -> Bathymetry:
+    """Read a gridded bathymetry CSV (see :func:`parse_bathymetry`); checks path and encoding."""
+    p = Path(path)
+    text = read_input_text(p, what="bathymetry file", error=DataError)
+    return parse_bathymetry(text, file=p)

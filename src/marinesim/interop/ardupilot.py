@@ -1,12 +1,21 @@
-"""ArduPilot parameter files (QGC / MAVProxy ``.params``) for the SURFTRAK chain.
+"""ArduPilot parameter files: QGC ``.params``, MAVProxy ``.parm``, ArduSub's defaults.
 
-Rows are ``sysid compid NAME VALUE type`` (QGC) or ``NAME VALUE`` / ``NAME,VALUE``
-(MAVProxy, Mission Planner); ``#`` starts a comment.  Names are ArduSub's Sub 4.5 names
-(:class:`~marinesim.control.surftrak.SurftrakParams`); current master (4.7-dev) names are
-accepted as aliases with their unit conversion and a ``FutureWarning``.  Parameters that exist
-in ArduPilot but have no effect in marinesim (``LOG_BITMASK``, ``SIM_*``, …) are listed in
-:data:`IGNORED` and reported once as "accepted, no effect".  Any other name is a
-:class:`~marinesim.core.errors.ConfigError` naming ``file:line:NAME`` with a did-you-mean.
+Rows are ``sysid compid NAME VALUE type`` (QGC, tab separated) or ``NAME VALUE`` /
+``NAME,VALUE`` (MAVProxy, Mission Planner, ``Tools/autotest/default_params/sub.parm``); ``#``
+starts a comment.  :func:`read_param_dump` reads a whole real dump (≈ 1400 names):
+
+* a name given twice with different values is a :class:`~marinesim.core.errors.ConfigError`
+  naming both lines (the same value twice, as in ``sub.parm``, is fine);
+* a binary, truncated or foreign file is a :class:`~marinesim.core.errors.DataError` naming
+  the byte offset (never a traceback);
+* names ArduSub does not have (:data:`ARDUSUB_NAMES`: ArduSub 4.7-dev's own list, plus the
+  Sub 4.5 names marinesim uses) give **one** warning listing them, an error with
+  ``strict=True``; a name that looks like a misspelt parameter marinesim uses is an error.
+
+For the SURFTRAK chain, :func:`surftrak_params` maps the names onto
+:class:`~marinesim.control.surftrak.SurftrakParams` (Sub 4.5 names; current master (4.7-dev)
+names are accepted as aliases with their unit conversion and a ``FutureWarning``).
+Parameters with no effect in marinesim are reported once as "accepted, no effect".
 """
 
 from __future__ import annotations
@@ -15,10 +24,12 @@ import math
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 from marinesim.control.surftrak import MASTER_ALIASES, SurftrakParams
-from marinesim.core.errors import ConfigError, ConfigWarning, suggest
+from marinesim.core.errors import ConfigError, ConfigWarning, DataError, suggest
 from marinesim.core.params import validate
 
 __all__ = [
@@ -26,10 +37,14 @@ __all__ = [
     "IGNORED",
     "IGNORED_PREFIXES",
     "ParamFile",
+    "ardusub_names",
+    "decode_param_bytes",
     "parse_param_overrides",
     "parse_params_text",
+    "read_param_dump",
     "read_params",
     "surftrak_params",
+    "unknown_names",
 ]
 
 #: master name → (Sub 4.5 name, factor to 4.5 units) (defined beside SurftrakParams).
@@ -56,6 +71,19 @@ IGNORED = frozenset(
 IGNORED_PREFIXES = ("SIM_", "BTN", "SERIAL", "GCS_", "ARMING_")
 
 
+@lru_cache(maxsize=1)
+def ardusub_names() -> frozenset[str]:
+    """Every parameter name ArduSub knows (4.7-dev list shipped with marinesim, plus the Sub
+    4.5 names of :class:`SurftrakParams` and the master aliases)."""
+    text = (
+        resources.files("marinesim.interop.sitl")
+        .joinpath("data/ardusub_param_names.txt")
+        .read_text(encoding="utf-8")
+    )
+    names = {ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")}
+    return frozenset(names | set(SurftrakParams.model_fields) | set(MASTER_ALIASES) | IGNORED)
+
+
 @dataclass
 class ParamFile:
     """Parsed rows: ``values[name]`` (float), ``lines[name]`` (1-based line, column)."""
@@ -63,6 +91,23 @@ class ParamFile:
     file: str | None
     values: dict[str, float] = field(default_factory=dict)
     lines: dict[str, tuple[int, int]] = field(default_factory=dict)
+    format: str = ""
+
+
+def decode_param_bytes(data: bytes, *, file: str | Path | None = None) -> str:
+    """Text of a parameter file; DataError naming the byte offset for a binary/foreign file."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise DataError(
+            f"byte offset {nul}: NUL byte: not a text parameter file (binary or foreign data)",
+            file=file,
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"byte offset {exc.start}: not UTF-8 text: not a parameter file", file=file
+        ) from None
 
 
 def parse_params_text(text: str, *, file: str | Path | None = None) -> ParamFile:
@@ -81,8 +126,10 @@ def parse_params_text(text: str, *, file: str | Path | None = None) -> ParamFile
         parts = line.replace(",", " ").split()
         if len(parts) == 5:
             name, sval = parts[2], parts[3]
+            out.format = out.format or "qgc"
         elif len(parts) == 2:
             name, sval = parts
+            out.format = out.format or ("mission_planner" if "," in line else "mavproxy")
         else:
             raise ConfigError(
                 f"expected 'sysid compid NAME VALUE type' or 'NAME VALUE', got {raw.strip()!r}",
@@ -100,9 +147,66 @@ def parse_params_text(text: str, *, file: str | Path | None = None) -> ParamFile
             raise ConfigError(
                 "value must be finite", file=file, line=lineno, column=col, param=name
             )
+        if name in out.values and out.values[name] != value:
+            first = out.lines[name][0]
+            raise ConfigError(
+                f"given twice with different values: line {first} sets {out.values[name]:g}, "
+                f"line {lineno} sets {value:g}",
+                file=file,
+                line=lineno,
+                column=col,
+                param=name,
+            )
+        if name not in out.values:
+            out.lines[name] = (lineno, col)
         out.values[name] = value
-        out.lines[name] = (lineno, col)
     return out
+
+
+def unknown_names(names: Iterable[str]) -> list[str]:
+    """The names ArduSub does not have (sorted)."""
+    known = ardusub_names()
+    return sorted(n for n in names if n not in known)
+
+
+def read_param_dump(path: str | Path, *, strict: bool = False) -> ParamFile:
+    """Read a whole ArduPilot parameter dump (QGC ``.params``, MAVProxy ``.parm``, defaults).
+
+    Parameters
+    ----------
+    path : str or Path
+    strict : bool
+        Unknown names are an error instead of one warning.
+
+    Returns
+    -------
+    ParamFile
+        Every row (values as floats; ``format`` = ``qgc``, ``mavproxy`` or
+        ``mission_planner``).
+
+    Raises
+    ------
+    ConfigError
+        Unreadable file, malformed row (``file:line``), a name twice with different values
+        (naming both lines), unknown names with ``strict``.
+    DataError
+        Binary, truncated or foreign file (naming the byte offset).
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read parameter file: {exc.strerror}", file=p) from None
+    pf = parse_params_text(decode_param_bytes(data, file=p), file=p)
+    unknown = unknown_names(pf.values)
+    if unknown:
+        first = unknown[0]
+        line, col = pf.lines[first]
+        msg = f"{len(unknown)} name(s) ArduSub does not have: {', '.join(unknown)}"
+        if strict:
+            raise ConfigError(msg + " (--strict)", file=p, line=line, column=col, param=first)
+        warnings.warn(f"{p}: {msg}", ConfigWarning, stacklevel=2)
+    return pf
 
 
 def parse_param_overrides(items: Iterable[str]) -> ParamFile:
@@ -123,7 +227,9 @@ def parse_param_overrides(items: Iterable[str]) -> ParamFile:
 
 
 def surftrak_params(
-    *sources: ParamFile | Mapping[str, float], base: SurftrakParams | None = None
+    *sources: ParamFile | Mapping[str, float],
+    base: SurftrakParams | None = None,
+    strict: bool = False,
 ) -> tuple[SurftrakParams, list[str]]:
     """Build :class:`SurftrakParams` from parsed files / mappings (later ones win).
 
@@ -135,14 +241,19 @@ def surftrak_params(
     Raises
     ------
     ConfigError
-        Unknown name (``file:line:column: NAME: unknown parameter; did you mean …``) or an
-        invalid value.
+        A name ArduSub does not have that looks like a misspelt parameter marinesim uses
+        (``file:line:column: NAME: unknown ArduSub parameter; did you mean …``), any name
+        ArduSub does not have with ``strict``, or an invalid value.  Other names ArduSub
+        does not have give one :class:`ConfigWarning` listing them; ArduSub's own
+        parameters with no effect in marinesim are returned as ``ignored``.
     """
     known = set(SurftrakParams.model_fields)
     data: dict[str, float] = dict(base.model_dump()) if base is not None else {}
     ignored: set[str] = set()
     marks: dict[str, tuple[int, int]] = {}
     files: dict[str, str | None] = {}
+    unknown: list[str] = []
+    ardusub = ardusub_names()
     for src in sources:
         pf = src if isinstance(src, ParamFile) else ParamFile(None, dict(src), {})
         for name, value in pf.values.items():
@@ -161,11 +272,17 @@ def surftrak_params(
                 ignored.add(name)
                 continue
             elif name not in known:
+                if name in ardusub:
+                    ignored.add(name)
+                    continue
                 close = suggest(name, sorted(known | set(ALIASES)))
-                msg = "unknown ArduSub parameter"
-                if close:
-                    msg += f"; did you mean {close[0]!r}?"
-                raise ConfigError(msg, file=pf.file, line=line, column=col, param=name)
+                if close or strict:
+                    msg = "unknown ArduSub parameter"
+                    if close:
+                        msg += f"; did you mean {close[0]!r}?"
+                    raise ConfigError(msg, file=pf.file, line=line, column=col, param=name)
+                unknown.append(name)
+                continue
             field_info = SurftrakParams.model_fields[target]
             if field_info.annotation is int:
                 if value != int(value):
@@ -184,6 +301,13 @@ def surftrak_params(
         raise ConfigError(
             exc.message, file=files.get(name), line=exc.line, column=exc.column, param=exc.param
         ) from None
+    if unknown:
+        warnings.warn(
+            f"{len(unknown)} name(s) ArduSub does not have (ignored): "
+            + ", ".join(sorted(set(unknown))),
+            ConfigWarning,
+            stacklevel=2,
+        )
     if ignored:
         warnings.warn(
             "accepted, no effect in marinesim: " + ", ".join(sorted(ignored)),
@@ -199,10 +323,10 @@ def read_params(
     """Read a ``.params`` file (and ``NAME=VALUE`` overrides) into :class:`SurftrakParams`."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read parameter file: {exc.strerror}", file=p) from None
-    sources = [parse_params_text(text, file=p)]
+    sources = [parse_params_text(decode_param_bytes(data, file=p), file=p)]
     ov = list(overrides)
     if ov:
         sources.append(parse_param_overrides(ov))

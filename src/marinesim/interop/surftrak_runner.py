@@ -43,7 +43,6 @@ from marinesim.environment.terrain import (
     BUILTIN_PROFILES,
     TerrainProfile,
     builtin_profile,
-    parse_profile,
 )
 from marinesim.models.heave import HeaveParams, step_zv_raw
 from marinesim.sensors.pipeline import DelayLine, delay_position
@@ -107,7 +106,9 @@ def load_terrain(spec: str | Path | TerrainProfile) -> TerrainProfile:
         if p.suffix == "" and "/" not in s:
             raise UnknownNameError("terrain profile", s, BUILTIN_PROFILES)
         raise ConfigError(f"terrain file not found: {s}", param="terrain")
-    return parse_profile(p.read_text(encoding="utf-8"), name=p.stem, file=p)
+    from marinesim.environment.terrain import read_profile
+
+    return read_profile(p)
 
 
 @dataclass
@@ -256,6 +257,9 @@ def run_surftrak(
             f"duration must be a finite number of seconds >= {DT} (one loop), got {duration}",
             param="duration",
         )
+    from marinesim.core.limits import check_steps
+
+    check_steps(duration, DT)  # at most MAX_SAMPLES loop steps (400 Hz)
     prof = load_terrain(terrain)
     params = params or sitl_params()
     heave = heave or HeaveParams()
@@ -543,6 +547,19 @@ def run_surftrak(
         trace=trace_arr,
         autopilot=ap,
     )
+    bad = [k2 for k2, v2 in cols.items() if np.isinf(np.asarray(v2, dtype=float)).any()]
+    if bad:
+        from marinesim.core.errors import NumericalError
+
+        first = min(int(np.argmax(np.isinf(np.asarray(cols[k2], dtype=float)).any(axis=0)))
+                    for k2 in bad)  # fmt: skip
+        exc = NumericalError(
+            f"{', '.join(bad[:4])} overflowed to infinity: the run is not valid",
+            entity="surftrak",
+            t=float(np.asarray(cols["t"])[0, first]) if np.ndim(cols["t"]) == 2 else None,
+        )
+        exc.result = res  # type: ignore[attr-defined]
+        raise exc
     res.metrics = track_metrics(res, 0)
     return res
 

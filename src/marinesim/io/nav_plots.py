@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from marinesim.engine.results import RunResult
+from marinesim.io import ensemble_plots
 
 __all__ = ["contacts_figure", "error_figure", "plot_run", "save_nav_figures", "tracks_figure"]
 
@@ -52,7 +53,13 @@ def tracks_figure(result: RunResult, *, ellipse_every_s: float = 60.0, sigma: fl
         Time between drawn covariance ellipses [s].
     sigma : float
         Ellipse size in standard deviations.
+
+    Past :data:`~marinesim.io.ensemble_plots.MAX_INDIVIDUAL` entities: the ensemble view
+    (:func:`~marinesim.io.ensemble_plots.nav_tracks_ensemble_figure`).
     """
+    fig = ensemble_plots.dispatch("nav_tracks", result)
+    if fig is not None:
+        return fig
     plt = _plt()
     fig, ax = plt.subplots(figsize=(8, 7))
     tp = result["truth.pos"]
@@ -87,7 +94,13 @@ def tracks_figure(result: RunResult, *, ellipse_every_s: float = 60.0, sigma: fl
 
 
 def error_figure(result: RunResult, *, sigma: float = 2.0) -> Any:
-    """Horizontal estimation error ‖p̂ − p‖ over time with the k-σ bound from the covariance."""
+    """Horizontal estimation error ‖p̂ − p‖ over time with the k-σ bound from the covariance.
+
+    Past :data:`~marinesim.io.ensemble_plots.MAX_INDIVIDUAL` entities: quantile bands over the
+    fleet (:func:`~marinesim.io.ensemble_plots.nav_error_ensemble_figure`).
+    """
+    if ensemble_plots.is_ensemble(result):
+        return ensemble_plots.nav_error_ensemble_figure(result, sigma=sigma)
     plt = _plt()
     fig, ax = plt.subplots(figsize=(9, 4.5))
     tp = result["truth.pos"]
@@ -116,7 +129,14 @@ def error_figure(result: RunResult, *, sigma: float = 2.0) -> Any:
 
 
 def contacts_figure(result: RunResult) -> Any:
-    """Contact detections: reported positions over the truth tracks, and detections per scan."""
+    """Contact detections: reported positions over the truth tracks, and detections per scan.
+
+    Past :data:`~marinesim.io.ensemble_plots.MAX_INDIVIDUAL` entities: report density and
+    detection bands (:func:`~marinesim.io.ensemble_plots.nav_contacts_ensemble_figure`).
+    """
+    fig = ensemble_plots.dispatch("nav_contacts", result)
+    if fig is not None:
+        return fig
     plt = _plt()
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 5))
     tp = result["truth.pos"]
@@ -163,15 +183,15 @@ def plot_run(result: RunResult) -> dict[str, Any]:
 
 
 def save_nav_figures(
-    result: RunResult, directory: str | Path, *, dpi: int = 120
+    result: RunResult, directory: str | Path, *, dpi: int = 120, fmt: str = "png"
 ) -> dict[str, Path]:
-    """Write :func:`plot_run`'s figures as ``nav_<name>.png`` under ``directory``; return paths."""
+    """Write :func:`plot_run`'s figures as ``nav_<name>.<fmt>`` under ``directory``; return paths."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     plt = _plt()
     paths = {}
     for name, fig in plot_run(result).items():
-        p = out / f"nav_{name}.png"
+        p = out / f"nav_{name}.{fmt}"
         fig.savefig(p, dpi=dpi)
         plt.close(fig)
         paths[name] = p

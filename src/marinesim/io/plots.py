@@ -4,8 +4,16 @@
   markers, the belief track (dotted) where a navigation plugin writes belief, the waypoints the
   autonomy steered to, drift arrows along each track, and the current field as a background
   (quiver over a speed map).
-* :func:`timeseries_figure` — heading, speed and depth against their setpoints.
-* :func:`save_figures` — both as PNG files.
+* :func:`timeseries_figure` — heading (broken at 0/360 wraps), speed and depth against their
+  setpoints, and an actuator panel (thrust/rudder/elevator of ``usm``; thruster commands of a
+  6-DOF vehicle).
+* :func:`save_figures` — both as PNG (or PDF/SVG) files.
+* :func:`usm_run_figures` / :func:`save_usm_run_figures` — the same two figures for the table
+  of ``marinesim usm run`` (a ``.moos`` mission).
+
+Axes fit the motion (a station-keeping vehicle that moves centimetres is drawn at centimetre
+scale), legends sit outside the axes, a uniform current is an arrow in the legend rather than
+a colour map, and the trajectory marks start, end and time ticks and names the datum.
 """
 
 from __future__ import annotations
@@ -18,9 +26,25 @@ import numpy as np
 
 from marinesim.engine.results import RunResult
 
-__all__ = ["current_from_manifest", "save_figures", "timeseries_figure", "trajectory_figure"]
+__all__ = [
+    "current_from_manifest",
+    "save_figures",
+    "save_usm_run_figures",
+    "timeseries_figure",
+    "trajectory_figure",
+    "usm_run_figures",
+]
+
+#: Smallest extent of a trajectory axis [m]: below it, the motion is drawn at this scale.
+MIN_SPAN_M = 0.5
 
 CurrentFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def _ensemble(kind: str, result: RunResult, title: str | None) -> Any:
+    from marinesim.io.ensemble_plots import dispatch
+
+    return dispatch(kind, result, title=title)
 
 
 def _plt() -> Any:
@@ -54,6 +78,7 @@ def current_from_manifest(result: RunResult) -> CurrentFn | None:
             v = v + fy
         return u, v
 
+    f.uniform = fld is None  # type: ignore[attr-defined]
     return f
 
 
@@ -69,6 +94,51 @@ def _targets(result: RunResult) -> np.ndarray | None:
         if name.endswith(".target") and sig.values.shape[2] == 2:
             return sig.values
     return None
+
+
+def _is_uniform(cur: CurrentFn, xlim: tuple[float, float], ylim: tuple[float, float]) -> bool:
+    flag = getattr(cur, "uniform", None)
+    if flag is not None:
+        return bool(flag)
+    ge, gn = np.meshgrid(np.linspace(*xlim, 7), np.linspace(*ylim, 7))
+    u, v = cur(ge.ravel(), gn.ravel())
+    return bool(np.ptp(u) < 1e-12 and np.ptp(v) < 1e-12)
+
+
+def _datum_text(datum: Any) -> str:
+    """``datum (0 N, 0 E) = 42.358456° N, 71.087589° W`` from [lat, lon] or a mapping."""
+    if isinstance(datum, dict):
+        lat = float(datum.get("latitude_deg", datum.get("lat", 0.0)))
+        lon = float(datum.get("longitude_deg", datum.get("lon", 0.0)))
+    else:
+        lat, lon = (float(v) for v in list(datum)[:2])
+    ns, ew = ("N" if lat >= 0 else "S"), ("E" if lon >= 0 else "W")
+    return f"datum (0 N, 0 E) = {abs(lat):.6f}° {ns}, {abs(lon):.6f}° {ew}"
+
+
+def _nice_step(total: float, n: int = 6) -> float:
+    raw = max(total / n, 1e-9)
+    mag = 10 ** np.floor(np.log10(raw))
+    return float(min((m * mag for m in (1, 2, 5, 10) if m * mag >= raw), default=10 * mag))
+
+
+def _time_ticks(
+    ax: Any, t: np.ndarray, east: np.ndarray, north: np.ndarray, ok: np.ndarray, c: Any,
+    *, label_them: bool,
+) -> None:  # fmt: skip
+    """Small markers on a track every 'nice' time step; labelled (t = … s) on one track."""
+    idx = np.flatnonzero(ok)
+    if idx.size < 3:
+        return
+    t0, t1 = float(t[idx[0]]), float(t[idx[-1]])
+    step = _nice_step(t1 - t0)
+    marks = np.arange(np.ceil(t0 / step) * step, t1, step)[1:] if t1 > t0 else []
+    for tm in marks:
+        j = idx[np.searchsorted(t[idx], tm).clip(0, idx.size - 1)]
+        ax.plot(east[j], north[j], "|", color="k", ms=9, mew=1.2, zorder=6)
+        if label_them:
+            ax.annotate(f"{tm:g} s", (east[j], north[j]), xytext=(4, 4),
+                        textcoords="offset points", fontsize=7, color=c, zorder=6)  # fmt: skip
 
 
 def trajectory_figure(
@@ -95,6 +165,8 @@ def trajectory_figure(
     -------
     matplotlib.figure.Figure
     """
+    if (ens := _ensemble("trajectory", result, title)) is not None:
+        return ens  # many entities: ensemble view (marinesim.io.ensemble_plots)
     plt = _plt()
     from matplotlib.lines import Line2D
 
@@ -111,14 +183,34 @@ def trajectory_figure(
     if tg is not None and np.isfinite(tg).any():
         e_lo, e_hi = min(e_lo, np.nanmin(tg[:, :, 1])), max(e_hi, np.nanmax(tg[:, :, 1]))
         n_lo, n_hi = min(n_lo, np.nanmin(tg[:, :, 0])), max(n_hi, np.nanmax(tg[:, :, 0]))
-    span = max(e_hi - e_lo, n_hi - n_lo, 10.0)
+    span = max(e_hi - e_lo, n_hi - n_lo, MIN_SPAN_M)
+    e_mid, n_mid = 0.5 * (e_lo + e_hi), 0.5 * (n_lo + n_hi)
+    e_lo, e_hi = min(e_lo, e_mid - span / 2), max(e_hi, e_mid + span / 2)
+    n_lo, n_hi = min(n_lo, n_mid - span / 2), max(n_hi, n_mid + span / 2)
     pad = 0.08 * span
     xlim = (e_lo - pad, e_hi + pad)
     ylim = (n_lo - pad, n_hi + pad)
 
     cur = current if current is not None else current_from_manifest(result)
     handles: list[Any] = []
-    if cur is not None:
+    uniform = cur is not None and _is_uniform(cur, xlim, ylim)
+    if uniform:
+        assert cur is not None
+        u0, v0 = (float(a[0]) for a in cur(np.array([xlim[0]]), np.array([ylim[0]])))
+        spd = float(np.hypot(u0, v0))
+        to = float(np.degrees(np.arctan2(u0, v0)) % 360.0)
+        ax.annotate(
+            "",
+            xy=(0.93 + 0.05 * u0 / spd, 0.93 + 0.05 * v0 / spd),
+            xytext=(0.93, 0.93),
+            xycoords="axes fraction",
+            arrowprops={"arrowstyle": "-|>", "color": "#2f4f7f", "lw": 2},
+        )
+        handles.append(
+            Line2D([], [], color="#2f4f7f", marker=r"$\rightarrow$", linestyle="none",
+                   markersize=12, label=f"uniform current {spd:.2f} m/s toward {to:.0f}°")
+        )  # fmt: skip
+    elif cur is not None:
         gx = np.linspace(*xlim, 120)
         gy = np.linspace(*ylim, 120)
         ge, gn = np.meshgrid(gx, gy)
@@ -178,6 +270,7 @@ def trajectory_figure(
         first, last = np.flatnonzero(ok)[[0, -1]]
         ax.plot(east[i, first], north[i, first], "o", color=c, ms=8, mec="k", zorder=5)
         ax.plot(east[i, last], north[i, last], "s", color=c, ms=8, mec="k", zorder=5)
+        _time_ticks(ax, result.t, east[i], north[i], ok, c, label_them=(i == 0))
         if tg is not None:
             pts = tg[i][np.isfinite(tg[i]).all(axis=1)]
             if len(pts):
@@ -210,6 +303,10 @@ def trajectory_figure(
         Line2D([], [], marker="o", color="gray", mec="k", linestyle="none", label="start")
     )
     handles.append(Line2D([], [], marker="s", color="gray", mec="k", linestyle="none", label="end"))
+    handles.append(
+        Line2D([], [], marker="|", color="k", linestyle="none", markersize=9,
+               label="time ticks (labelled on the first track)")
+    )  # fmt: skip
     if tg is not None:
         handles.append(Line2D([], [], marker="x", color="gray", linestyle="--", label="waypoints"))
     if belief is not None and np.isfinite(belief).any():
@@ -240,6 +337,12 @@ def trajectory_figure(
     ax.set_ylabel("north [m]")
     ax.grid(True, alpha=0.3)
     man = result.manifest
+    datum = man.get("origin")
+    if datum:
+        ax.text(
+            0.01, 0.01, _datum_text(datum), transform=ax.transAxes, fontsize=8,
+            va="bottom", ha="left", bbox={"fc": "white", "alpha": 0.8, "lw": 0},
+        )  # fmt: skip
     t_end = float(result.t[-1]) if len(result.t) else 0.0
     ax.set_title(
         title
@@ -264,55 +367,201 @@ def _break_wraps(heading: np.ndarray) -> np.ndarray:
     return h
 
 
-def timeseries_figure(result: RunResult, *, title: str | None = None) -> Any:
-    """Heading, speed and depth vs time with their setpoints (dashed) per vehicle."""
+def _actuators(result: RunResult) -> tuple[str, list[tuple[str, np.ndarray]], bool] | None:
+    """(panel label, [(series label, (N, T) values)], per_vehicle) of the actuator panel.
+
+    ``usm``: the held thrust [%], rudder [deg], elevator [deg] (``*.actuators``); a 6-DOF
+    vehicle: the thruster commands (``alloc.force`` or ``*.thrust`` [N], one series per
+    thruster, drawn for the first vehicle).
+    """
+    for name, sig in result.signals.items():
+        if name.endswith(".actuators") and sig.values.shape[2] == 3:
+            labels = ("thrust [%]", "rudder [deg]", "elevator [deg]")
+            return (
+                "actuators",
+                [(lb, sig.values[:, :, j]) for j, lb in enumerate(labels)],
+                True,
+            )
+    for suffix in (".force", ".thrust"):
+        for name, sig in result.signals.items():
+            if name.endswith(suffix) and sig.values.shape[2] >= 2:
+                k = sig.values.shape[2]
+                series = [(f"thruster {j + 1}", sig.values[:, :, j]) for j in range(k)]
+                return (f"thruster command [{sig.unit or 'N'}]", series, False)
+    return None
+
+
+def _timeseries_axes(
+    t: np.ndarray,
+    entities: list[str],
+    rows: list[tuple[str, np.ndarray, np.ndarray | None]],
+    act: tuple[str, list[tuple[str, np.ndarray]], bool] | None,
+    title: str,
+) -> Any:
+    """The time-series figure from arrays (shared by engine runs and ``usm run`` tables)."""
     plt = _plt()
-    t = result.t
-    fig, axes = plt.subplots(3, 1, figsize=(10, 8), dpi=100, sharex=True, layout="constrained")
+    n_rows = len(rows) + (1 if act is not None else 0)
+    fig, axes = plt.subplots(
+        n_rows, 1, figsize=(11, 2.4 * n_rows + 1.0), dpi=100, sharex=True, layout="constrained"
+    )
     colors = plt.get_cmap("tab10")
+    for row, (ax, (label, val, des)) in enumerate(zip(axes, rows, strict=False)):
+        for i, ent in enumerate(entities):
+            c = colors(i % 10)
+            y = _break_wraps(val[i]) if row == 0 else val[i]
+            ax.plot(t, y, color=c, lw=1.2, label=ent)
+            if des is not None:
+                yd = _break_wraps(des[i]) if row == 0 else des[i]
+                ax.plot(t, yd, "--", color=c, lw=1.0, alpha=0.8)
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylim(-5, 365)
+    axes[0].set_yticks([0, 90, 180, 270, 360])
+    axes[len(rows) - 1].invert_yaxis()  # depth, positive down
+    if act is not None:
+        ax = axes[-1]
+        panel, series, per_vehicle = act
+        styles = ("-", "--", ":")
+        if per_vehicle:
+            for j, (lb, vals) in enumerate(series):
+                for i in range(len(entities)):
+                    ax.plot(t, vals[i], styles[j % 3], color=colors(i % 10), lw=1.0,
+                            label=lb if i == 0 else None)  # fmt: skip
+            ax.set_ylabel("thrust [%], rudder,\nelevator [deg]")
+        else:
+            for j, (lb, vals) in enumerate(series):
+                ax.plot(t, vals[0], color=plt.get_cmap("tab20")(j % 20), lw=1.0, label=lb)
+            ax.set_ylabel(panel)
+            ax.set_title(f"thruster commands of {entities[0]}", fontsize=9, loc="left")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, borderaxespad=0.0)
+    axes[-1].set_xlabel("time [s]")
+    axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, borderaxespad=0.0)
+    fig.suptitle(title)
+    return fig
+
+
+def timeseries_figure(result: RunResult, *, title: str | None = None) -> Any:
+    """Heading, speed and depth vs time with their setpoints (dashed) per vehicle, and the
+    actuators (thrust/rudder/elevator of ``usm``; thruster commands of a 6-DOF vehicle).
+
+    Heading lines break at 0/360 wraps (NaN inserted) instead of drawing vertical jumps;
+    legends are outside the axes.
+    """
+    if (ens := _ensemble("timeseries", result, title)) is not None:
+        return ens  # many entities: ensemble view (marinesim.io.ensemble_plots)
     pos = result["truth.pos"]
     rows = [
         ("heading [deg]", result["truth.heading"][:, :, 0], _first(result, ".desired_heading")),
         ("speed [m/s]", result["truth.speed"][:, :, 0], _first(result, ".desired_speed")),
         ("depth [m]", pos[:, :, 2], _first(result, ".desired_depth")),
     ]
-    for row, (ax, (label, val, des)) in enumerate(zip(axes, rows, strict=True)):
-        for i, ent in enumerate(result.entities):
-            c = colors(i % 10)
-            y = _break_wraps(val[i]) if row == 0 else val[i]
-            ax.plot(t, y, color=c, lw=1.2, label=ent["name"])
-            if des is not None:
-                yd = _break_wraps(des[i]) if row == 0 else des[i]
-                ax.plot(t, yd, "--", color=c, lw=1.0, alpha=0.8)
-        ax.set_ylabel(label)
-        ax.grid(True, alpha=0.3)
-    axes[2].invert_yaxis()
-    axes[0].set_ylim(-5, 365)
-    axes[-1].set_xlabel("time [s]")
-    axes[0].legend(loc="upper right", fontsize=8, ncols=min(4, max(1, len(result.entities))))
     man = result.manifest
-    fig.suptitle(
+    return _timeseries_axes(
+        result.t,
+        [e["name"] for e in result.entities],
+        rows,
+        _actuators(result),
         title
-        or f"{man.get('scenario', 'run')} — seed {man.get('seed')} — solid: truth, dashed: desired"
+        or f"{man.get('scenario', 'run')} — seed {man.get('seed')} — solid: truth, dashed: desired",
     )
-    return fig
+
+
+def _run_column(run: Any, name: str) -> np.ndarray:
+    i = run.columns.index(name)
+    return np.array([np.nan if r[i] in (None, "") else float(r[i]) for r in run.rows])
+
+
+def usm_run_figures(run: Any, *, title: str = "usm run") -> dict[str, Any]:
+    """Trajectory and time series of a ``marinesim usm run`` table (one vehicle).
+
+    Parameters
+    ----------
+    run : UsmRun
+        ``columns`` with ``t``, ``x`` (east), ``y`` (north), ``heading``, ``speed``, ``depth``
+        and the held inputs ``DESIRED_THRUST`` [%], ``DESIRED_RUDDER``, ``DESIRED_ELEVATOR``
+        [deg]; ``rows``.
+    title : str
+
+    Returns
+    -------
+    dict
+        ``trajectory`` and ``timeseries`` Figures.
+    """
+    plt = _plt()
+    t = _run_column(run, "t")
+    x, y = _run_column(run, "x"), _run_column(run, "y")
+    fig, ax = plt.subplots(figsize=(8, 8), dpi=100, layout="constrained")
+    ax.plot(x, y, "-", lw=1.5, color="C0", label="track")
+    ax.plot(x[0], y[0], "o", color="C0", mec="k", ms=8, label="start")
+    ax.plot(x[-1], y[-1], "s", color="C0", mec="k", ms=8, label="end")
+    _time_ticks(ax, t, x, y, np.isfinite(x) & np.isfinite(y), "C0", label_them=True)
+    span = max(np.nanmax(x) - np.nanmin(x), np.nanmax(y) - np.nanmin(y), MIN_SPAN_M)
+    pad = 0.08 * span
+    cx, cy = 0.5 * (np.nanmax(x) + np.nanmin(x)), 0.5 * (np.nanmax(y) + np.nanmin(y))
+    ax.set_xlim(cx - span / 2 - pad, cx + span / 2 + pad)
+    ax.set_ylim(cy - span / 2 - pad, cy + span / 2 + pad)
+    ax.set_aspect("equal")
+    ax.set_xlabel("x, east [m]")
+    ax.set_ylabel("y, north [m]")
+    ax.grid(True, alpha=0.3)
+    fig.legend(loc="outside lower center", ncols=4, fontsize=9)
+    ax.set_title(title)
+    rows = [
+        ("heading [deg]", _run_column(run, "heading")[None, :], None),
+        ("speed [m/s]", _run_column(run, "speed")[None, :], None),
+        ("depth [m]", _run_column(run, "depth")[None, :], None),
+    ]
+    act = None
+    if "DESIRED_THRUST" in run.columns:
+        act = (
+            "actuators",
+            [
+                ("DESIRED_THRUST [%]", _run_column(run, "DESIRED_THRUST")[None, :]),
+                ("DESIRED_RUDDER [deg]", _run_column(run, "DESIRED_RUDDER")[None, :]),
+                ("DESIRED_ELEVATOR [deg]", _run_column(run, "DESIRED_ELEVATOR")[None, :]),
+            ],
+            True,
+        )
+    ts = _timeseries_axes(t, ["vehicle"], rows, act, title)
+    return {"trajectory": fig, "timeseries": ts}
+
+
+def save_usm_run_figures(
+    run: Any, directory: str | Path, *, fmt: str = "png", title: str = "usm run"
+) -> list[Path]:
+    """Write :func:`usm_run_figures` as ``trajectory.<fmt>`` and ``timeseries.<fmt>``."""
+    plt = _plt()
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, fig in usm_run_figures(run, title=title).items():
+        p = out / f"{name}.{fmt}"
+        fig.savefig(p)
+        plt.close(fig)
+        paths.append(p)
+    return paths
 
 
 def save_figures(
-    result: RunResult, directory: str | Path, *, current: CurrentFn | None = None
+    result: RunResult,
+    directory: str | Path,
+    *,
+    current: CurrentFn | None = None,
+    fmt: str = "png",
 ) -> dict[str, Path]:
-    """Write ``trajectory.png`` and ``timeseries.png``; return their paths."""
+    """Write ``trajectory.<fmt>`` and ``timeseries.<fmt>`` (png, pdf or svg); return their paths."""
     plt = _plt()
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     paths = {}
     fig = trajectory_figure(result, current=current)
-    p = out / "trajectory.png"
+    p = out / f"trajectory.{fmt}"
     fig.savefig(p)
     plt.close(fig)
     paths["trajectory"] = p
     fig = timeseries_figure(result)
-    p = out / "timeseries.png"
+    p = out / f"timeseries.{fmt}"
     fig.savefig(p)
     plt.close(fig)
     paths["timeseries"] = p

@@ -3,7 +3,8 @@
 Every function takes a :class:`~marinesim.engine.results.RunResult` and returns a matplotlib
 ``Figure`` (imported lazily, Agg backend when none is set); :func:`plot_run` writes the PNGs.
 Signals are found by their suffix (the motion plugin's instance name is free):
-``<motion>.euler``, ``<motion>.nu``, ``<motion>.actuators`` (REMUS fins/propeller),
+``<motion>.euler``, ``<motion>.nu``, ``<motion>.actuators`` (fins, rudders, propellers of a
+PythonVehicleSimulator vehicle, split by unit),
 ``<motion>.thrust`` / ``.current_total`` / ``.voltage`` (plant) and ``<alloc>.pwm`` /
 ``.current_limit`` (allocator).
 
@@ -27,6 +28,12 @@ __all__ = [
     "timeseries_6dof_figure",
     "track3d_figure",
 ]
+
+
+def _ensemble(kind: str, result: RunResult, title: str | None) -> Any:
+    from marinesim.io.ensemble_plots import dispatch
+
+    return dispatch(kind, result, title=title)
 
 
 def _plt() -> Any:
@@ -76,6 +83,8 @@ def timeseries_6dof_figure(result: RunResult, *, title: str | None = None) -> An
     -------
     matplotlib.figure.Figure
     """
+    if (ens := _ensemble("timeseries_6dof", result, title)) is not None:
+        return ens  # many entities: ensemble view (marinesim.io.ensemble_plots)
     plt = _plt()
     t = result.t
     eul_name = _find(result, "euler")
@@ -107,13 +116,23 @@ def timeseries_6dof_figure(result: RunResult, *, title: str | None = None) -> An
     act = _find(result, "actuators")
     thr = _find(result, "thrust")
     if act is not None:
+        # any vehicle's actuators: angle columns (unit deg) above, the others (rpm, rad/s) below
+        sig = result.signal(act)
+        k = sig.values.shape[2]
+        units = [u.strip() for u in sig.unit.split(",")] if sig.unit else []
+        units = units if len(units) == k else [sig.unit] * k
+        names = [
+            lab.removesuffix("_deg").removesuffix("_rpm") for lab in sig.labels
+        ] if len(sig.labels) == k else [f"actuator {j}" for j in range(k)]  # fmt: skip
+        other = sorted({u for u in units if u != "deg"})
         for i in _rows_with(result, act):
             a = result[act][i]
-            ax[6].plot(t, a[:, 0], label=f"{_label(result, i)} rudder")
-            ax[6].plot(t, a[:, 1], "--", label=f"{_label(result, i)} stern plane")
-            ax[7].plot(t, a[:, 2], label=f"{_label(result, i)} propeller")
-        ax[6].set_ylabel("fin angle [deg]")
-        ax[7].set_ylabel("propeller [rpm]")
+            for j in range(k):
+                axis = ax[6] if units[j] == "deg" else ax[7]
+                axis.plot(t, a[:, j], "-" if j % 2 == 0 else "--",
+                          label=f"{_label(result, i)} {names[j].replace('_', ' ')}")  # fmt: skip
+        ax[6].set_ylabel("fin / rudder angle [deg]")
+        ax[7].set_ylabel(f"propeller [{', '.join(other)}]" if other else "propeller")
     elif thr is not None:
         w = _find(result, "wrench")
         for i in _rows_with(result, thr):
@@ -157,6 +176,8 @@ def track3d_figure(result: RunResult, *, title: str | None = None) -> Any:
     -------
     matplotlib.figure.Figure
     """
+    if (ens := _ensemble("track3d", result, title)) is not None:
+        return ens  # many entities: ensemble view (marinesim.io.ensemble_plots)
     plt = _plt()
     fig = plt.figure(figsize=(8, 7))
     ax = fig.add_subplot(projection="3d")
@@ -197,6 +218,8 @@ def thruster_usage_figure(result: RunResult, *, title: str | None = None) -> Any
     cur = _find(result, "current_total")
     if pwm is None and cur is None:
         raise ConfigError("the run has no thruster signals (no thruster_allocator / thrusters)")
+    if (ens := _ensemble("thruster_usage", result, title)) is not None:
+        return ens  # many entities: ensemble view (marinesim.io.ensemble_plots)
     plt = _plt()
     t = result.t
     rows = _rows_with(result, pwm) or _rows_with(result, cur)
@@ -242,7 +265,7 @@ def thruster_usage_figure(result: RunResult, *, title: str | None = None) -> Any
     return fig
 
 
-def plot_run(result: RunResult, directory: str | Path) -> dict[str, Path]:
+def plot_run(result: RunResult, directory: str | Path, *, fmt: str = "png") -> dict[str, Path]:
     """Write the 6-DOF figures that apply to a run.
 
     Parameters
@@ -250,6 +273,8 @@ def plot_run(result: RunResult, directory: str | Path) -> dict[str, Path]:
     result : RunResult
     directory : str or Path
         Output folder (created).
+    fmt : str
+        Figure format (png, pdf, svg).
 
     Returns
     -------
@@ -267,7 +292,7 @@ def plot_run(result: RunResult, directory: str | Path) -> dict[str, Path]:
     if _find(result, "pwm") is not None or _find(result, "current_total") is not None:
         figs["thruster_usage"] = thruster_usage_figure(result)
     for key, fig in figs.items():
-        p = out / f"{key}.png"
+        p = out / f"{key}.{fmt}"
         fig.savefig(p, dpi=90)
         plt.close(fig)
         paths[key] = p

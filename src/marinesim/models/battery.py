@@ -6,7 +6,10 @@ Model (one equivalent cell string per vehicle)::
     V(q, I) = V_oc(q) − R · I                              terminal voltage under load I ≥ 0
     q̇       = −I / (3600 · C)                              state of charge, C in A·h
 
-The state of charge q ∈ [0, 1] is clipped at 0 (an empty battery keeps V_empty − R·I).
+The state of charge q ∈ [0, 1] is clipped at 0.  An empty battery (q = 0) is cut off, as a
+battery management system does: it delivers no current (:func:`cut_off` is the mask the
+thruster plant uses to stop its motors and raise its ``battery`` event), so the load current,
+the sag and the discharge all stop, and the terminal voltage rests at V_empty.
 Every function takes a leading vehicle axis N (one vehicle is N = 1) and returns new arrays.
 
 Contract (architecture §3): :class:`Params`; :func:`init` ``(params, n) -> State``;
@@ -23,7 +26,7 @@ from pydantic import model_validator
 
 from marinesim.core.params import ParamsBase, field
 
-__all__ = ["Params", "State", "init", "open_circuit_voltage", "step", "voltage"]
+__all__ = ["Params", "State", "cut_off", "init", "open_circuit_voltage", "step", "voltage"]
 
 F64 = NDArray[np.float64]
 
@@ -94,10 +97,16 @@ def voltage(params: Params, state: State, current: ArrayLike) -> F64:
     Returns
     -------
     ndarray, shape (N,)
-        V_oc(q) − R·I [V].
+        V_oc(q) − R·I [V]; an empty (cut-off) battery carries no load: V_empty.
     """
     i = np.broadcast_to(np.asarray(current, dtype=float), state.soc.shape)
+    i = np.where(cut_off(params, state), np.minimum(i, 0.0), i)
     return open_circuit_voltage(params, state.soc) - params.internal_resistance * i
+
+
+def cut_off(params: Params, state: State) -> NDArray[np.bool_]:
+    """Which batteries are empty and cut off (deliver no current), shape (N,)."""
+    return state.soc <= 0.0
 
 
 def step(params: Params, state: State, current: ArrayLike, dt: float) -> State:
@@ -115,8 +124,9 @@ def step(params: Params, state: State, current: ArrayLike, dt: float) -> State:
     Returns
     -------
     State
-        q − I·dt / (3600 C), clipped to [0, 1].
+        q − I·dt / (3600 C), clipped to [0, 1]; an empty (cut-off) battery stays empty.
     """
     i = np.broadcast_to(np.asarray(current, dtype=float), state.soc.shape)
+    i = np.where(cut_off(params, state), np.minimum(i, 0.0), i)  # no discharge once cut off
     soc = state.soc - i * dt / (3600.0 * params.capacity_ah)
     return State(np.clip(soc, 0.0, 1.0))

@@ -26,7 +26,6 @@ its index and the time; the other vehicles go on.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -36,11 +35,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from pydantic import field_validator, model_validator
 
-from marinesim.core.errors import ConfigError, ConfigWarning, NumericalError
+from marinesim.core.errors import ConfigError, ConfigWarning
+from marinesim.core.frames import euler_from_quat, quat_from_euler
 from marinesim.core.params import ParamsBase
 from marinesim.core.params import field as pfield
 from marinesim.models import hydro
-from marinesim.models.integrate import rk4
+from marinesim.models.sixdof import generic
+from marinesim.models.sixdof.guard import events
 
 __all__ = [
     "Env",
@@ -493,43 +494,34 @@ def init(
     e = np.broadcast_to(np.zeros(3) if euler is None else np.asarray(euler, float), (n, 3)).copy()
     v = np.broadcast_to(np.zeros(6) if nu is None else np.asarray(nu, float), (n, 6)).copy()
     if model.attitude == "quaternion":
-        from marinesim.core.frames import quat_from_euler
-
         att = np.asarray(quat_from_euler(e[:, 0], e[:, 1], e[:, 2]), dtype=float).reshape(n, 4)
     else:
         att = e
     return State(pos=p, att=att, nu=v, alive=np.ones(n, dtype=bool), t=0.0)
 
 
-def _rotation(model: Fossen6Dof, att: F64) -> F64:
-    if model.attitude == "quaternion":
-        q = att
-        q0, q1, q2, q3 = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-        return np.stack(
-            (
-                np.stack(
-                    (1 - 2 * (q2**2 + q3**2), 2 * (q1 * q2 - q3 * q0), 2 * (q1 * q3 + q2 * q0)), -1
-                ),
-                np.stack(
-                    (2 * (q1 * q2 + q3 * q0), 1 - 2 * (q1**2 + q3**2), 2 * (q2 * q3 - q1 * q0)), -1
-                ),
-                np.stack(
-                    (2 * (q1 * q3 - q2 * q0), 2 * (q2 * q3 + q1 * q0), 1 - 2 * (q1**2 + q2**2)), -1
-                ),
-            ),
-            axis=-2,
-        )
-    return hydro.rzyx(att[:, 0], att[:, 1], att[:, 2])
+def _kernel_params(model: Fossen6Dof) -> tuple[F64, NDArray[np.int64]]:
+    """Packed parameter rows and C_A zero entries of ``model`` (built once per model)."""
+    k = model.__dict__.get("_kernel_params")
+    if k is None:
+        zero = np.array(model.zero_munk, dtype=np.int64).reshape(-1, 2)
+        k = (generic.pack(model), zero)
+        model.__dict__["_kernel_params"] = k
+    return k
 
 
-def _bcast(a: F64, n: int) -> F64:
-    return np.broadcast_to(a, (n,)) if a.ndim == 0 else a
+def _env_rows(env: Env, n: int) -> F64:
+    cur = np.asarray(env.current, dtype=float)
+    return np.ascontiguousarray(cur.reshape(-1, 3) if cur.ndim > 1 else cur.reshape(1, 3))
 
 
 def derivative(
     model: Fossen6Dof, pos: F64, att: F64, nu: F64, tau: F64, env: Env
 ) -> tuple[F64, F64, F64]:
-    """Time derivatives (ṗ, atṫ, ν̇) of N vehicles with the wrench and current held.
+    """Time derivatives (ṗ, atṫ, ν̇) of N vehicles with the wrench and current held.
+
+    The right-hand side :func:`marinesim.models.sixdof.generic.derivative` (the one copy of
+    the equations) evaluated for every vehicle.
 
     Parameters
     ----------
@@ -547,314 +539,16 @@ def derivative(
     att_dot : ndarray, shape (N, 4) or (N, 3)
     nu_dot : ndarray, shape (N, 6)
     """
-    n = nu.shape[0]
-    rot = _rotation(model, att)
-    v_c = np.broadcast_to(np.asarray(env.current, dtype=float), (n, 3))
-    nu_c_lin = np.einsum("nji,nj->ni", rot, v_c)  # Rᵀ v_c
-    nu_r = nu.copy()
-    nu_r[:, 0:3] -= nu_c_lin
-    omega = nu[:, 3:6]
-    # rigid body Coriolis (ω-parametrisation, applied to ν_r), added mass Coriolis
-    if model.batched:
-        c_rb = _c_rb_batched(model, omega, nu_r)
-    else:
-        c_rb = hydro.c_rb_cg_times(float(model.mass), model.i_g, model.r_g, omega, nu_r)
-    c_a = hydro.coriolis_times(model.m_a, nu_r, model.zero_munk, symmetric=not model.symmetrise_ma)
-    damp = hydro.damping_times(model.d_l, nu_r, model.d_lf, model.d_q)
-    w = _bcast(model.mass, n) * env.gravity
-    vol = _bcast(model.volume, n)
-    b = np.where(_bcast(model.neutral, n), w, env.density * env.gravity * np.nan_to_num(vol))
-    hgt = _bcast(model.height, n)
-    sigma = np.where(
-        np.isnan(hgt), 1.0, np.clip((pos[:, 2] + hgt / 2) / np.where(np.isnan(hgt), 1.0, hgt), 0, 1)
-    )
-    if model.linear_hydrostatics:
-        eul = _euler_of(model, att)
-        eta6 = np.concatenate((pos, eul), axis=1)
-        g = hydro._mat_vec(model.g_lin, eta6) + model.g_0
-    else:
-        g = hydro.g_vect_rot(w, b * sigma, rot, model.r_g, model.r_b)
-    rhs = tau - c_rb - c_a - damp - g
-    if model.batched:
-        nu_r_dot = np.einsum("nij,nj->ni", model.m_inv, rhs)
-    else:
-        nu_r_dot = rhs @ model.m_inv.T
-    nu_dot = nu_r_dot.copy()
-    nu_dot[:, 0:3] -= hydro.cross(omega, nu_c_lin)
-    pos_dot = np.einsum("nij,nj->ni", rot, nu[:, 0:3])
-    if model.attitude == "quaternion":
-        att_dot = hydro.quat_kinematics(att, omega)
-    else:
-        e6 = np.concatenate((pos, att), axis=1)
-        att_dot = hydro.euler_kinematics(e6, nu)[:, 3:6]
-    return pos_dot, att_dot, nu_dot
-
-
-def _euler_of(model: Fossen6Dof, att: F64) -> F64:
-    if model.attitude == "euler":
-        return att
-    q0, q1, q2, q3 = att.T
-    return np.stack(
-        (
-            np.arctan2(2 * (q0 * q1 + q2 * q3), 1 - 2 * (q1**2 + q2**2)),
-            np.arcsin(np.clip(2 * (q0 * q2 - q3 * q1), -1, 1)),
-            np.arctan2(2 * (q0 * q3 + q1 * q2), 1 - 2 * (q2**2 + q3**2)),
-        ),
-        axis=1,
-    )
-
-
-def _c_rb_batched(model: Fossen6Dof, omega: F64, x: F64) -> F64:
-    rg = model.r_g
-    y1 = x[:, 0:3] - hydro.cross(rg, x[:, 3:6])
-    z1 = model.mass[:, None] * hydro.cross(omega, y1)
-    z2 = -hydro.cross(np.einsum("nij,nj->ni", model.i_g, omega), x[:, 3:6])
-    return np.concatenate((z1, hydro.cross(rg, z1) + z2), axis=1)
-
-
-def _consts(model: Fossen6Dof) -> Any:
-    """Per-model constants of the component kernel (shared matrices only)."""
-    k = model.__dict__.get("_kernel_consts")
-    if k is not None:
-        return k
-    zero = tuple(model.zero_munk)
-    ns = {
-        "mass": float(model.mass),
-        "r_g": tuple(model.r_g.tolist()),
-        "r_b": tuple(model.r_b.tolist()),
-        "I_g": hydro.sparse_rows(model.i_g),
-        "C_A": hydro.coriolis_form(model.m_a, zero, symmetrise=model.symmetrise_ma),
-        "D_L": hydro.sparse_rows(model.d_l),
-        "D_LF": hydro.sparse_rows(model.d_lf) if np.any(model.d_lf) else None,
-        "D_Q": tuple(model.d_q.tolist()),
-        "M_inv": hydro.sparse_rows(model.m_inv),
-        "volume": float(model.volume),
-        "neutral": bool(model.neutral),
-        "height": float(model.height),
-        "linear": bool(model.linear_hydrostatics),
-        "G": hydro.sparse_rows(model.g_lin),
-        "g_0": tuple(model.g_0.tolist()),
-    }
-    k = type("Fossen6DofConsts", (), ns)
-    model.__dict__["_kernel_consts"] = k
-    return k
-
-
-def _derivative_c(
-    model: Fossen6Dof, o: Any, x: tuple, tau: tuple, cur: tuple | None, rho: float, g: float
-) -> tuple:
-    """Component form of :func:`derivative` for shared matrices: x = (pos, att, ν) components."""
-    kc = _consts(model)
-    quat = model.attitude == "quaternion"
-    ka = 4 if quat else 3
-    att = x[3 : 3 + ka]
-    nu = x[3 + ka :]
-    if quat:
-        q0, q1, q2, q3 = att
-        r00, r01, r02 = (
-            1 - 2 * (q2 * q2 + q3 * q3),
-            2 * (q1 * q2 - q3 * q0),
-            2 * (q1 * q3 + q2 * q0),
-        )
-        r10, r11, r12 = (
-            2 * (q1 * q2 + q3 * q0),
-            1 - 2 * (q1 * q1 + q3 * q3),
-            2 * (q2 * q3 - q1 * q0),
-        )
-        r20, r21, r22 = (
-            2 * (q1 * q3 - q2 * q0),
-            2 * (q2 * q3 + q1 * q0),
-            1 - 2 * (q1 * q1 + q2 * q2),
-        )
-    else:
-        cphi, sphi, cth, sth, cpsi, spsi = hydro.euler_trig(o, (0.0, 0.0, 0.0, *att))
-        r00, r01, r02 = (
-            cpsi * cth,
-            -spsi * cphi + cpsi * sth * sphi,
-            spsi * sphi + cpsi * cphi * sth,
-        )
-        r10, r11, r12 = (
-            spsi * cth,
-            cpsi * cphi + sphi * sth * spsi,
-            -cpsi * sphi + sth * spsi * cphi,
-        )
-        r20, r21, r22 = -sth, cth * sphi, cth * cphi
-    u, v, w, p, q, r = nu
-    omega = (p, q, r)
-    if cur is None:
-        nc = (0.0, 0.0, 0.0)
-        nu_r = nu
-    else:
-        nc = (
-            r00 * cur[0] + r10 * cur[1] + r20 * cur[2],
-            r01 * cur[0] + r11 * cur[1] + r21 * cur[2],
-            r02 * cur[0] + r12 * cur[1] + r22 * cur[2],
-        )
-        nu_r = (u - nc[0], v - nc[1], w - nc[2], p, q, r)
-    # C_RB(ν)ν_r, ω-parametrisation about the CG transformed to the CO
-    x2 = nu_r[3:6]
-    rx = hydro.cross_c(kc.r_g, x2)
-    y1 = (nu_r[0] - rx[0], nu_r[1] - rx[1], nu_r[2] - rx[2])
-    z1 = tuple(kc.mass * c for c in hydro.cross_c(omega, y1))
-    z2 = hydro.cross_c(x2, hydro.mv(kc.I_g, omega))
-    rz = hydro.cross_c(kc.r_g, z1)
-    c_rb = (z1[0], z1[1], z1[2], rz[0] + z2[0], rz[1] + z2[1], rz[2] + z2[2])
-    c_a = o.quad(kc.C_A, nu_r)
-    damp = hydro.mv(kc.D_L, nu_r)
-    if kc.D_LF is not None:
-        dlf = hydro.mv(kc.D_LF, nu_r)
-        damp = tuple(damp[i] + nu_r[0] * dlf[i] for i in range(6))
-    damp = tuple(damp[i] + kc.D_Q[i] * o.fabs(nu_r[i]) * nu_r[i] for i in range(6))
-    if kc.linear:
-        if quat:
-            eul = (
-                o.atan2(2 * (q0 * q1 + q2 * q3), 1 - 2 * (q1 * q1 + q2 * q2)),
-                o.asin(o.clip(2 * (q0 * q2 - q3 * q1), -1.0, 1.0)),
-                o.atan2(2 * (q0 * q3 + q1 * q2), 1 - 2 * (q2 * q2 + q3 * q3)),
-            )
-        else:
-            eul = tuple(att)
-        gl = hydro.mv(kc.G, (x[0], x[1], x[2], *eul))
-        gv = tuple(-(gl[i] + kc.g_0[i]) for i in range(6))
-        return _finish(
-            kc,
-            o,
-            quat,
-            att,
-            nu,
-            omega,
-            nc,
-            cur,
-            tau,
-            c_rb,
-            c_a,
-            damp,
-            gv,
-            (r00, r01, r02, r10, r11, r12, r20, r21, r22),
-        )
-    w_n = kc.mass * g
-    if kc.neutral:
-        b_n = w_n
-    else:
-        b_n = rho * g * kc.volume
-    if not math.isnan(kc.height):
-        b_n = b_n * o.clip((x[2] + kc.height / 2) / kc.height, 0.0, 1.0)
-    kz = (r20, r21, r22)
-    f_g = (w_n * kz[0], w_n * kz[1], w_n * kz[2])
-    f_b = (-b_n * kz[0], -b_n * kz[1], -b_n * kz[2])
-    mg = hydro.cross_c(kc.r_g, f_g)
-    mb = hydro.cross_c(kc.r_b, f_b)
-    gv = (
-        f_g[0] + f_b[0],
-        f_g[1] + f_b[1],
-        f_g[2] + f_b[2],
-        mg[0] + mb[0],
-        mg[1] + mb[1],
-        mg[2] + mb[2],
-    )
-    return _finish(
-        kc,
-        o,
-        quat,
-        att,
-        nu,
-        omega,
-        nc,
-        cur,
-        tau,
-        c_rb,
-        c_a,
-        damp,
-        gv,
-        (r00, r01, r02, r10, r11, r12, r20, r21, r22),
-    )
-
-
-def _finish(
-    kc: Any,
-    o: Any,
-    quat: bool,
-    att: tuple,
-    nu: tuple,
-    omega: tuple,
-    nc: tuple,
-    cur: Any,
-    tau: tuple,
-    c_rb: tuple,
-    c_a: tuple,
-    damp: tuple,
-    gv: tuple,
-    rot: tuple,
-) -> tuple:
-    r00, r01, r02, r10, r11, r12, r20, r21, r22 = rot
-    u, v, w, p, q, r = nu
-    if quat:
-        q0, q1, q2, q3 = att
-    rhs = tuple(tau[i] - c_rb[i] - c_a[i] - damp[i] + gv[i] for i in range(6))
-    acc = list(hydro.mv(kc.M_inv, rhs))
-    if cur is not None:
-        wc = hydro.cross_c(omega, nc)
-        acc[0], acc[1], acc[2] = acc[0] - wc[0], acc[1] - wc[1], acc[2] - wc[2]
-    pos_dot = (
-        r00 * u + r01 * v + r02 * w,
-        r10 * u + r11 * v + r12 * w,
-        r20 * u + r21 * v + r22 * w,
-    )
-    if quat:
-        ex = hydro.cross_c((q1, q2, q3), omega)
-        att_dot = (
-            -0.5 * (q1 * p + q2 * q + q3 * r),
-            0.5 * (q0 * p + ex[0]),
-            0.5 * (q0 * q + ex[1]),
-            0.5 * (q0 * r + ex[2]),
-        )
-    else:
-        att_dot = hydro.euler_kinematics_c(o, (0.0, 0.0, 0.0, *att), nu)[3:6]
-    return pos_dot + att_dot + tuple(acc)
-
-
-def _step_c(model: Fossen6Dof, state: State, tau: F64, env: Env, dt: float) -> tuple[F64, F64, F64]:
-    n = state.n
-    o = hydro.PY if n == 1 else hydro.NP
-    x0 = np.concatenate((state.pos, state.att, state.nu), axis=1)
-    cur_raw = np.asarray(env.current, dtype=float)
-    still = not cur_raw.any()
-    if n == 1:
-        xs = tuple(x0[0].tolist())
-        ts = tuple(tau[0].tolist())
-        cur = None if still else tuple(np.broadcast_to(cur_raw, (1, 3))[0].tolist())
-    else:
-        xs = tuple(x0.T)
-        ts = tuple(np.asarray(tau).T)
-        cur = None if still else tuple(np.broadcast_to(cur_raw, (n, 3)).T)
-    rho, g = env.density, env.gravity
-
-    def f(x: tuple) -> tuple:
-        return _derivative_c(model, o, x, ts, cur, rho, g)
-
-    m = len(xs)
-    if model.integrator == "rk4":
-        k1 = f(xs)
-        k2 = f(tuple(xs[i] + (0.5 * dt) * k1[i] for i in range(m)))
-        k3 = f(tuple(xs[i] + (0.5 * dt) * k2[i] for i in range(m)))
-        k4 = f(tuple(xs[i] + dt * k3[i] for i in range(m)))
-        x1 = tuple(
-            xs[i] + (dt / 6.0) * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]) for i in range(m)
-        )
-    else:
-        ka = m - 9
-        d0 = f(xs)
-        nu1 = tuple(xs[i] + dt * d0[i] for i in range(3 + ka, m))
-        d1 = f(xs[: 3 + ka] + nu1)
-        x1 = tuple(xs[i] + dt * d1[i] for i in range(3 + ka)) + nu1
-    arr = np.array(x1, dtype=float).reshape(m, -1).T if n > 1 else np.array([x1], dtype=float)
-    arr = np.broadcast_to(arr, (n, m))
-    ka = m - 9
-    return arr[:, 0:3], arr[:, 3 : 3 + ka], arr[:, 3 + ka :]
-
-
-def _pack(s_pos: F64, s_att: F64, s_nu: F64) -> F64:
-    return np.concatenate((s_pos, s_att, s_nu), axis=1)
+    par, zero = _kernel_params(model)
+    x = np.ascontiguousarray(np.concatenate((pos, att, nu), axis=1), dtype=float)
+    n, ka = x.shape[0], att.shape[1]
+    t = np.ascontiguousarray(np.broadcast_to(np.asarray(tau, dtype=float), (n, 6)))
+    with np.errstate(all="ignore"):
+        d = generic.derivatives(
+            par, zero, x, t, _env_rows(env, n), env.density, env.gravity,
+            quat=model.attitude == "quaternion",
+        )  # fmt: skip
+    return d[:, 0:3], d[:, 3 : 3 + ka], d[:, 3 + ka :]
 
 
 def step(
@@ -863,8 +557,13 @@ def step(
     cmd: ArrayLike | None,
     env: Env | None,
     dt: float,
+    *,
+    backend: str | None = None,
 ) -> State:
     """Advance N vehicles by ``dt`` with the body wrench ``cmd`` held over the step.
+
+    Every vehicle runs :func:`marinesim.models.sixdof.generic.step_one`; N = 1 is the batch
+    path and gives the same bits as any N.
 
     Parameters
     ----------
@@ -877,6 +576,8 @@ def step(
         Current, density and gravity (default: still water, 1028 kg/m³, 9.81 m/s²).
     dt : float
         Step [s].
+    backend : str, optional
+        ``cpu`` (default), ``python`` or ``cuda`` (:mod:`marinesim.models.backends`).
 
     Returns
     -------
@@ -887,67 +588,27 @@ def step(
     model = _as_model(model)
     env = env or Env()
     n = state.n
-    tau = np.zeros((n, 6)) if cmd is None else np.broadcast_to(np.asarray(cmd, dtype=float), (n, 6))
-    k_att = state.att.shape[1]
-    if not model.batched:
-        with np.errstate(all="ignore"):
-            pos, att, nu = _step_c(model, state, tau, env, dt)
-    elif model.integrator == "rk4":
-
-        def f(x: F64) -> F64:
-            pd, ad, nd = derivative(
-                model, x[:, 0:3], x[:, 3 : 3 + k_att], x[:, 3 + k_att :], tau, env
-            )
-            return _pack(pd, ad, nd)
-
-        with np.errstate(all="ignore"):
-            x1 = rk4(f, _pack(state.pos, state.att, state.nu), dt)
-        pos, att, nu = x1[:, 0:3], x1[:, 3 : 3 + k_att], x1[:, 3 + k_att :]
-    else:
-        with np.errstate(all="ignore"):
-            _, _, nd = derivative(model, state.pos, state.att, state.nu, tau, env)
-            nu = state.nu + dt * nd
-            pd, ad, _ = derivative(model, state.pos, state.att, nu, tau, env)
-            pos = state.pos + dt * pd
-            att = state.att + dt * ad
-    if model.attitude == "quaternion":
-        att = att / np.linalg.norm(att, axis=1, keepdims=True)
-    t_new = state.t + dt
+    if model.batched and model.m.shape[0] != n:
+        raise ConfigError(f"model was built for {model.m.shape[0]} vehicles, not {n}")
+    par, zero = _kernel_params(model)
+    tau = np.zeros((1, 6)) if cmd is None else np.asarray(cmd, dtype=float).reshape(-1, 6)
+    if tau.shape[0] not in (1, n):
+        raise ConfigError(f"cmd has {tau.shape[0]} rows for {n} vehicles", param="cmd")
+    x = np.ascontiguousarray(np.concatenate((state.pos, state.att, state.nu), axis=1), float)
+    ka = state.att.shape[1]
+    alive = np.array(state.alive, dtype=bool)
     with np.errstate(all="ignore"):
-        return _check(model, state, pos, att, nu, t_new)
-
-
-def _check(model: Fossen6Dof, old: State, pos: F64, att: F64, nu: F64, t: float) -> State:
-    finite = np.isfinite(np.concatenate((pos, att, nu), axis=1)).all(axis=1)
-    sp2 = nu[:, 0] ** 2 + nu[:, 1] ** 2 + nu[:, 2] ** 2
-    rt2 = nu[:, 3] ** 2 + nu[:, 4] ** 2 + nu[:, 5] ** 2
-    ok = finite & (sp2 <= model.max_speed**2) & (rt2 <= model.max_rate**2)
-    if model.attitude == "euler":
-        ok &= np.abs(np.cos(att[:, 1])) >= 1e-6
-    alive = old.alive & ok
-    if alive.all():
-        return State(pos=pos, att=att, nu=nu, alive=alive, t=t)
-    newly = old.alive & ~ok
-    keep = ~alive
-    pos = np.where(keep[:, None], old.pos, pos)
-    att = np.where(keep[:, None], old.att, att)
-    nu = np.where(keep[:, None], old.nu, nu)
-    speed = np.sqrt(sp2)
-    rate = np.sqrt(rt2)
-    events: list[str] = []
-    for i in np.flatnonzero(newly):
-        if not finite[i]:
-            why = "state became non-finite"
-        elif speed[i] > model.max_speed:
-            why = f"speed {speed[i]:.4g} m/s exceeds max_speed {model.max_speed:g} m/s"
-        elif rate[i] > model.max_rate:
-            why = f"angular rate {rate[i]:.4g} rad/s exceeds max_rate {model.max_rate:g} rad/s"
-        else:
-            why = "Euler-angle singularity (|cos θ| < 1e-6); use attitude: quaternion"
-        events.append(
-            str(NumericalError(f"diverged: {why}; vehicle stopped", entity=f"vehicle[{i}]", t=t))
-        )
-    return State(pos=pos, att=att, nu=nu, alive=alive, t=t, events=tuple(events))
+        y, status, size = generic.run(
+            par, zero, x, np.ascontiguousarray(tau), _env_rows(env, n), env.density,
+            env.gravity, dt, quat=model.attitude == "quaternion",
+            use_rk4=model.integrator == "rk4", alive=alive, max_speed=model.max_speed,
+            max_rate=model.max_rate, backend=backend,
+        )  # fmt: skip
+    t = state.t + dt
+    ev = events(status, size, t, model.max_speed, model.max_rate) if status.any() else []
+    return State(
+        pos=y[:, 0:3], att=y[:, 3 : 3 + ka], nu=y[:, 3 + ka :], alive=alive, t=t, events=tuple(ev)
+    )
 
 
 def check_environment(model: Fossen6Dof, env: Env) -> list[str]:
@@ -994,15 +655,7 @@ def euler_angles(model: Fossen6Dof, state: State) -> F64:
     """
     if model.attitude == "euler":
         return state.att.copy()
-    q0, q1, q2, q3 = state.att.T
-    return np.stack(
-        (
-            np.arctan2(2 * (q0 * q1 + q2 * q3), 1 - 2 * (q1**2 + q2**2)),
-            np.arcsin(np.clip(2 * (q0 * q2 - q3 * q1), -1, 1)),
-            np.arctan2(2 * (q0 * q3 + q1 * q2), 1 - 2 * (q2**2 + q3**2)),
-        ),
-        axis=1,
-    )
+    return euler_from_quat(state.att)
 
 
 def kinetic_energy(model: Fossen6Dof, nu: F64) -> F64:

@@ -1,111 +1,48 @@
-"""Integrators of the 6-DOF models: PythonVehicleSimulator's semi-implicit Euler and RK4.
+"""The integrators of the 6-DOF models, one copy each (Fossen 2021; PythonVehicleSimulator).
 
-Both are pure and batched over a leading vehicle axis N.  The derivative callables are
-supplied by the model (:mod:`marinesim.models.fossen6dof`, :mod:`marinesim.models.pvs`).
+Plain functions on 1-D arrays (one vehicle's packed state), registered with numba so the CPU
+and CUDA kernels compile the same source; they also run interpreted.  A model's ``step``
+calls its derivative between the stages:
 
-* :func:`semi_implicit_euler` — ν_{k+1} = ν_k + h·ν̇(η_k, ν_k), then
-  η_{k+1} = η_k + h·J(η_k)·ν_{k+1} (symplectic Euler, as PythonVehicleSimulator's loop).
-* :func:`rk4` — classical fourth-order Runge–Kutta on a packed state vector.
-* :func:`pvs_step` — one step of PythonVehicleSimulator's ``simulate()`` loop given the
-  vehicle's ``dynamics`` (which already integrates ν and the actuators by forward Euler).
+* RK4 — ``k1 = f(x)``; :func:`rk4_stage` (x + h/2·k1) → ``k2``; (x + h/2·k2) → ``k3``;
+  (x + h·k3) → ``k4``; :func:`rk4_combine` x + h/6 (k1 + 2k2 + 2k3 + k4);
+* semi-implicit (symplectic) Euler, PythonVehicleSimulator's loop — ν_{k+1} = ν_k + h ν̇(η_k,
+  ν_k) with :func:`euler_update` on the ν part, then η_{k+1} = η_k + h η̇(η_k, ν_{k+1}) on the
+  pose part;
+* forward Euler of actuator lags and PythonVehicleSimulator's ``attitudeEuler`` — the same
+  :func:`euler_update`.
+
+Used by :mod:`marinesim.models.sixdof.generic` (and the vehicles built on it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
+from numba.extending import register_jitable
 from numpy.typing import NDArray
 
-from marinesim.models import hydro
-
-__all__ = ["pvs_step", "rk4", "semi_implicit_euler"]
+__all__ = ["euler_update", "rk4_combine", "rk4_stage"]
 
 F64 = NDArray[np.float64]
 
 
-def rk4(f: Callable[[F64], F64], x: F64, h: float) -> F64:
-    """One classical RK4 step x_{k+1} = x_k + h/6 (k₁ + 2k₂ + 2k₃ + k₄).
-
-    Parameters
-    ----------
-    f : callable
-        Derivative ``f(x) -> ẋ`` with the same shape as x (inputs held over the step).
-    x : ndarray, shape (N, k)
-        Packed state.
-    h : float
-        Step [s].
-
-    Returns
-    -------
-    ndarray, shape (N, k)
-    """
-    k1 = f(x)
-    k2 = f(x + (0.5 * h) * k1)
-    k3 = f(x + (0.5 * h) * k2)
-    k4 = f(x + h * k3)
-    return x + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+@register_jitable
+def rk4_stage(x: F64, k: F64, a: float, out: F64) -> None:
+    """out = x + a·k: the state at which an RK4 stage evaluates the derivative (a = h/2, h)."""
+    for j in range(x.shape[0]):
+        out[j] = x[j] + a * k[j]
 
 
-def semi_implicit_euler(
-    nu_dot: Callable[[F64, F64], F64],
-    eta_dot: Callable[[F64, F64], F64],
-    eta: F64,
-    nu: F64,
-    h: float,
-) -> tuple[F64, F64]:
-    """Symplectic Euler: ν_{k+1} = ν_k + h ν̇(η_k, ν_k); η_{k+1} = η_k + h η̇(η_k, ν_{k+1}).
-
-    Parameters
-    ----------
-    nu_dot : callable
-        ``nu_dot(eta, nu) -> (N, 6)`` body accelerations.
-    eta_dot : callable
-        ``eta_dot(eta, nu) -> d eta/dt`` (same shape as eta).
-    eta : ndarray, shape (N, k)
-        Pose (k = 6 Euler, 7 quaternion).
-    nu : ndarray, shape (N, 6)
-    h : float
-        Step [s].
-
-    Returns
-    -------
-    eta_next, nu_next : ndarray
-    """
-    nu_next = nu + h * nu_dot(eta, nu)
-    eta_next = eta + h * eta_dot(eta, nu_next)
-    return eta_next, nu_next
+@register_jitable
+def rk4_combine(x: F64, k1: F64, k2: F64, k3: F64, k4: F64, h: float, out: F64) -> None:
+    """out = x + h/6 (k₁ + 2k₂ + 2k₃ + k₄), the classical RK4 update."""
+    c = h / 6.0
+    for j in range(x.shape[0]):
+        out[j] = x[j] + c * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j])
 
 
-def pvs_step(
-    dynamics: Callable[..., tuple[F64, F64]],
-    params: object,
-    eta: F64,
-    nu: F64,
-    u_actual: F64,
-    u_control: F64,
-    h: float,
-) -> tuple[F64, F64, F64]:
-    """One step of PythonVehicleSimulator's loop after the command was computed and logged.
-
-    ``nu, u_actual = dynamics(eta, nu, u_actual, u_control, h)`` then
-    ``eta = attitudeEuler(eta, nu, h)`` with the new ν.
-
-    Parameters
-    ----------
-    dynamics : callable
-        ``dynamics(params, eta, nu, u_actual, u_control, h) -> (nu_next, u_actual_next)``.
-    params : object
-        The vehicle parameters.
-    eta, nu : ndarray, shape (N, 6)
-    u_actual, u_control : ndarray, shape (N, m)
-    h : float
-        Sample time [s].
-
-    Returns
-    -------
-    eta_next, nu_next, u_actual_next : ndarray
-    """
-    nu_next, u_next = dynamics(params, eta, nu, u_actual, u_control, h)
-    eta_next = eta + h * hydro.euler_kinematics(eta, nu_next)
-    return eta_next, nu_next, u_next
+@register_jitable
+def euler_update(x: F64, dx: F64, h: float, out: F64, lo: int, hi: int) -> None:
+    """out[j] = x[j] + h·dx[j] for lo ≤ j < hi (forward / semi-implicit Euler parts)."""
+    for j in range(lo, hi):
+        out[j] = x[j] + h * dx[j]

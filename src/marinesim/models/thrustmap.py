@@ -28,6 +28,7 @@ table ``usm/thrustmap_lookup`` to the last bit in practice.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Iterable
@@ -56,7 +57,8 @@ Compat = Literal["doc", "moos"]
 MIN_THRUST = -100.0
 MAX_THRUST = 100.0
 
-_FLOAT_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# possessive quantifiers: a failed match costs time linear in the text, not quadratic
+_FLOAT_RE = re.compile(r"[+-]?(?:\d++(?:\.\d*+)?|\.\d++)(?:[eE][+-]?\d++)?+")
 
 
 def parse_number(text: str, compat: Compat) -> float | None:
@@ -73,11 +75,15 @@ def parse_number(text: str, compat: Compat) -> float | None:
     Returns
     -------
     float or None
-        The value, or None when the mode rejects the text.
+        The value, or None when the mode rejects the text or it is not finite (a digit
+        string too long for a double).
     """
     s = text.strip()
     if compat == "moos":
-        return moos_atof(s) if is_moos_number(s) else None
+        if not is_moos_number(s):
+            return None
+        m = moos_atof(s)
+        return m if math.isfinite(m) else None  # a digit string beyond 1.8e308 (inf)
     if not _FLOAT_RE.fullmatch(s):
         return None
     v = float(s)
@@ -112,7 +118,7 @@ class ThrustMap:
         Pairs added in order with :meth:`add_pair` (rejected ones are skipped).
     """
 
-    __slots__ = ("_cache", "_factor", "_frozen", "_neg", "_pos", "_reflect")
+    __slots__ = ("_cache", "_factor", "_frozen", "_neg", "_negk", "_pos", "_posk", "_reflect")
 
     def __init__(
         self,
@@ -122,6 +128,8 @@ class ThrustMap:
     ) -> None:
         self._pos: dict[float, float] = {}
         self._neg: dict[float, float] = {}
+        self._posk: list[float] = []  # sorted thrusts of each side (bisect: no re-sorting)
+        self._negk: list[float] = []
         self._factor = 20.0
         self._reflect = bool(reflect)
         self._frozen = False
@@ -144,12 +152,12 @@ class ThrustMap:
     @property
     def pos_pairs(self) -> tuple[tuple[float, float], ...]:
         """Positive pairs (thrust %, speed m/s), ascending thrust."""
-        return tuple(sorted(self._pos.items()))
+        return tuple((t, self._pos[t]) for t in self._posk)
 
     @property
     def neg_pairs(self) -> tuple[tuple[float, float], ...]:
         """Negative pairs (thrust %, speed m/s), ascending thrust."""
-        return tuple(sorted(self._neg.items()))
+        return tuple((t, self._neg[t]) for t in self._negk)
 
     @property
     def using_thrust_factor(self) -> bool:
@@ -171,6 +179,8 @@ class ThrustMap:
         new = ThrustMap(self._factor, self._reflect)
         new._pos = dict(self._pos)
         new._neg = dict(self._neg)
+        new._posk = list(self._posk)
+        new._negk = list(self._negk)
         return new
 
     def set_thrust_factor(self, value: float) -> None:
@@ -222,14 +232,15 @@ class ThrustMap:
             return None if speed == 0 else "non-zero speed at zero thrust"
         if (thrust > 0 and speed < 0) or (thrust < 0 and speed > 0):
             return "sign mismatch (thrust and speed must have the same sign)"
-        side = dict(self._pos if thrust > 0 else self._neg)
-        side[thrust] = speed
-        items = sorted(side.items())
-        for (t0, s0), (t1, s1) in zip(items, items[1:], strict=False):
-            if s1 < s0:
-                if t1 == thrust:
-                    return f"not monotonic after '{_pair_text(t0, s0)}'"
-                return f"not monotonic before '{_pair_text(t1, s1)}'"
+        # The side is non-decreasing already: only the new pair's neighbours can break it
+        # (the first violation in thrust order is the left one).  O(log n) per pair.
+        side, keys = (self._pos, self._posk) if thrust > 0 else (self._neg, self._negk)
+        i = bisect.bisect_left(keys, thrust)
+        if i > 0 and speed < side[keys[i - 1]]:
+            return f"not monotonic after '{_pair_text(keys[i - 1], side[keys[i - 1]])}'"
+        j = i + 1 if i < len(keys) and keys[i] == thrust else i
+        if j < len(keys) and side[keys[j]] < speed:
+            return f"not monotonic before '{_pair_text(keys[j], side[keys[j]])}'"
         return None
 
     def add_pair(self, thrust: float, speed: float) -> bool:
@@ -245,10 +256,12 @@ class ThrustMap:
         self._check_mutable()
         if self.reject_reason(thrust, speed) is not None:
             return False
-        if thrust > 0:
-            self._pos[float(thrust)] = float(speed)
-        elif thrust < 0:
-            self._neg[float(thrust)] = float(speed)
+        t = float(thrust)
+        if thrust != 0:
+            side, keys = (self._pos, self._posk) if t > 0 else (self._neg, self._negk)
+            if t not in side:
+                bisect.insort(keys, t)
+            side[t] = float(speed)
         return True
 
     def add_text(
@@ -289,6 +302,21 @@ class ThrustMap:
         if not text.strip():
             return warns
         items = [it.strip() for it in text.split(",")]
+        # suffix counts of non-empty items: listing what a stop drops stays O(1) per item
+        after = [0] * (len(items) + 1)
+        for k in range(len(items) - 1, -1, -1):
+            after[k] = after[k + 1] + (1 if items[k] else 0)
+
+        def _rest(i: int, shown: int = 5) -> str:
+            """The non-empty items after item ``i``, at most ``shown`` of them named."""
+            names: list[str] = []
+            k = i + 1
+            while k < len(items) and len(names) < shown:
+                if items[k]:
+                    names.append(repr(items[k]))
+                k += 1
+            more = after[i + 1] - len(names)
+            return ", ".join(names) + (f" and {more} more" if more > 0 else "")
 
         def where(msg: str) -> ConfigWarning:
             return ConfigWarning(msg, file=file, line=line, param=param)
@@ -297,8 +325,8 @@ class ThrustMap:
             left, sep, right = item.partition(":")
             t = parse_number(left, compat) if sep else None
             s = parse_number(right, compat) if sep else None
-            rest = [r for r in items[i + 1 :] if r]
             if t is None or s is None:
+                rest = _rest(i)
                 doc_t = parse_number(left, "doc") if sep else None
                 doc_s = parse_number(right, "doc") if sep else None
                 if compat == "doc":
@@ -313,7 +341,7 @@ class ThrustMap:
                     msg = f"item {item!r} uses an exponent, which the program rejects"
                 msg += '; compat="moos" stops here'
                 if rest:
-                    msg += ", dropping " + ", ".join(repr(r) for r in rest)
+                    msg += ", dropping " + rest
                 msg += " (documented mode: a malformed item is an error)"
                 warns.append(where(msg))
                 return warns
@@ -321,16 +349,14 @@ class ThrustMap:
             if reason is None:
                 self.add_pair(t, s)
                 continue
+            rest = _rest(i)
             msg = (
                 f"pair {item!r} is {reason}"
                 if reason.startswith("not")
                 else (f"pair {item!r} rejected: {reason}")
             )
             if rest:
-                msg += (
-                    '; documented mode drops this pair only, compat="moos" also drops '
-                    + ", ".join(repr(r) for r in rest)
-                )
+                msg += '; documented mode drops this pair only, compat="moos" also drops ' + rest
             else:
                 msg += "; the pair is dropped"
             warns.append(where(msg))

@@ -3,22 +3,22 @@
 A case folder holds ``manifest.json`` and one CSV (or ``.csv.gz``) per entry of its ``files``
 (formats: the shipped ``reference/README.md`` §2).  Each file is replayed with marinesim's
 actuator models and compared column by column: a column passes when
-``max |replay − expected| ≤ rel_tol · max |expected|`` (``rel_tol`` absolute for an all-zero
-column).  Time series follow UUV Simulator's first-call protocol: the call at k = 0 only
+``max |replay − expected| ≤ rel_tol · max(1, max |expected|)`` in the file's SI units
+(README §2.2: relative for large values, an absolute floor for columns that are zero in
+theory and hold only rounding residue).  Time series follow UUV Simulator's first-call protocol: the call at k = 0 only
 latches the time and returns the initial state (ZeroOrder returns its input); each later row
 is one step with Δt = t_k − t_{k−1}.
 
 Kinds: ``dynamics``, ``conversion``, ``thruster_chain``, ``liftdrag_sweep``,
 ``fin_timeseries``, ``thruster_allocation`` and ``hydrodynamic_wrench`` (UUV Simulator's
-``HMFossen`` wrench, replayed by :func:`marinesim.models.hydro.uuv_wrench_replay`).
+``HMFossen`` wrench: one freshly built plugin per row, called as the entry's ``calls`` say;
+the terms come from :func:`marinesim.models.hydro.uuv_hydrodynamic_terms`).
 """
 
 from __future__ import annotations
 
 import ast
 import csv
-import gzip
-import importlib
 import io
 import json
 import math
@@ -103,16 +103,15 @@ def load_table(path: Path) -> tuple[list[str], dict[str, NDArray[Any]]]:
     DataError
         Unreadable file, ragged rows.
     """
+    from marinesim.core.textio import read_input_text
+
+    text = read_input_text(
+        path, what="reference table", error=DataError, gz=path.name.endswith(".gz")
+    )
     try:
-        raw = path.read_bytes()
-        text = (
-            gzip.decompress(raw).decode("utf-8")
-            if path.name.endswith(".gz")
-            else raw.decode("utf-8")
-        )
-    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read reference table: {exc}", file=path) from None
-    rows = list(csv.reader(io.StringIO(text)))
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise DataError(f"malformed CSV: {exc}", file=path) from None
     if not rows:
         raise DataError("empty reference table", file=path)
     header = [h.strip() for h in rows[0]]
@@ -484,20 +483,166 @@ def _replay_tam(
     return out
 
 
+#: UUV Simulator ``HMFossen``: ``ComputeAcc(velRel, time, 0.3)``, the acceleration filter gain.
+WRENCH_FILTER_ALPHA = 0.3
+
+_SIX_SUFFIXES = (
+    ("0", "1", "2", "3", "4", "5"),
+    ("u", "v", "w", "p", "q", "r"),
+    ("x", "y", "z", "k", "m", "n"),
+)
+
+
+def _six_index(prefix: str, names: list[str]) -> list[int]:
+    """Component (0..5) of each column ``prefix + suffix`` (``_0``..``_5`` or ``u v w p q r``)."""
+    sufs = [n[len(prefix) :].lower() for n in names]
+    for conv in _SIX_SUFFIXES:
+        if all(s in conv for s in sufs):
+            return [conv.index(s) for s in sufs]
+    raise DataError(f"columns {names}: unknown component names (expected {prefix}0 .. {prefix}5)")
+
+
+def _three(cols: Mapping[str, NDArray[Any]], prefix: str, n: int) -> NDArray[np.float64]:
+    """Columns ``prefix`` + x, y, z as an (n, 3) array; a missing column is a DataError."""
+    out = np.empty((n, 3))
+    for j, c in enumerate("xyz"):
+        col = cols.get(prefix + c)
+        if col is None or col.dtype == object:
+            raise DataError(f"hydrodynamic_wrench case needs a numeric column {prefix}{c}")
+        out[:, j] = col
+    return out
+
+
+def wrench_calls(entry: Mapping[str, Any]) -> tuple[list[tuple[float, bool]], int]:
+    """The call protocol of a ``hydrodynamic_wrench`` entry (reference README §2.1).
+
+    Read only from the machine-readable keys: ``rows`` must declare independent rows,
+    ``calls`` lists ``{"t": seconds, "velocity": "zero" | "row"}``, ``outputs_from`` names
+    the call whose values the row holds (``"the last call"``).  Prose keys (``procedure``,
+    ``note``) are never read.
+
+    Returns
+    -------
+    calls : list of (t [s], uses_row_velocity)
+        In call order.
+    out_index : int
+        Index into ``calls`` of the call whose outputs are compared.
+
+    Raises
+    ------
+    DataError
+        Missing or malformed key, a non-finite or negative time, or a step between successive
+        calls ≤ 0.
+    """
+    rows = entry.get("rows")
+    if not isinstance(rows, str) or not rows.strip().lower().startswith("independent"):
+        raise DataError(
+            f"hydrodynamic_wrench: 'rows' must declare independent rows, got {rows!r}",
+            param="rows",
+        )
+    raw = entry.get("calls")
+    if not isinstance(raw, list) or not raw:
+        raise DataError("hydrodynamic_wrench: 'calls' must be a non-empty list", param="calls")
+    calls: list[tuple[float, bool]] = []
+    for i, c in enumerate(raw):
+        if not isinstance(c, Mapping):
+            raise DataError(f"calls[{i}]: expected {{t, velocity}}, got {c!r}", param="calls")
+        t = c.get("t")
+        if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
+            raise DataError(f"calls[{i}].t: not a finite time >= 0 s: {t!r}", param="calls")
+        vel = str(c.get("velocity", "")).strip().lower()
+        if vel not in ("zero", "row"):
+            raise DataError(
+                f"calls[{i}].velocity: expected 'zero' or 'row', got {c.get('velocity')!r}",
+                param="calls",
+            )
+        if calls and not float(t) - calls[-1][0] > 0.0:
+            raise DataError(
+                f"calls[{i}]: step {float(t) - calls[-1][0]:g} s <= 0 after the previous call",
+                param="calls",
+            )
+        calls.append((float(t), vel == "row"))
+    frm = entry.get("outputs_from")
+    if not isinstance(frm, str) or frm.strip().lower() not in ("last", "the last call", "last call"):
+        raise DataError(
+            f"hydrodynamic_wrench: 'outputs_from' must be 'the last call', got {frm!r}",
+            param="outputs_from",
+        )
+    return calls, len(calls) - 1
+
+
+def _wrench_params(entry: Mapping[str, Any], label: str) -> dict[str, Any]:
+    """HMFossen parameters for the vehicle label of a row (``vehicles`` may map label → spec)."""
+    from marinesim.models import hydro
+
+    vehicles = entry.get("vehicles")
+    spec: Any = label
+    if isinstance(vehicles, Mapping):
+        low = {str(k).strip().lower(): v for k, v in vehicles.items()}
+        if label.lower() in low and not isinstance(low[label.lower()], str):
+            spec = low[label.lower()]
+    try:
+        return hydro.uuv_hydro_params(spec)
+    except ValueError as exc:
+        raise DataError(f"vehicle {label!r}: {exc}", param="vehicles") from None
+
+
 def _replay_wrench(
     entry: Mapping[str, Any], cols: Mapping[str, NDArray[Any]]
 ) -> dict[str, NDArray[np.float64]]:
-    try:
-        hydro = importlib.import_module("marinesim.models.hydro")
-    except ModuleNotFoundError:
-        hydro = None
-    fn_ = getattr(hydro, "uuv_wrench_replay", None)
-    if fn_ is None:
-        raise NotImplementedError(
-            "hydrodynamic_wrench cases are not supported yet: they need "
-            "marinesim.models.hydro.uuv_wrench_replay(entry, columns) -> {column: array}"
+    """UUV Simulator ``HMFossen::ApplyHydrodynamicForces``, one fresh plugin per row.
+
+    Each plugin starts with filtered acceleration 0, previous relative velocity 0 and previous
+    time 0, and is called at each time of ``calls`` with zero velocity or the row's
+    ν_r = [T(lin − flow) ; T·ang], T = diag(1, −1, −1) (FLU → FRD; the link is at identity, so
+    the world flow is the body flow).  ``ComputeAcc`` updates only when Δt = t − t_prev > 0:
+    a_f ← (1 − α)·a_f + α·(ν_r − ν_r,prev)/Δt with α = 0.3.  The rows are independent, so
+    they are evaluated together, one vectorised pass per call.
+    """
+    from marinesim.models import hydro
+
+    calls, out_index = wrench_calls(entry)
+    n = len(next(iter(cols.values())))
+    if n == 0:
+        raise DataError("hydrodynamic_wrench case without rows")
+    flip = np.array([1.0, -1.0, -1.0])
+    lin, ang, flow = _three(cols, "lin_", n), _three(cols, "ang_", n), _three(cols, "flow_", n)
+    nu_row = np.concatenate([(lin - flow) * flip, ang * flip], axis=1)
+    last_t, last_v, filt = 0.0, np.zeros((n, 6)), np.zeros((n, 6))
+    nu_r = np.zeros((n, 6))
+    acc_f = np.zeros((n, 6))
+    alpha = WRENCH_FILTER_ALPHA
+    for i, (t, use_row) in enumerate(calls):
+        v = nu_row if use_row else np.zeros((n, 6))
+        dt = t - last_t
+        if dt > 0.0:
+            acc = (v - last_v) / dt
+            filt = (1.0 - alpha) * filt + alpha * acc
+            last_t, last_v = t, v
+        if i == out_index:
+            nu_r, acc_f = v, filt.copy()
+    labels = [str(v).strip() for v in cols.get("vehicle", np.array([""] * n, dtype=object))]
+    damping, added, cor = np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6))
+    for label in dict.fromkeys(labels):
+        rows = np.array([j for j, lab in enumerate(labels) if lab == label])
+        prm = _wrench_params(entry, label)
+        damping[rows], added[rows], cor[rows] = hydro.uuv_hydrodynamic_terms(
+            prm, nu_r[rows], acc_f[rows]
         )
-    return dict(fn_(entry, cols))
+    tau = damping + added + cor
+    gz = np.concatenate([tau[:, :3] * flip, tau[:, 3:] * flip], axis=1)
+    out: dict[str, NDArray[np.float64]] = {}
+    six = {"nuR_": nu_r, "accF_": acc_f, "damp_": damping, "addedmass_": added}
+    six |= {"coriolisA_": cor, "tauNED_": tau}
+    for prefix, arr in six.items():
+        names = [c for c in cols if c.startswith(prefix)]
+        if names:
+            for name, j in zip(names, _six_index(prefix, names), strict=True):
+                out[name] = arr[:, j]
+    for j, name in enumerate(("Fx_gz", "Fy_gz", "Fz_gz", "Mx_gz", "My_gz", "Mz_gz")):
+        if name in cols:
+            out[name] = gz[:, j]
+    return out
 
 
 _REPLAYS: dict[
@@ -549,7 +694,9 @@ def replay_file(
     entry : mapping
         The manifest entry.
     rel_tol : float
-        Relative tolerance on ``max |expected|`` per column (absolute for all-zero columns).
+        Tolerance factor: a column passes when ``max |replay − expected| ≤
+        rel_tol · max(1, max |expected|)`` (README §2.2; relative for large values, an absolute
+        floor of ``rel_tol`` in the column's SI unit).
 
     Returns
     -------
@@ -592,7 +739,7 @@ def replay_file(
             fin = np.isfinite(exp)
             err = float(np.max(np.abs(rep[fin] - exp[fin]), initial=0.0))
             scale = float(np.max(np.abs(exp[fin]), initial=0.0))
-            tol = rel_tol * scale if scale > 0 else rel_tol
+            tol = rel_tol * max(1.0, scale)
             result.columns.append(ColumnResult(col, err, tol, err <= tol))
     except Exception as exc:  # a case that cannot run fails with its reason, never skipped
         result.error = True
@@ -608,7 +755,7 @@ def verify_path(path: Path, rel_tol: float = 1e-9) -> list[CaseResult]:
     path : Path
         Folder holding ``manifest.json``, or the manifest itself.
     rel_tol : float
-        Relative tolerance (1e-9 as in the reference README; tests use 1e-12 for the pure
+        Tolerance factor of :func:`replay_file` (1e-9 as in the reference README; tests use 1e-12 for the pure
         functions).
 
     Returns
@@ -619,10 +766,15 @@ def verify_path(path: Path, rel_tol: float = 1e-9) -> list[CaseResult]:
     path = Path(path)
     manifest = path if path.is_file() else path / "manifest.json"
     folder = manifest.parent
+    from marinesim.core.textio import read_input_text
+
+    text = read_input_text(manifest, what="actuator manifest", error=DataError)
     try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise DataError(f"cannot read actuator manifest: {exc}", file=manifest) from None
+    if not isinstance(data, dict):
+        raise DataError("the manifest must hold a JSON object", file=manifest)
     files = data.get("files")
     if not isinstance(files, dict) or not files:
         raise DataError("manifest has no 'files'", file=manifest)

@@ -21,7 +21,6 @@ logged after the controller call of each row under the upstream attribute names 
 from __future__ import annotations
 
 import ast
-import gzip
 import io
 import json
 from collections.abc import Callable
@@ -34,7 +33,7 @@ from numpy.typing import NDArray
 
 from marinesim.control import autopilots as ap
 from marinesim.core.errors import ConfigError, DataError
-from marinesim.models import hydro, pvs
+from marinesim.models import pvs
 from marinesim.reference.runner import CaseResult, ColumnResult
 
 __all__ = ["PvsRun", "build", "parse_constructor", "simulate", "verify_file", "verify_path"]
@@ -99,10 +98,12 @@ def build(constructor: str) -> pvs.Remus100Params | pvs.OtterParams:
         kw = {_KW_OTTER.get(k, k): v for k, v in kwargs.items()}
     else:
         from marinesim.core.errors import UnknownNameError
+        from marinesim.reference import pvs_fleet
 
         raise UnknownNameError(
-            "PythonVehicleSimulator vehicle", name, ["otter", "remus100"], param="constructor"
-        )
+            "PythonVehicleSimulator vehicle", name, ["otter", "remus100", *pvs_fleet.NAMES],
+            param="constructor",
+        )  # fmt: skip
     try:
         return fn(*args, **kw)
     except TypeError as exc:
@@ -174,15 +175,9 @@ def simulate(
         if commands.shape != (rows, m):
             raise DataError(f"commands must have shape {(rows, m)}, got {commands.shape}")
         controller = None
-    # one vehicle runs the same kernels on floats (no numpy per-call overhead)
-    o = hydro.PY if nv == 1 else hydro.NP
-    if nv == 1:
-        eta_c: tuple = (0.0,) * 6
-        nu_c: tuple = (0.0,) * 6
-        act_c: tuple = (0.0,) * m
-    else:
-        eta_c, nu_c, act_c = tuple(eta.T.copy()), tuple(nu.T.copy()), tuple(u_act.T.copy())
-    alive: Any = True if nv == 1 else np.ones(nv, dtype=bool)
+    # every N (one vehicle included) runs the same compiled kernel on rows [η, ν, actuators]
+    x = np.concatenate((eta, nu, u_act), axis=1)
+    alive: Any = np.ones(nv, dtype=bool)
     events: list[str] = []
     for k in range(rows):
         t = k * h
@@ -191,27 +186,15 @@ def simulate(
         elif controller is None:
             u_arr = ap.remus_step_input(t, nv) if kind == "remus100" else ap.otter_step_input(t, nv)
         else:
-            e_arr = np.reshape(np.array(eta_c, dtype=float).T, (nv, 6))
-            n_arr = np.reshape(np.array(nu_c, dtype=float).T, (nv, 6))
-            u_arr, state = controller(state, e_arr, n_arr, h)
+            u_arr, state = controller(state, x[:, 0:6], x[:, 6:12], h)
             for key, val in vars(state).items():
                 state_log.setdefault(key, np.empty((rows, nv)))[k] = val
-        cmd_c = tuple(u_arr[0].tolist()) if nv == 1 else tuple(u_arr.T)
-        log_eta[k] = np.array(eta_c, dtype=float).T
-        log_nu[k] = np.array(nu_c, dtype=float).T
+        log_eta[k] = x[:, 0:6]
+        log_nu[k] = x[:, 6:12]
         log_cmd[k] = u_arr
-        log_act[k] = np.array(act_c, dtype=float).T
+        log_act[k] = x[:, 12:]
         if k < rows - 1:
-            if nv == 1:
-                new = pvs.step_c(p, o, eta_c, nu_c, act_c, cmd_c, h)
-                (eta_c, nu_c, act_c), alive, ev = pvs.guard(
-                    o, (eta_c, nu_c, act_c), new, alive, (k + 1) * h
-                )
-            else:
-                cmd_full = tuple(np.ascontiguousarray(np.broadcast_to(c, (nv,))) for c in cmd_c)
-                (eta_c, nu_c, act_c), alive, ev = pvs.step_batch(
-                    p, (eta_c, nu_c, act_c), cmd_full, h, alive, (k + 1) * h
-                )
+            x, alive, ev = pvs.step_guarded(p, x, u_arr, h, alive, (k + 1) * h)
             events.extend(ev)
     cols: dict[str, F64] = {}
     for i, name in enumerate(("x", "y", "z", "phi", "theta", "psi")):
@@ -311,9 +294,10 @@ def _externally_driven(
 
 
 def _read_csv(path: Path) -> tuple[list[str], F64]:
+    from marinesim.core.textio import read_input_text
+
+    text = read_input_text(path, what="trajectory", error=DataError, gz=path.suffix == ".gz")
     try:
-        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-        text = raw.decode("utf-8")
         header = text.split("\n", 1)[0].strip().split(",")
         data = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2)
     except (OSError, ValueError, EOFError) as exc:
@@ -346,6 +330,10 @@ def verify_file(path: Path, entry: dict[str, Any]) -> CaseResult:
     -------
     CaseResult
     """
+    from marinesim.reference import pvs_fleet  # the other PVS vehicles (README §3.4)
+
+    if pvs_fleet.handles(str(entry.get("constructor", ""))):
+        return pvs_fleet.verify_file(path, entry)
     case = path.name.removesuffix(".gz").removesuffix(".csv")
     res = CaseResult("pvs", case, str(path))
     try:
@@ -411,10 +399,15 @@ def verify_path(path: Path) -> list[CaseResult]:
     path = Path(path)
     folder = path.parent if path.is_file() else path
     manifest_path = folder / "manifest.json"
+    from marinesim.core.textio import read_input_text
+
+    text = read_input_text(manifest_path, what="manifest", error=DataError)
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        manifest = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise DataError(f"cannot read manifest: {exc}", file=manifest_path) from None
+    if not isinstance(manifest, dict):
+        raise DataError("the manifest must hold a JSON object", file=manifest_path)
     files = manifest.get("files")
     if not isinstance(files, dict) or not files:
         raise DataError("manifest has no 'files'", file=manifest_path, param="files")

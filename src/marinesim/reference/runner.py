@@ -24,7 +24,14 @@ from pathlib import Path
 
 from marinesim.core.errors import DataError
 
-__all__ = ["CaseResult", "ColumnResult", "discover", "shipped_root", "verify"]
+__all__ = [
+    "CaseResult",
+    "ColumnResult",
+    "discover",
+    "ignored_manifests",
+    "shipped_root",
+    "verify",
+]
 
 
 @dataclass
@@ -76,23 +83,37 @@ def shipped_root() -> Path:
 
 
 def _open_text(path: Path) -> str:
-    if path.suffix == ".gz":
-        import gzip
+    from marinesim.core.textio import read_input_text
 
-        return gzip.decompress(path.read_bytes()).decode("utf-8")
-    return path.read_text(encoding="utf-8")
+    return read_input_text(path, what="reference file", error=DataError, gz=path.suffix == ".gz")
 
 
 def _manifest_kind(manifest: Path) -> str | None:
     try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = json.loads(_open_text(manifest))
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise DataError(f"cannot read reference manifest: {exc}", file=manifest) from None
+    if not isinstance(data, dict):
+        raise DataError("the manifest must hold a JSON object", file=manifest)
     if "loop_semantics" in data:
         return "pvs"
-    if "files" in data:
-        return "actuators"
+    files = data.get("files")
+    if isinstance(files, dict) and files:
+        entries = list(files.values())
+        if all(isinstance(e, dict) and isinstance(e.get("kind"), str) for e in entries):
+            return "actuators"
     return None
+
+
+def ignored_manifests(paths: Iterable[Path]) -> list[Path]:
+    """``manifest.json`` files under ``paths`` that are not of a format ``verify`` replays
+    (e.g. recordings documented in their own README); they are reported, not replayed."""
+    out = []
+    for root in paths:
+        root = Path(root)
+        found = [root] if root.is_file() else sorted(root.rglob("manifest.json"))
+        out += [m for m in found if m.name == "manifest.json" and _manifest_kind(m) is None]
+    return out
 
 
 def discover(paths: Iterable[Path]) -> list[tuple[str, Path]]:

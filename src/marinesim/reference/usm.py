@@ -19,7 +19,6 @@ Public functions: :func:`verify_path` (for ``marinesim verify``), :func:`replay_
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import math
@@ -146,11 +145,14 @@ def load_case(path: str | Path) -> dict[str, Any]:
     DataError
         The file cannot be read or is not a JSON object (file, line and column named).
     """
+    from marinesim.core.textio import read_input_text
+
     p = Path(path)
+    text = read_input_text(p, what="case file", error=DataError)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError(f"cannot read case: {exc}", file=p) from None
+        data = json.loads(text)
+    except RecursionError:
+        raise DataError("JSON nested too deeply", file=p) from None
     except json.JSONDecodeError as exc:
         raise DataError(
             f"malformed JSON: {exc.msg}", file=p, line=exc.lineno, column=exc.colno
@@ -181,14 +183,14 @@ def read_expected(path: str | Path) -> Any:
 
     import pandas as pd
 
+    from marinesim.core.textio import read_input_text
+
     p = Path(path)
+    text = read_input_text(p, what="CSV file", error=DataError, gz=p.suffix == ".gz")
     try:
-        raw = p.read_bytes()
-        if p.suffix == ".gz":
-            raw = gzip.decompress(raw)
-        rows = list(csv.reader(io.StringIO(raw.decode("utf-8"))))
-    except (OSError, UnicodeDecodeError, EOFError, gzip.BadGzipFile) as exc:
-        raise DataError(f"cannot read CSV: {exc}", file=p) from None
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise DataError(f"malformed CSV: {exc}", file=p) from None
     if not rows:
         raise DataError("empty CSV", file=p)
     header, body = rows[0], [r for r in rows[1:] if r]
@@ -207,10 +209,10 @@ def _expected_columns(case_path: Path, data: dict[str, Any]) -> list[str]:
         exp = _expected_path(case_path, data)
     except DataError:
         return list(COLUMNS)
-    raw = exp.read_bytes()
-    if exp.suffix == ".gz":
-        raw = gzip.decompress(raw)
-    header = raw.split(b"\n", 1)[0].decode("utf-8").strip()
+    from marinesim.core.textio import read_input_text
+
+    text = read_input_text(exp, what="CSV file", error=DataError, gz=exp.suffix == ".gz")
+    header = text.split("\n", 1)[0].strip()
     return header.split(",") if header else list(COLUMNS)
 
 
@@ -238,15 +240,32 @@ def _timing(data: dict[str, Any], path: Path) -> tuple[float, list[float], list[
     if not isinstance(tm, dict):
         raise DataError("missing 'time'", file=path, param="time")
     if "iteration_times_moos" in tm:
-        start = float(str(tm["startup_moos_time"]))
-        times = [float(str(v)) for v in tm["iteration_times_moos"]]
+        try:
+            start = float(str(tm["startup_moos_time"]))
+            times = [float(str(v)) for v in tm["iteration_times_moos"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DataError(f"bad live timing: {exc}", file=path, param="time") from None
+        if not all(math.isfinite(v) for v in [start, *times]):
+            raise DataError("timing values must be finite", file=path, param="time")
         return start, times, list(times), True
+    from marinesim.core.limits import MAX_SAMPLES, MIN_DT
+
     try:
         dt = float(tm["dt"])
         steps = int(tm["steps"])
         t0 = float(tm.get("moos_time_at_t0", 0.0) or 0.0)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise DataError(f"bad synthetic timing: {exc}", file=path, param="time") from None
+    if isinstance(tm["steps"], bool) or isinstance(tm["dt"], bool):
+        raise DataError("dt and steps must be numbers, not true/false", file=path, param="time")
+    if not (math.isfinite(dt) and dt >= MIN_DT):
+        raise DataError(f"dt must be a finite number >= {MIN_DT:g} s, got {dt!r}",
+                        file=path, param="time.dt")  # fmt: skip
+    if not 0 <= steps <= MAX_SAMPLES or steps != float(tm["steps"]):
+        raise DataError(f"steps must be a whole number in [0, {MAX_SAMPLES}], got {tm['steps']!r}",
+                        file=path, param="time.steps")  # fmt: skip
+    if not math.isfinite(t0):
+        raise DataError("moos_time_at_t0 must be finite", file=path, param="time.moos_time_at_t0")
     ts = [k * dt for k in range(1, steps + 1)]
     return t0 + 0.0, [t0 + t for t in ts], ts, False
 
@@ -260,6 +279,29 @@ def _mail_value(m: dict[str, Any]) -> float | str:
 
 
 def replay_case(path: str | Path, *, all_columns: bool = False) -> Any:
+    """Replay one trajectory case (see :func:`_replay_case`).
+
+    Raises
+    ------
+    DataError
+        A case file or expected CSV that cannot be read, or values of the wrong type
+        anywhere in the case (``malformed case: ...``, naming the file).
+    NumericalError
+        The state became non-finite; ``exc.result`` holds the rows replayed so far.
+    """
+    from marinesim.core.errors import MarinesimError
+
+    p = Path(path)
+    try:
+        return _replay_case(p, all_columns=all_columns)
+    except MarinesimError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError) as exc:
+        # JSON values of the wrong type deep in the case (a list where a mapping belongs…)
+        raise DataError(f"malformed case: {type(exc).__name__}: {exc}", file=p) from None
+
+
+def _replay_case(path: str | Path, *, all_columns: bool = False) -> Any:
     """Replay one trajectory case and return its rows as the expected CSV lays them out.
 
     Parameters
@@ -302,11 +344,12 @@ def replay_case(path: str | Path, *, all_columns: bool = False) -> Any:
         from marinesim.environment.current import CurrentField
 
         cf = data["current_field"]
-        fpath = p.parent / str(cf.get("file", ""))
-        try:
-            text = fpath.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise DataError(f"cannot read current field: {exc}", file=fpath) from None
+        from marinesim.core.textio import read_input_text
+
+        fpath = p.parent / str(cf.get("file", "") if isinstance(cf, dict) else "")
+        text = read_input_text(
+            fpath, what="current field", error=DataError, ref_file=p, param="current_field.file"
+        )
         field, _fw = CurrentField.parse(text, file=str(fpath))
 
     cols = _expected_columns(p, data)
@@ -338,6 +381,20 @@ def replay_case(path: str | Path, *, all_columns: bool = False) -> Any:
             mi += 1
         state, pubs = km.iterate(cfg, state, tk)
         rows.append(_row(state, pubs, trow, cfg))
+        # NaN marks a blank cell elsewhere; the state itself must be finite, and no value inf
+        row = rows[-1]
+        bad = [c for c in ("x", "y", "heading", "speed", "depth") if not math.isfinite(row[c])]
+        bad += [c for c, v in row.items() if isinstance(v, float) and math.isinf(v) and c not in bad]
+        if bad:
+            from marinesim.core.errors import NumericalError
+
+            exc = NumericalError(
+                f"non-finite {', '.join(bad)} (= {rows[-1][bad[0]]!r}); replay stopped",
+                entity=str(p),
+                t=trow,
+            )
+            exc.result = pd.DataFrame(rows[:-1])  # type: ignore[attr-defined]
+            raise exc
     df = pd.DataFrame(rows)
     if geo is not None:
         lat, lon = geo.local_to_latlon(df["_gx"].to_numpy(), df["_gy"].to_numpy())

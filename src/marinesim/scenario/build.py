@@ -35,13 +35,19 @@ from marinesim.scenario.schema import CurrentField as CurrentFieldModel
 from marinesim.scenario.schema import CurrentUniform, PluginEntry
 
 __all__ = [
+    "SEPARABLE_METRICS",
     "build_simulation",
     "builtin_names",
     "builtin_path",
     "load_scenario",
     "load_simulation",
     "parse_script_item",
+    "stack_problems",
 ]
+
+#: Metric plugins whose rows are per entity (their team rows are sums of entity rows), so
+#: replicas stacked as extra rows give each replica the values of its own run.
+SEPARABLE_METRICS = frozenset({"distance_travelled", "nav_error", "time_in_box", "energy"})
 
 _KIND_LABEL = {
     "motion": "motion plugin",
@@ -220,13 +226,17 @@ def _terrain(sc: LoadedScenario, ter: Any) -> dict[str, Any]:
     p = Path(ter.file)
     if not p.is_absolute() and sc.base_dir is not None:
         p = sc.base_dir / p
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
+    from marinesim.core.textio import read_input_text
+
+    if not p.exists():
         raise sc.error(
-            f"cannot read bathymetry file {str(p)!r}: {exc.strerror or exc}",
-            "environment.terrain.file",
-        ) from None
+            f"cannot read bathymetry file {str(p)!r}: not found", "environment.terrain.file"
+        )
+    line, _col = sc.where("environment.terrain.file")
+    text = read_input_text(
+        p, what="bathymetry file", ref_file=sc.file, ref_line=line,
+        param="environment.terrain.file",
+    )  # fmt: skip
     grid = parse_bathymetry(text, file=p)  # DataError with file:line for a malformed cell
     return {"terrain": grid, "terrain_source": str(p)}
 
@@ -381,8 +391,71 @@ def _script(
     return per_block
 
 
-def build_simulation(sc: LoadedScenario, *, time_warp: float | None = None) -> Simulation:
+def stack_problems(sc: LoadedScenario) -> list[str]:
+    """Why the replicas of ``sc`` cannot be stacked as extra rows of one simulation (§10.5).
+
+    Stacking is exact only when no plugin couples the rows of different replicas: no
+    interaction plugins, no sensor reading other entities' truth (contacts), only per-entity
+    metrics (:data:`SEPARABLE_METRICS`), the ``time`` end condition alone, and no lawnmower
+    split among several vehicles of a block.  An empty list means stacking is exact.
+    """
+    m = sc.model
+    out: list[str] = []
+    if m.interactions:
+        out.append("interaction plugins couple entities")
+    for e in m.metrics:
+        if e.plugin not in SEPARABLE_METRICS:
+            out.append(f"metric {e.name or e.plugin!r} ({e.plugin}) compares entities")
+    for c in m.end_conditions:
+        if c != "time":
+            out.append(f"end condition {c!r} looks at every entity of the simulation")
+    for ent in m.entities:
+        for entry in ent.sensors:
+            try:
+                cls = registry_get("sensor", entry.plugin)
+            except ConfigError:
+                continue  # reported by the build
+            if getattr(cls, "reads_all_truth", False):
+                out.append(f"sensor {ent.name}.{entry.name or entry.plugin} observes other entities")
+        for entry in ent.autonomy:
+            lm = entry.params.get("lawnmower") if entry.plugin == "waypoints" else None
+            if isinstance(lm, dict) and lm.get("split", True) and ent.count > 1:
+                out.append(f"{ent.name}.{entry.name or entry.plugin} splits lanes among vehicles")
+    return out
+
+
+def _stacked_entry(entry: PluginEntry, count: int, reps: int) -> PluginEntry:
+    """A plugin entry for ``reps`` stacked replicas of a ``count``-vehicle block."""
+    if entry.plugin != "waypoints" or reps <= 1:
+        return entry
+    params = dict(entry.params)
+    lm = params.get("lawnmower")
+    if isinstance(lm, dict) and count == 1:
+        params["lawnmower"] = {**lm, "split": False}  # one vehicle never splits its lanes
+    off = params.get("member_offset_ne")
+    if isinstance(off, list):
+        params["member_offset_ne"] = list(off) * reps
+    return entry.model_copy(update={"params": params})
+
+
+def build_simulation(
+    sc: LoadedScenario,
+    *,
+    time_warp: float | None = None,
+    replicas: Any = None,
+) -> Simulation:
     """Instantiate every plugin and the simulation of a loaded scenario.
+
+    Parameters
+    ----------
+    sc : LoadedScenario
+    time_warp : float, optional
+        Overrides ``time.time_warp``.
+    replicas : sequence of int, optional
+        Replica indices to simulate (default ``range(replicas)`` of the scenario).  One index
+        r gives the single run of replica r (stream keys start with r); several are stacked
+        as extra rows of every block (``name[i]@r``), which requires :func:`stack_problems`
+        to be empty.
 
     Raises
     ------
@@ -391,10 +464,19 @@ def build_simulation(sc: LoadedScenario, *, time_warp: float | None = None) -> S
         unsupported features ("not supported yet").
     """
     m = sc.model
-    if m.replicas != 1:
-        raise sc.error(
-            "replicas > 1 is not supported yet (run replicas as separate seeds)", "replicas"
-        )
+    reps = tuple(int(r) for r in (range(m.replicas) if replicas is None else replicas))
+    if not reps or any(r < 0 for r in reps):
+        raise sc.error(f"replica indices must be >= 0 and at least one, got {reps}", "replicas")
+    if len(reps) > 1:
+        problems = stack_problems(sc)
+        if problems:
+            raise sc.error(
+                f"{len(reps)} replicas cannot share one simulation: {'; '.join(problems)}; "
+                "run them with 'marinesim batch' (one simulation per replica)",
+                "replicas",
+            )
+    stacked = reps if len(reps) > 1 else ()
+    n_rep = max(len(stacked), 1)
     if m.networks:
         raise sc.error("networks are not supported yet", "networks")
     data = sc.data
@@ -423,7 +505,9 @@ def build_simulation(sc: LoadedScenario, *, time_warp: float | None = None) -> S
             for j, e in enumerate(ent.controllers)
         ]
         autos = [
-            _make_plugin("autonomy", e, f"{base}.autonomy.{j}", sc, loader)
+            _make_plugin(
+                "autonomy", _stacked_entry(e, ent.count, n_rep), f"{base}.autonomy.{j}", sc, loader
+            )
             for j, e in enumerate(ent.autonomy)
         ]
         sens = [
@@ -449,6 +533,15 @@ def build_simulation(sc: LoadedScenario, *, time_warp: float | None = None) -> S
         ent = s["model"]
         autos = list(s["autonomy"])
         evs = scripts.get(name)
+        if evs and stacked:  # a member's events go to that member in every replica
+            evs = [
+                ev.model_copy(
+                    update={"rows": [k * ent.count + i for k in range(n_rep) for i in ev.rows]}
+                )
+                if ev.rows is not None
+                else ev
+                for ev in evs
+            ]
         if evs:
             pname = "script"
             taken = {p.plugin.name for p in block_plugins[name]}
@@ -492,6 +585,7 @@ def build_simulation(sc: LoadedScenario, *, time_warp: float | None = None) -> S
                 ent.radius,
                 ent.contact_type,
                 dict(ent.properties),
+                stacked,
             )
         )
     world = [
@@ -507,6 +601,7 @@ def build_simulation(sc: LoadedScenario, *, time_warp: float | None = None) -> S
     ]
     resolved = resolved_text(data)
     manifest = {
+        **({"replicas": list(stacked)} if stacked else {}),
         "scenario_file": sc.file,
         "scenario_sha256": scenario_hash(data),
         "builtin_scenario": sc.builtin,
@@ -528,8 +623,11 @@ def build_simulation(sc: LoadedScenario, *, time_warp: float | None = None) -> S
             env=env,
             world=world,
             name=m.name,
+            replica=reps[0],
             manifest=manifest,
             resolved_scenario=resolved,
+            log_rate=m.log_rate,
+            log_columns=m.log_columns,
         )
     except ConfigError as exc:
         raise _relocate_engine(exc, sc) from None

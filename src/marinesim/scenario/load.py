@@ -21,6 +21,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from marinesim.core.errors import ConfigError, suggest
+from marinesim.core.params import BOOL_MESSAGE, bool_error_loc
+from marinesim.core.textio import read_input_text, yaml_compose, yaml_construct
 from marinesim.scenario.schema import ScenarioModel
 from marinesim.scenario.templating import apply_sets, parse_assignments, substitute
 
@@ -131,24 +133,12 @@ def compose_with_marks(text: str, *, file: str | Path | None = None) -> tuple[An
     ConfigError
         Malformed YAML (with the parser's line and column) or a duplicate key.
     """
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            raise ConfigError("the scenario file is empty", file=file, line=1)
-        marks: Marks = {}
-        _walk(node, "", marks, file)
-        data = loader.construct_document(node)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        col = mark.column + 1 if mark is not None else None
-        problem = exc.problem or exc.context or "malformed YAML"
-        raise ConfigError(f"malformed YAML: {problem}", file=file, line=line, column=col) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"malformed YAML: {exc}", file=file) from None
-    finally:
-        loader.dispose()
+    node = yaml_compose(text, file=file)  # bounded nesting, aliases and expanded size
+    if node is None:
+        raise ConfigError("the scenario file is empty", file=file, line=1)
+    marks: Marks = {}
+    _walk(node, "", marks, file)
+    data = yaml_construct(node, file=file)
     return data, marks
 
 
@@ -267,9 +257,10 @@ def validate_model(
         errors = exc.errors()
         err = next((e for e in errors if e.get("type") == "extra_forbidden"), None)
         err = err or next((e for e in errors if e.get("type") == "missing"), errors[0])
+        refined = bool_error_loc(err)
         loc = [
             p
-            for p in err.get("loc", ())
+            for p in refined
             if not (
                 isinstance(p, str)
                 and (p in ("uniform", "field", "str", "EndMetric") or "[" in p or "Literal" in p)
@@ -285,6 +276,8 @@ def validate_model(
             msg = "extra field not permitted" + (f" (did you mean {close[0]!r}?)" if close else "")
         elif typ == "missing":
             msg = "required value missing"
+        elif refined != tuple(err.get("loc", ())):
+            msg = BOOL_MESSAGE
         elif "input" in err and not isinstance(err["input"], dict | list):
             msg += f" (got {err['input']!r})"
         shown = (
@@ -369,6 +362,7 @@ def load_text(
     _check_rules(data, marks, fname)
     try:
         model = validate_layout(data, marks, fname)
+        _check_limits(model, marks, fname)
     except ConfigError as exc:
         raise mark_set_origin(exc, data, changed) from None
     bdir = (
@@ -377,6 +371,62 @@ def load_text(
         else (Path(fname).resolve().parent if not fname.startswith("<") else None)
     )
     return LoadedScenario(model, data, marks, fname, bdir, builtin, changed)
+
+
+def _check_limits(model: ScenarioModel, marks: Marks, file: str) -> None:
+    """The limits of :mod:`marinesim.core.limits` on ``time:`` (dt, time_warp, steps)."""
+    from marinesim.core.limits import MAX_ENTITIES, MAX_STEPS, MIN_DT, MIN_TIME_WARP
+
+    tm = model.time
+
+    names = [e.name for e in model.entities or []]
+
+    def fail(msg: str, path: str) -> ConfigError:
+        line, col = mark_for(marks, path)
+        parts = path.split(".")
+        if parts[0] == "entities" and len(parts) > 2 and names.count(names[int(parts[1])]) == 1:
+            parts[1] = names[int(parts[1])] or parts[1]  # the block's name, as elsewhere
+        return ConfigError(msg, file=file, line=line, column=col, param=".".join(parts))
+
+    if tm.dt < MIN_DT:
+        raise fail(f"must be >= {MIN_DT:g} s (MIN_DT), got {tm.dt:g}", "time.dt")
+    if 0 < tm.time_warp < MIN_TIME_WARP:
+        raise fail(
+            f"must be 0 (as fast as possible) or >= {MIN_TIME_WARP:g} (MIN_TIME_WARP), "
+            f"got {tm.time_warp:g}",
+            "time.time_warp",
+        )
+    if tm.substeps > MAX_STEPS:
+        raise fail(f"must be <= {MAX_STEPS}, got {tm.substeps}", "time.substeps")
+    total = 0
+    for i, ent in enumerate(model.entities or []):
+        total += ent.count
+        if total > MAX_ENTITIES:
+            raise fail(
+                f"more than {MAX_ENTITIES} vehicles in the scenario (MAX_ENTITIES)",
+                f"entities.{i}.count",
+            )
+        name = ent.name
+        if not name.strip() or any(c in name for c in "/\\\0") or name in (".", ".."):
+            raise fail(
+                f"entity name {name!r} must be a non-empty name without '/', '\\' or NUL",
+                f"entities.{i}.name",
+            )
+        for kind in ("motion", "controllers", "autonomy", "sensors"):
+            entries = getattr(ent, kind, None)
+            listed = isinstance(entries, list)
+            for j, pe in enumerate(entries if listed else [entries]):
+                if getattr(pe, "name", None) is not None and not str(pe.name).strip():
+                    where = f"entities.{i}.{kind}" + (f".{j}" if listed else "")
+                    raise fail("plugin instance name is empty", where + ".name")
+    if tm.end is not None:
+        steps = (tm.end - tm.start) / tm.dt * tm.substeps
+        if steps > MAX_STEPS:
+            raise fail(
+                f"{tm.end - tm.start:g} s at dt = {tm.dt:g} s x {tm.substeps} substeps is "
+                f"{steps:.3g} steps, over the limit of {MAX_STEPS} (MAX_STEPS)",
+                "time.end",
+            )
 
 
 def mark_set_origin(exc: ConfigError, data: Any, changed: Sequence[str]) -> ConfigError:
@@ -425,12 +475,7 @@ def load_file(
 ) -> LoadedScenario:
     """Read and check a scenario file (see :func:`load_text`)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"scenario file {str(p)!r} not found") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read scenario file {str(p)!r}: {exc.strerror}") from None
+    text = read_input_text(p, what="scenario file")
     return load_text(
         text, file=str(p), base_dir=p.resolve().parent, variables=variables, sets=sets, seed=seed
     )

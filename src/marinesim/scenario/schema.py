@@ -173,12 +173,21 @@ class ScenarioModel(ParamsBase):
     name: str = "scenario"
     description: str = ""
     seed: int | None = field(None, ge=0, le=2**63 - 1)
-    replicas: int = field(1, ge=1)
+    replicas: int = field(1, ge=1, description="Monte-Carlo replicas (replica r: keys start with r)")
+    sweep: dict[str, Any] | None = Field(
+        default=None, description="parameter sweep for 'marinesim batch' (marinesim.batch.design)"
+    )
     time: TimeModel
     end_conditions: list[Literal["time", "all_inactive", "all_done", "one_team"] | EndMetric] = (
         Field(default_factory=lambda: ["time"])
     )
     on_nonfinite: Literal["stop", "deactivate"] = "stop"
+    log_rate: float | None = field(
+        None, unit="Hz", gt=0, allow_inf_nan=False, description="frames logged per sim second"
+    )
+    log_columns: list[str] | None = Field(
+        default=None, description="signals to log (glob patterns; truth.* and active always)"
+    )
     strict: bool = False
     origin: OriginModel | None = None
     environment: EnvironmentModel = Field(default_factory=EnvironmentModel)

@@ -17,6 +17,7 @@ view gets its own detection draw; targets in view beyond C are not reported and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 from numpy.typing import NDArray
@@ -207,24 +208,20 @@ def detect_contacts(
     )[0]
     rs = sensor_rot @ mount  # sensor frame → NED, (N, 3, 3)
     origin = sensor_pos + np.einsum("nij,j->ni", sensor_rot, np.asarray(params.mount_offset, float))
-    ok = np.broadcast_to(target_ok, (n, m)) & (sensor_ids[:, None] != target_ids[None, :])
+    t_ok = np.asarray(target_ok, dtype=bool)
     if params.teams is not None and target_team is not None:
-        ok = ok & np.isin(target_team, params.teams)[None, :]
+        t_ok = t_ok & np.isin(target_team, params.teams)
     if m > params.spatial_index_threshold and n > 0:
         from scipy.spatial import cKDTree
 
         tree = cKDTree(target_pos)
         lists = tree.query_ball_point(origin, params.max_range)
-        ii = np.concatenate(
-            [np.full(len(lst), i, dtype=np.int64) for i, lst in enumerate(lists)]
-            or [np.zeros(0, np.int64)]
-        )
-        jj = np.concatenate(
-            [np.asarray(lst, dtype=np.int64) for lst in lists] or [np.zeros(0, np.int64)]
-        )
+        lens = np.fromiter(map(len, lists), dtype=np.int64, count=n)
+        ii = np.repeat(np.arange(n, dtype=np.int64), lens)
+        jj = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=int(lens.sum()))
     else:
-        ii, jj = np.nonzero(np.ones((n, m), dtype=bool))
-    keep = ok[ii, jj]
+        ii, jj = np.divmod(np.arange(n * m, dtype=np.int64), m)
+    keep = t_ok[jj] & (sensor_ids[ii] != target_ids[jj])
     ii, jj = ii[keep], jj[keep]
     rel = target_pos[jj] - origin[ii]
     s = np.einsum("dji,dj->di", rs[ii], rel)  # sensor frame

@@ -179,6 +179,30 @@ def ekf_update(
         Normalised innovation squared (NaN where no measurement).
     """
     n = x.shape[0]
+    mask = np.asarray(mask, dtype=bool)
+    rows = np.flatnonzero(mask)
+    if rows.size * 2 <= n:  # sparse: rows without a measurement keep x and (symmetric) P
+        xn = np.array(x, dtype=float)
+        Pn = np.asarray(P, dtype=float)
+        Pn = 0.5 * (Pn + np.swapaxes(Pn, 1, 2))
+        accepted = np.zeros(n, dtype=bool)
+        nis = np.full(n, np.nan)
+        if rows.size:
+            Hr = H[rows] if np.ndim(H) == 3 else H
+            Rr = R[rows] if np.ndim(R) == 3 else R
+            xr, Pr, ar, nr = _joseph(
+                xn[rows], np.asarray(P)[rows], z[rows], zhat[rows], Hr, Rr, mask[rows], gate
+            )
+            xn[rows], Pn[rows], accepted[rows], nis[rows] = xr, Pr, ar, nr
+        return xn, Pn, accepted, nis
+    return _joseph(x, P, z, zhat, H, R, mask, gate)
+
+
+def _joseph(
+    x: Arr, P: Arr, z: Arr, zhat: Arr, H: Arr, R: Arr, mask: NDArray[np.bool_], gate: float
+) -> tuple[Arr, Arr, NDArray[np.bool_], Arr]:
+    """The dense Joseph-form update of :func:`ekf_update` over every row of ``x``."""
+    n = x.shape[0]
     H = np.broadcast_to(H, (n, *np.shape(H)[-2:]))
     y = np.where(mask[:, None], z - zhat, 0.0)
     Ht = np.swapaxes(H, 1, 2)

@@ -263,9 +263,14 @@ def cep50(cov2: NDArray[np.float64], n_theta: int | None = None) -> NDArray[np.f
     q = np.cos(th) ** 2 + np.sin(th) ** 2 / r2[:, None] ** 2  # (N, n), normalised σ₁ = 1
     norm = 1.0 / (n_theta * r2)  # (1/(2π σ₁σ₂))·4·(π/2)/n
     rad = 0.5887 * (1.0 + r2)
+    e = np.empty_like(q)  # work buffers, reused by every iteration
+    w = np.empty_like(q)
     for _ in range(8):
-        e = np.exp(-0.5 * rad[:, None] ** 2 * q)
-        prob = norm * np.sum((1.0 - e) / q, axis=1)
+        np.multiply(-0.5 * rad[:, None] ** 2, q, out=e)
+        np.exp(e, out=e)
+        np.subtract(1.0, e, out=w)
+        np.divide(w, q, out=w)
+        prob = norm * np.sum(w, axis=1)
         dprob = norm * rad * np.sum(e, axis=1)
         new = np.clip(rad - (prob - 0.5) / dprob, 0.6744897501960817, 1.1774100225154747)
         done = np.max(np.abs(new - rad), initial=0.0) < 1e-14

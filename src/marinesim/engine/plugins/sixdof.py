@@ -1,4 +1,11 @@
-"""``fossen6dof`` motion plugin: a 6-DOF vehicle and its actuators inside the engine.
+"""``fossen6dof`` motion plugin: any 6-DOF motion model and its actuators inside the engine.
+
+A thin adapter: the vehicle is the motion model of its preset's kind, chosen by name through
+:func:`marinesim.models.motion.motion_model` (generic Fossen 6-DOF, PythonVehicleSimulator
+REMUS 100 / Otter, the PythonVehicleSimulator fleet) and driven through that one face
+(``init`` / ``step`` / ``pose``); the thruster plant is
+:mod:`marinesim.actuators.plant`; the battery :mod:`marinesim.models.battery`.  This module
+only moves commands from the bus into them, reports events and logs.
 
 The engine has no "actuator" plugin kind (motion, sensor, controller, autonomy, ...), so the
 **actuator chain runs inside this motion plugin's substep**, driven by the commands that
@@ -24,6 +31,12 @@ controllers publish on the entity's local bus (held over the tick, engine spec �
   propeller speed [rpm], for the PythonVehicleSimulator REMUS 100 (``preset: remus100``),
   whose fin and propeller lags are part of its PVS-exact dynamics
   (:mod:`marinesim.models.pvs`).
+* ``actuators/cmd`` (N, m) — commanded actuators in the vehicle's units, for the Otter and the
+  PythonVehicleSimulator fleet (``preset: tanker``, ``torpedo`` ... ``vehicle_args``: the
+  constructor's arguments, e.g. ``{control_system: headingAutopilot, r: 30}``).  A fleet
+  vehicle runs its own control system (:func:`marinesim.control.pvs_fleet.onboard`: the
+  constructor's ``controlSystem``, its step-input schedule for ``stepInput``) every substep;
+  a vehicle that received ``actuators/cmd`` uses the held command instead.
 
 Published every tick (last substep): ``battery/voltage`` (N,) [V], ``thrusters/current``
 (N, k) [A] and ``thrusters/thrust`` (N, k) [N] (vehicles with thrusters).
@@ -31,15 +44,15 @@ Published every tick (last substep): ``battery/voltage`` (N,) [V], ``thrusters/c
 Truth: pos = η position, quat = attitude (body FRD → NED), vel/ang_vel = ν, accel = body
 specific force (finite difference over the substep).  The environment's current (uniform and
 field, sampled at each substep start at the vehicles' positions) enters the 6-DOF model as
-the relative velocity ν_r = ν − ν_c.  A vehicle the model stops (non-finite state or beyond
+the relative velocity ν_r = ν − ν_c; PythonVehicleSimulator models take the uniform current
+in their constructor (``V_current``, ``beta_current``) unless ``vehicle_args`` gives it.  A vehicle the model stops (non-finite state or beyond
 ``max_speed``/``max_rate``) gets a non-finite truth so that the engine's ``on_nonfinite``
 policy applies, with an event naming the entity, the time and the model's reason.
 """
 
 from __future__ import annotations
 
-import math
-import warnings
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -47,23 +60,30 @@ from numpy.typing import NDArray
 from pydantic import model_validator
 
 from marinesim.actuators import fins as fin_model
+from marinesim.actuators import plant as plant_model
 from marinesim.actuators import thruster as thruster_model
-from marinesim.actuators import thruster_dynamics
 from marinesim.actuators.actuator_set import ActuatorSet
-from marinesim.actuators.t200 import V_MAX, V_MIN, T200Cubic, u_from_pwm
+from marinesim.actuators.t200 import V_MAX, V_MIN, T200Cubic
 from marinesim.allocation.tam import Geometry
 from marinesim.allocation.vehicles import get_layout
-from marinesim.core.errors import ConfigError, ConfigWarning
-from marinesim.core.frames import euler_from_quat, quat_from_euler, rotation_from_quat
+from marinesim.control import pvs_fleet
+from marinesim.core.errors import ConfigError
+from marinesim.core.frames import euler_from_quat
 from marinesim.core.params import ParamsBase, field
 from marinesim.core.state import VehicleState
 from marinesim.engine.plugin import Plugin
 from marinesim.models import battery as battery_model
-from marinesim.models import fossen6dof, presets, pvs
+from marinesim.models import fossen6dof, presets
+from marinesim.models.motion import KINDS, MotionModel, Water, motion_model
 
 __all__ = ["SixDofMotion", "SixDofParams", "ThrusterPlantParams"]
 
 F64 = NDArray[np.float64]
+
+#: Motion-model kind → the vehicle's own control system (control layer), where it has one.
+ONBOARD: dict[str, Callable[[Any, int], tuple[Any, dict[str, Any]]]] = {
+    "pvs_fleet": pvs_fleet.onboard,
+}
 
 
 class ThrusterPlantParams(ParamsBase):
@@ -125,6 +145,11 @@ class SixDofParams(ParamsBase):
     max_speed: float | None = field(
         None, unit="m/s", gt=0, description="divergence bound on |ν_lin| (default: model's)"
     )
+    vehicle_args: dict[str, Any] | None = field(
+        None,
+        description="PythonVehicleSimulator presets: constructor arguments (control_system, "
+        "r, U, V_current ...; marinesim vehicles show NAME)",
+    )
 
     @model_validator(mode="after")
     def _one_vehicle(self) -> SixDofParams:
@@ -132,46 +157,70 @@ class SixDofParams(ParamsBase):
             raise ValueError("give exactly one of 'preset' or 'model'")
         if self.thrusters is not None and self.actuators is not None:
             raise ValueError("give either 'thrusters' (T200 + battery) or 'actuators', not both")
+        kind = "fossen6dof"
         if self.preset is not None:
             try:
                 p = presets.get(self.preset)
             except ConfigError as exc:
                 raise ValueError(exc.message) from None
-            if p.model == "pvs":
-                if p.name != "remus100":
-                    raise ValueError(
-                        f"preset {p.name!r} (PythonVehicleSimulator {p.name}) is not supported "
-                        "yet by fossen6dof; use remus100 or a fossen6dof preset"
-                    )
+            kind = p.model
+            if kind not in KINDS:
+                raise ValueError(
+                    f"preset {p.name!r} has model kind {kind!r}, which has no motion model"
+                )
+            if not motion_model(p.name).input_is_wrench:
+                what = f"preset {p.name!r} is PythonVehicleSimulator-exact"
                 if self.integrator is not None:
                     raise ValueError(
-                        "preset 'remus100' is PythonVehicleSimulator-exact: its integrator is "
-                        "PVS's semi-implicit Euler; remove 'integrator'"
+                        f"{what}: its integrator is PythonVehicleSimulator's own (semi-implicit "
+                        "Euler for REMUS 100 and Otter, forward Euler for the fleet); remove "
+                        "'integrator'"
                     )
                 if self.thrusters is not None or self.actuators is not None:
                     raise ValueError(
-                        "preset 'remus100' has its own propeller and fins (fins/cmd, "
-                        "propeller/cmd); remove 'thrusters'"
+                        f"{what}: it has its own actuators ({_inputs_text(p.name)}); "
+                        "remove 'thrusters' / 'actuators'"
                     )
+                if self.max_speed is not None:
+                    raise ValueError(f"{what}: remove 'max_speed'")
+                try:
+                    motion_model(p.name, self.vehicle_args or {})
+                except ConfigError as exc:
+                    key = f"vehicle_args.{exc.param}" if exc.param else "vehicle_args"
+                    raise ValueError(f"{key}: {exc.message}") from None
+                except TypeError as exc:
+                    raise ValueError(f"vehicle_args: {exc}") from None
+        if kind == "fossen6dof" and self.vehicle_args is not None:
+            raise ValueError("'vehicle_args' applies to PythonVehicleSimulator presets only")
         return self
 
 
-def _fossen_params(p: SixDofParams) -> fossen6dof.Params | None:
-    """Effective fossen6dof Params (None for the PVS REMUS 100)."""
+def _inputs_text(preset: str) -> str:
+    return ", ".join(t for t, _k, _w in motion_model(preset).inputs)
+
+
+def _fossen_params(p: SixDofParams) -> fossen6dof.Params:
+    """Effective fossen6dof Params of a fossen6dof preset or inline model."""
     if p.model is not None:
         base = p.model
     else:
         assert p.preset is not None
-        pre = presets.get(p.preset)
-        if pre.model == "pvs":
-            return None
-        base = fossen6dof.Params.model_validate(pre.params)
+        base = fossen6dof.Params.model_validate(presets.get(p.preset).params)
     changes: dict[str, Any] = {}
     if p.integrator is not None:
         changes["integrator"] = p.integrator
     if p.max_speed is not None:
         changes["max_speed"] = p.max_speed
     return base.model_copy(update=changes) if changes else base
+
+
+def _build_motion(p: SixDofParams) -> MotionModel:
+    if p.model is not None:
+        return motion_model("fossen6dof", _fossen_params(p))
+    assert p.preset is not None
+    if presets.get(p.preset).model == "fossen6dof":
+        return motion_model(p.preset, _fossen_params(p))
+    return motion_model(p.preset, p.vehicle_args or {})
 
 
 def _rows_value(inbox: Any, topic: str, out: F64) -> F64:
@@ -186,7 +235,7 @@ def _rows_value(inbox: Any, topic: str, out: F64) -> F64:
 
 
 class SixDofMotion(Plugin):
-    """Fossen 6-DOF vehicle (or PVS REMUS 100) with thrusters, fins and battery in the substep."""
+    """Any registered 6-DOF motion model with thrusters, fins and battery in the substep."""
 
     kind: ClassVar[str] = "motion"
     Params = SixDofParams
@@ -199,18 +248,14 @@ class SixDofMotion(Plugin):
             params = SixDofParams(preset="bluerov2_heavy")
         super().__init__(name, params)
         p: SixDofParams = self.params  # type: ignore[assignment]
-        fp = _fossen_params(p)
-        self.is_pvs = fp is None
-        self.model = fossen6dof.build(fp) if fp is not None else None
+        self.motion = _build_motion(p)
         subs: dict[str, str] = {}
         pubs: dict[str, str] = {}
-        self.geometry: Geometry | None = None
+        self.plant: plant_model.T200Plant | None = None
+        self.names: tuple[str, ...] = ()
         self.thruster_bank: thruster_model.ThrusterBankParams | None = None
         self.fin_bank: fin_model.FinBankParams | None = None
-        self.t200: T200Cubic | None = None
-        if self.is_pvs:
-            subs.update({"fins/cmd": "array", "propeller/cmd": "double"})
-        elif p.actuators is not None:
+        if p.actuators is not None:
             self.thruster_bank = p.actuators.thruster_bank() if p.actuators.thrusters else None
             self.fin_bank = p.actuators.fin_bank() if p.actuators.fins else None
             if self.thruster_bank is not None:
@@ -219,8 +264,14 @@ class SixDofMotion(Plugin):
                 subs["fins/cmd"] = "array"
         elif p.thrusters is not None:
             tp = p.thrusters
-            self.geometry = Geometry(get_layout(tp.layout, tp.bound_set))
-            self.t200 = T200Cubic(profile=tp.t200_profile)
+            geometry = Geometry(get_layout(tp.layout, tp.bound_set))
+            self.names = tuple(geometry.names)
+            self.plant = plant_model.T200Plant.from_geometry(
+                geometry,
+                t200=T200Cubic(profile=tp.t200_profile),
+                input=tp.input,
+                rotor_time_constant=tp.rotor_time_constant,
+            )
             subs.update({"thrusters/cmd": "array", "thrusters/fail": "double"})
             pubs.update(
                 {
@@ -230,7 +281,9 @@ class SixDofMotion(Plugin):
                 }
             )
         else:
-            subs["wrench/cmd"] = "array"
+            subs.update({topic: kind for topic, kind, _w in self.motion.inputs})
+        self.onboard = ONBOARD.get(self.motion.kind)
+        self._onboard_fn: Any = None
         self.subscribes = subs
         self.publishes = pubs
 
@@ -241,67 +294,47 @@ class SixDofMotion(Plugin):
         n = ctx.n
         st = ctx.state
         env = ctx.env
-        if self.is_pvs:
-            cn, ce = env.current_north, env.current_east
+        motion = self.motion
+        if motion.current_in_constructor:
             if env.current_field is not None:
                 ctx.events.emit(
                     "fossen6dof",
-                    "the REMUS 100 (PVS) model takes a uniform current only; the current field "
-                    "is ignored",
+                    f"the {motion.name} (PythonVehicleSimulator) model takes a uniform current "
+                    "only; the current field is ignored",
                     severity="warning",
                 )
-            speed = math.hypot(cn, ce)
-            beta = math.degrees(math.atan2(ce, cn)) if speed > 0 else 0.0
-            st["pvs"] = pvs.remus100("stepInput", V_current=speed, beta_current=beta)
-            euler = euler_from_quat(truth.quat)
-            eta = np.concatenate([truth.pos, euler], axis=1)
-            nu = np.concatenate([truth.vel, truth.ang_vel], axis=1)
-            st["eta"] = eta
-            st["nu"] = nu
-            st["act"] = np.zeros((n, 3))
-            st["cmd"] = np.zeros((n, 3))
-            st["alive"] = np.ones(n, dtype=bool)
-        else:
-            model = self.model
-            assert model is not None
-            if model.attitude == "quaternion":
-                att = truth.quat.copy()
-            else:
-                att = euler_from_quat(truth.quat)
-            nu = np.concatenate([truth.vel, truth.ang_vel], axis=1)
-            st["x"] = fossen6dof.State(
-                pos=truth.pos.copy(), att=att, nu=nu, alive=np.ones(n, dtype=bool), t=ctx.t
-            )
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", ConfigWarning)
-                fossen6dof.check_environment(
-                    model, fossen6dof.Env(density=env.density, gravity=env.gravity)
-                )
-            for w in caught:
-                ctx.events.emit("fossen6dof", str(w.message), severity="warning")
-            st["wrench"] = np.zeros((n, 6))
-            if self.thruster_bank is not None:
-                k = len(self.thruster_bank.thrusters)
-                st["uuv_cmd"] = np.zeros((n, k))
-                st["uuv"] = thruster_model.init(self.thruster_bank, n)
-            if self.fin_bank is not None:
-                st["fin_cmd"] = np.zeros((n, len(self.fin_bank.fins)))
-                st["fins"] = fin_model.init(self.fin_bank, n)
-            tp = self.params.thrusters  # type: ignore[attr-defined]
-            if tp is not None:
-                assert self.geometry is not None
-                k = self.geometry.n
-                enabled = np.ones((n, k), dtype=bool)
-                enabled[:, list(tp.failed)] = False
-                st["enabled"] = enabled
-                neutral = 1500.0 if tp.input == "pwm" else 0.0
-                st["cmd"] = np.full((n, k), neutral)
-                st["rotor"] = np.zeros((n, k))  # ESC output after the rotor lag [-]
-                st["thrust"] = np.zeros((n, k))
-                st["current"] = np.zeros((n, k))
-                st["battery"] = battery_model.init(tp.battery, n)
-                st["voltage"] = battery_model.voltage(tp.battery, st["battery"], np.zeros(n))
-                st["v_clamped"] = np.zeros(n, dtype=bool)
+            motion = motion.in_current(env.current_north, env.current_east)
+        st["motion"] = motion
+        nu = np.concatenate([truth.vel, truth.ang_vel], axis=1)
+        st["x"] = motion.init(truth.pos, truth.quat, nu, ctx.t)
+        for text in motion.environment_warnings(env.density, env.gravity):
+            ctx.events.emit("fossen6dof", text, severity="warning")
+        st["cmd"] = np.zeros((n, motion.m))
+        st["commanded"] = np.zeros(n, dtype=bool)
+        if self.onboard is not None:  # the function is rebuilt every start; its state in st
+            self._onboard_fn, st["onboard"] = self.onboard(motion.built, n)
+        st["wrench"] = np.zeros((n, 6))
+        if self.thruster_bank is not None:
+            k = len(self.thruster_bank.thrusters)
+            st["uuv_cmd"] = np.zeros((n, k))
+            st["uuv"] = thruster_model.init(self.thruster_bank, n)
+        if self.fin_bank is not None:
+            st["fin_cmd"] = np.zeros((n, len(self.fin_bank.fins)))
+            st["fins"] = fin_model.init(self.fin_bank, n)
+        tp = self.params.thrusters  # type: ignore[attr-defined]
+        if tp is not None:
+            assert self.plant is not None
+            k = self.plant.k
+            enabled = np.ones((n, k), dtype=bool)
+            enabled[:, list(tp.failed)] = False
+            st["enabled"] = enabled
+            st["cmd"] = np.full((n, k), self.plant.neutral)
+            st["rotor"] = np.zeros((n, k))  # ESC output after the rotor lag [-]
+            st["thrust"] = np.zeros((n, k))
+            st["current"] = np.zeros((n, k))
+            st["battery"] = battery_model.init(tp.battery, n)
+            st["voltage"] = battery_model.voltage(tp.battery, st["battery"], np.zeros(n))
+            st["v_clamped"] = np.zeros(n, dtype=bool)
         st["accel"] = np.zeros((n, 3))
         st["bad"] = np.zeros(n, dtype=bool)
         self._set_truth(ctx)
@@ -313,50 +346,68 @@ class SixDofMotion(Plugin):
         h = ctx.h
         inbox = ctx.inbox
         last = ctx.substep == round(ctx.dt / h) - 1
-        if self.is_pvs:
-            self._substep_pvs(ctx, inbox, h, last)
+        motion: MotionModel = st["motion"]
+        x = st["x"]
+        n = ctx.n
+        if self.plant is not None:
+            cmd = self._thrusters(ctx, inbox, h)
+        elif self.thruster_bank is not None or self.fin_bank is not None:
+            cmd = self._uuv_actuators(ctx, inbox, h, motion, x)
         else:
-            self._substep_fossen(ctx, inbox, h, last)
+            cmd = self._commands(ctx, inbox, motion, x, h)
+            if motion.input_is_wrench:
+                st["wrench"] = cmd
+        water = Water(np.zeros((n, 3)), ctx.env.density, ctx.env.gravity)
+        if not motion.current_in_constructor:
+            pos = motion.pose(x)[0]
+            water.current[:, :2] = ctx.env.current(pos[:, 0], pos[:, 1])
+        nu0 = np.concatenate(motion.pose(x)[2:], axis=1)
+        x1, events = motion.step(x, cmd, h, water)
+        if last:  # the truth's specific force describes t_{k+1}: only the last substep's
+            st["accel"] = motion.specific_force(nu0, x1, h, ctx.env.gravity)
+        for text in events:
+            self._diverged(ctx, text, ctx.t + h)
+        st["bad"] = st["bad"] | ~motion.alive(x1)
+        st["x"] = x1
         if last:
             self._set_truth(ctx)
             self._log(ctx)
-            if self.geometry is not None:
+            if self.plant is not None:
                 self._publish(ctx)
         elif np.any(st["bad"]):
             self._set_truth(ctx)
 
-    # fossen -------------------------------------------------------------------------------
-    def _substep_fossen(self, ctx: Any, inbox: Any, h: float, last: bool) -> None:
+    # inputs -----------------------------------------------------------------------------------
+    def _commands(self, ctx: Any, inbox: Any, motion: MotionModel, x: Any, h: float) -> F64:
+        """The model's own inputs held from the bus (columns of ``motion.inputs``)."""
         st = ctx.state
-        model = self.model
-        assert model is not None
-        x: fossen6dof.State = st["x"]
-        n = x.n
-        cur = ctx.env.current(x.pos[:, 0], x.pos[:, 1])
-        cur3 = np.zeros((n, 3))
-        cur3[:, :2] = cur
-        if self.geometry is not None:
-            tau = self._thrusters(ctx, inbox, h)
-        elif self.thruster_bank is not None or self.fin_bank is not None:
-            tau = self._uuv_actuators(ctx, inbox, h, x, cur3)
-        else:
-            st["wrench"] = _rows_value(inbox, "wrench/cmd", st["wrench"])
-            tau = st["wrench"]
-        env = fossen6dof.Env(current=cur3, density=ctx.env.density, gravity=ctx.env.gravity)
-        x1 = fossen6dof.step(model, x, tau, env, h)
-        if last:  # the truth's specific force describes t_{k+1}: only the last substep's
-            st["accel"] = self._specific_force(x.nu, x1.nu, x1.att, h, ctx.env.gravity, model)
-        for text in x1.events:
-            self._diverged(ctx, text, ctx.t + h)
-        st["bad"] = st["bad"] | ~x1.alive
-        st["x"] = fossen6dof.State(
-            pos=x1.pos, att=x1.att, nu=x1.nu, alive=x1.alive, t=x1.t, events=()
-        )
+        cmd = st["cmd"]
+        new = cmd
+        col = 0
+        for topic, _kind, w in motion.inputs:
+            view = cmd[:, col : col + w]
+            part = _rows_value(inbox, topic, view)
+            if part is not view:
+                if new is cmd:
+                    new = cmd.copy()
+                new[:, col : col + w] = part
+                got = np.zeros(ctx.n, dtype=bool)
+                for m in inbox.topic(topic):
+                    got[m.rows] = True
+                st["commanded"] = st["commanded"] | got
+            col += w
+        st["cmd"] = new
+        if "onboard" not in st:
+            return new
+        eta, nu = motion.eta_nu(x)
+        u, st["onboard"] = self._onboard_fn(st["onboard"], ctx.t, eta, nu, h)
+        return np.where(st["commanded"][:, None], new, u)
 
-    def _uuv_actuators(self, ctx: Any, inbox: Any, h: float, x: Any, cur_ned: F64) -> F64:
+    def _uuv_actuators(self, ctx: Any, inbox: Any, h: float, motion: MotionModel, x: Any) -> F64:
         """UUV Simulator thruster chain and fins over one substep; their body wrench (N, 6)."""
         st = ctx.state
-        tau = np.zeros((x.n, 6))
+        n = ctx.n
+        tau = np.zeros((n, 6))
         if self.thruster_bank is not None:
             st["uuv_cmd"] = _rows_value(inbox, "thrusters/cmd", st["uuv_cmd"])
             ts = thruster_model.step(self.thruster_bank, st["uuv"], st["uuv_cmd"], {"t": ctx.t}, h)
@@ -364,11 +415,14 @@ class SixDofMotion(Plugin):
             tau = tau + thruster_model.wrench(self.thruster_bank, ts.thrust)
         if self.fin_bank is not None:
             st["fin_cmd"] = _rows_value(inbox, "fins/cmd", st["fin_cmd"])
-            pos, quat, _v, _w = self._pose(ctx)
-            rot = rotation_from_quat(quat)
+            pos = motion.pose(x)[0]
+            cur_ned = np.zeros((n, 3))
+            cur_ned[:, :2] = ctx.env.current(pos[:, 0], pos[:, 1])
+            rot = motion.rotation(x)
             cur_body = np.einsum("nji,nj->ni", rot, cur_ned)  # Rᵀ v_c
+            nu = motion.eta_nu(x)[1]
             fs = fin_model.step(
-                self.fin_bank, st["fins"], st["fin_cmd"], {"current_body": cur_body}, h, x.nu
+                self.fin_bank, st["fins"], st["fin_cmd"], {"current_body": cur_body}, h, nu
             )
             st["fins"] = fs
             tau = tau + fs.wrench()
@@ -376,20 +430,21 @@ class SixDofMotion(Plugin):
         return tau
 
     def _thrusters(self, ctx: Any, inbox: Any, h: float) -> F64:
+        """T200 plant (:func:`marinesim.actuators.plant.step`) and battery; the body wrench."""
         st = ctx.state
         tp: ThrusterPlantParams = self.params.thrusters  # type: ignore[attr-defined]
-        g = self.geometry
-        t200 = self.t200
-        assert g is not None and t200 is not None
+        plant = self.plant
+        assert plant is not None
+        k = plant.k
         st["cmd"] = _rows_value(inbox, "thrusters/cmd", st["cmd"])
         for m in inbox.topic("thrusters/fail"):
             idx = np.asarray(m.value, dtype=float)
-            for row, k in zip(m.rows.tolist(), idx.tolist(), strict=True):
-                ki = int(k)
-                if float(k) != ki or not 0 <= ki < g.n:
+            for row, kk in zip(m.rows.tolist(), idx.tolist(), strict=True):
+                ki = int(kk)
+                if float(kk) != ki or not 0 <= ki < k:
                     ctx.events.emit(
                         "thruster_fail",
-                        f"thrusters/fail: ignored invalid thruster index {k!r} (0..{g.n - 1})",
+                        f"thrusters/fail: ignored invalid thruster index {kk!r} (0..{k - 1})",
                         severity="warning",
                         rows=[row],
                     )
@@ -400,13 +455,15 @@ class SixDofMotion(Plugin):
                     st["enabled"] = en
                     ctx.events.emit(
                         "thruster_fail",
-                        f"thruster {ki} ({g.names[ki]}) failed at t = {ctx.t:g} s",
+                        f"thruster {ki} ({self.names[ki]}) failed at t = {ctx.t:g} s",
                         severity="warning",
                         rows=[row],
                     )
-        v_raw = st["voltage"]
-        v = np.clip(v_raw, V_MIN, V_MAX)
-        clamped = (v != v_raw) & ~st["v_clamped"]
+        empty = battery_model.cut_off(tp.battery, st["battery"])
+        out = plant_model.step(
+            plant, st["rotor"], st["cmd"], st["voltage"], st["enabled"] & ~empty[:, None], h
+        )
+        clamped = out.voltage_clamped & ~st["v_clamped"]
         if np.any(clamped):
             ctx.events.emit(
                 "battery",
@@ -416,76 +473,23 @@ class SixDofMotion(Plugin):
                 rows=np.flatnonzero(clamped),
             )
             st["v_clamped"] = st["v_clamped"] | clamped
-        sig = g.sigma[None, :]
-        cmd = st["cmd"]
-        if tp.input == "pwm":
-            u_esc = u_from_pwm(cmd)
-            u_cmd = np.where(g.signal_inverted[None, :], -u_esc, u_esc)
-        else:
-            u_cmd = t200.force_to_u(cmd * sig, v[:, None])
-        u_cmd = np.where(st["enabled"], np.clip(u_cmd, -1.0, 1.0), 0.0)
-        if tp.rotor_time_constant > 0:
-            rotor = thruster_dynamics.update(
-                {"time_constant": tp.rotor_time_constant}, st["rotor"], u_cmd, h, "first_order"
+        newly = empty & ~st.get("b_cut", np.zeros_like(empty))
+        if np.any(newly):
+            ctx.events.emit(
+                "battery",
+                f"battery empty at t = {ctx.t:g} s: cut off, the thrusters stop",
+                severity="warning",
+                rows=np.flatnonzero(newly),
             )
-        else:
-            rotor = u_cmd
-        st["rotor"] = rotor
-        f_t200 = t200.u_to_force(rotor, v[:, None])
-        f_t200 = np.where(rotor > 0, np.maximum(f_t200, 0.0), np.minimum(f_t200, 0.0))
-        current = t200.u_to_current(rotor, v[:, None])
-        force = f_t200 * sig
-        st["thrust"] = force
-        st["current"] = current
-        total = current.sum(axis=1)
+        st["b_cut"] = empty
+        st["rotor"] = out.rotor
+        st["thrust"] = out.thrust
+        st["current"] = out.current
+        total = out.current.sum(axis=1)
         st["battery"] = battery_model.step(tp.battery, st["battery"], total, h)
         st["voltage"] = battery_model.voltage(tp.battery, st["battery"], total)
-        return force @ g.b.T
-
-    @staticmethod
-    def _specific_force(nu0: F64, nu1: F64, att: F64, h: float, gravity: float, model: Any) -> F64:
-        """Body specific force [m/s²]: v̇ + ω × v − Rᵀ g (finite difference over the step)."""
-        v1 = nu1[:, :3]
-        w1 = nu1[:, 3:]
-        a = (v1 - nu0[:, :3]) / h + np.cross(w1, v1)
-        if model is not None and model.attitude == "quaternion":
-            rot = rotation_from_quat(att)
-        else:
-            e = att if att.shape[1] == 3 else euler_from_quat(att)
-            rot = rotation_from_quat(quat_from_euler(e[:, 0], e[:, 1], e[:, 2]))
-        g_body = gravity * rot[:, 2, :]  # Rᵀ [0, 0, g]
-        return a - g_body
-
-    # PVS REMUS 100 --------------------------------------------------------------------------
-    def _substep_pvs(self, ctx: Any, inbox: Any, h: float, last: bool) -> None:
-        st = ctx.state
-        cmd = st["cmd"]
-        fins = _rows_value(inbox, "fins/cmd", cmd[:, :2])
-        prop = _rows_value(inbox, "propeller/cmd", cmd[:, 2:3])
-        if fins is not cmd[:, :2] or prop is not cmd[:, 2:3]:
-            cmd = np.concatenate([fins, prop], axis=1)
-            st["cmd"] = cmd
-        p = st["pvs"]
-        eta, nu, act = st["eta"], st["nu"], st["act"]
-        n = eta.shape[0]
-        state = (
-            tuple(eta[:, i] for i in range(6)),
-            tuple(nu[:, i] for i in range(6)),
-            tuple(act[:, i] for i in range(3)),
-        )
-        t1 = ctx.t + h
-        new, alive, events = pvs.step_batch(
-            p, state, tuple(cmd[:, i] for i in range(3)), h, st["alive"], t1
-        )
-        eta1 = np.stack([np.broadcast_to(c, (n,)) for c in new[0]], axis=1)
-        nu1 = np.stack([np.broadcast_to(c, (n,)) for c in new[1]], axis=1)
-        act1 = np.stack([np.broadcast_to(c, (n,)) for c in new[2]], axis=1)
-        if last:
-            st["accel"] = self._specific_force(nu, nu1, eta1[:, 3:], h, 9.81, None)
-        for text in events:
-            self._diverged(ctx, text, t1)
-        st["bad"] = st["bad"] | ~alive
-        st["eta"], st["nu"], st["act"], st["alive"] = eta1, nu1, act1, alive
+        st["wrench"] = out.wrench
+        return out.wrench
 
     # helpers ----------------------------------------------------------------------------------
     def _diverged(self, ctx: Any, text: str, t: float) -> None:
@@ -503,22 +507,9 @@ class SixDofMotion(Plugin):
             rows=[i],
         )
 
-    def _pose(self, ctx: Any) -> tuple[F64, F64, F64, F64]:
-        st = ctx.state
-        if self.is_pvs:
-            eta, nu = st["eta"], st["nu"]
-            quat = quat_from_euler(eta[:, 3], eta[:, 4], eta[:, 5])
-            return eta[:, :3], quat, nu[:, :3], nu[:, 3:]
-        x: fossen6dof.State = st["x"]
-        if x.att.shape[1] == 4:
-            quat = x.att
-        else:
-            quat = quat_from_euler(x.att[:, 0], x.att[:, 1], x.att[:, 2])
-        return x.pos, quat, x.nu[:, :3], x.nu[:, 3:]
-
     def _set_truth(self, ctx: Any) -> None:
-        pos, quat, vel, ang = self._pose(ctx)
         st = ctx.state
+        pos, quat, vel, ang = st["motion"].pose(st["x"])
         bad = st["bad"]
         accel = st["accel"]
         if np.any(bad):
@@ -532,23 +523,20 @@ class SixDofMotion(Plugin):
         )
 
     def _log(self, ctx: Any) -> None:
-        pos, quat, vel, ang = self._pose(ctx)
+        st = ctx.state
+        motion: MotionModel = st["motion"]
+        pos, quat, vel, ang = motion.pose(st["x"])
         eul = np.degrees(euler_from_quat(quat))
         ctx.log("euler", eul, "deg", ("roll", "pitch", "yaw"))
         ctx.log("nu", np.concatenate([vel, ang], axis=1), "SI", ("u", "v", "w", "p", "q", "r"))
-        st = ctx.state
-        if self.is_pvs:
-            act = st["act"]
-            ctx.log(
-                "actuators",
-                np.stack([np.degrees(act[:, 0]), np.degrees(act[:, 1]), act[:, 2]], axis=1),
-                "deg, deg, rpm",
-                ("rudder_deg", "stern_deg", "propeller_rpm"),
-            )
+        act = motion.actuator_log(st["x"])
+        if act is not None:
+            ctx.log("actuators", act[0], act[1], act[2])
+            if "onboard" in st:
+                self._log_onboard(ctx, act[2])
             return
-        labels = None
-        if self.geometry is not None:
-            labels = tuple(f"t{i}" for i in range(self.geometry.n))
+        if self.plant is not None:
+            labels = tuple(f"t{i}" for i in range(self.plant.k))
             ctx.log("thrust", st["thrust"], "N", labels)
             ctx.log("rotor", st["rotor"], "", labels)
             ctx.log("current", st["current"], "A", labels)
@@ -556,8 +544,9 @@ class SixDofMotion(Plugin):
             ctx.log("voltage", st["voltage"], "V")
             ctx.log("soc", st["battery"].soc, "")
             ctx.log("enabled", st["enabled"].astype(float), "", labels)
-            g = self.geometry
-            ctx.log("wrench", st["thrust"] @ g.b.T, "N, N m", ("X", "Y", "Z", "K", "M", "N"))
+            ctx.log(
+                "wrench", st["thrust"] @ self.plant.b.T, "N, N m", ("X", "Y", "Z", "K", "M", "N")
+            )
         else:
             ctx.log("wrench", st["wrench"], "N, N m", ("X", "Y", "Z", "K", "M", "N"))
             if self.thruster_bank is not None:
@@ -565,6 +554,17 @@ class SixDofMotion(Plugin):
                 ctx.log("rotor", st["uuv"].rotor, "")
             if self.fin_bank is not None:
                 ctx.log("fin_angle", np.degrees(st["fins"].angle), "deg")
+
+    def _log_onboard(self, ctx: Any, labels: tuple[str, ...]) -> None:
+        """The command and the states of the vehicle's own control system (SI, angles rad)."""
+        st = ctx.state
+        ctx.log("command", st["cmd"], "", labels)
+        keys = sorted(
+            k for k, v in st["onboard"].items() if not k.startswith("_") and np.shape(v) == (ctx.n,)
+        )
+        if keys:
+            vals = np.stack([np.asarray(st["onboard"][k], dtype=float) for k in keys], axis=1)
+            ctx.log("autopilot", vals, "SI", tuple(keys))
 
     def _publish(self, ctx: Any) -> None:
         st = ctx.state

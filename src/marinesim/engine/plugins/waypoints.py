@@ -34,6 +34,17 @@ class LawnmowerParams(ParamsBase):
         True, description="share the lanes among the block's vehicles (contiguous groups)"
     )
 
+    @model_validator(mode="after")
+    def _bounded(self) -> LawnmowerParams:
+        from marinesim.core.limits import MAX_WAYPOINTS
+
+        if 2 * (self.width / self.spacing + 1) > MAX_WAYPOINTS:
+            raise ValueError(
+                f"spacing {self.spacing:g} m across a width of {self.width:g} m makes more than "
+                f"{MAX_WAYPOINTS} waypoints (MAX_WAYPOINTS); widen the spacing"
+            )
+        return self
+
 
 class WaypointsParams(ParamsBase):
     """Waypoint list or lawnmower, speed, depth and capture rules."""
@@ -49,7 +60,7 @@ class WaypointsParams(ParamsBase):
         unit="m",
         description="per-vehicle [north, east] shift of the points (one pair per vehicle)",
     )
-    speed: float = field(..., unit="m/s", description="desired speed")
+    speed: float = field(..., unit="m/s", ge=0, description="desired speed (>= 0)")
     depth: float = field(0.0, unit="m", ge=0, description="desired depth")
     capture_radius: float = field(
         5.0, unit="m", gt=0, description="waypoint reached inside this radius"

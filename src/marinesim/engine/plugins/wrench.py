@@ -1,10 +1,10 @@
 """Controllers for 6-DOF vehicles: station keeping, REMUS autopilot, thruster allocation.
 
-* ``station_keeping_pid`` — holds a position, depth and heading (and level attitude): a PID
-  per NED axis and on yaw, a PD on roll and pitch, producing a body wrench on ``wrench/cmd``
-  (N, 6) [N, N·m].  Anti-windup: the integral terms are clamped, and an axis stops
-  integrating while the allocator reports (``wrench/unmet``) that the wrench it asks for in
-  that direction is not delivered.  Reads belief.
+* ``station_keeping_pid`` — holds a position, depth and heading (and level attitude): the
+  control law :func:`marinesim.control.station_keeping.station_keeping_pid` (a PID per NED
+  axis and on yaw, a PD on roll and pitch, anti-windup from ``wrench/unmet``) on the belief,
+  publishing a body wrench on ``wrench/cmd`` (N, 6) [N, N·m]; this plugin only holds the
+  set-points (parameters, DESIRED_*) and the integrals between ticks.
 * ``depth_heading_autopilot`` — PythonVehicleSimulator's REMUS 100 depth/heading autopilot
   (:func:`marinesim.control.autopilots.remus_depth_heading_autopilot`), with set-points from
   DESIRED_DEPTH / DESIRED_HEADING / DESIRED_SPEED (e.g. the ``waypoints`` autonomy) or its
@@ -38,8 +38,8 @@ from marinesim.control.autopilots import (
     remus_depth_heading_autopilot,
     ssa,
 )
+from marinesim.control.station_keeping import StationKeepingState, station_keeping_pid
 from marinesim.core.errors import ConfigError
-from marinesim.core.frames import rotation_from_quat
 from marinesim.core.params import ParamsBase, field
 from marinesim.engine.plugin import Plugin
 
@@ -159,43 +159,21 @@ class StationKeepingPid(Plugin):
         st["target"] = tgt
         st["unmet"], _ = _latest_rows(inbox, "wrench/unmet", st["unmet"])
         b = ctx.belief
-        rot = rotation_from_quat(b.quat)  # body → NED, (N, 3, 3)
-        eul = b.euler
-        e_ned = tgt[:, :3] - b.pos
-        v_ned = b.vel_ned
-        kp = np.array([p.kp_pos, p.kp_pos, p.kp_depth])
-        ki = np.array([p.ki_pos, p.ki_pos, p.ki_depth])
-        kd = np.array([p.kd_pos, p.kd_pos, p.kd_depth])
-        # conditional integration: freeze an axis whose demanded force is not delivered in
-        # the direction the error pushes (the allocator's unmet wrench, rotated to NED)
-        unmet_ned = np.einsum("nij,nj->ni", rot, st["unmet"][:, :3])
-        frozen = (np.abs(unmet_ned) > p.unmet_tolerance) & (np.sign(unmet_ned) == np.sign(e_ned))
-        lim = np.where(ki > 0, p.integral_limit_force / np.where(ki > 0, ki, 1.0), 0.0)
-        active = ctx.active[:, None]
-        integ = np.where(frozen | ~active, st["int_ned"], st["int_ned"] + h * e_ned)
-        integ = np.clip(integ, -lim, lim)
-        st["int_ned"] = integ
-        f_ned = kp * e_ned + ki * integ - kd * v_ned
-        f_body = np.einsum("nji,nj->ni", rot, f_ned)  # Rᵀ f
-        yaw_t = np.radians(tgt[:, 3])
-        e_yaw = ssa(yaw_t - eul[:, 2])
-        r = b.ang_vel[:, 2]
-        frozen_y = (np.abs(st["unmet"][:, 5]) > p.unmet_tolerance) & (
-            np.sign(st["unmet"][:, 5]) == np.sign(e_yaw)
+        out, sk = station_keeping_pid(
+            p,
+            StationKeepingState(st["int_ned"], st["int_yaw"]),
+            tgt,
+            b.pos,
+            b.quat,
+            b.euler,
+            b.vel_ned,
+            b.ang_vel,
+            st["unmet"],
+            ctx.active,
+            h,
         )
-        lim_y = p.integral_limit_moment / p.ki_yaw if p.ki_yaw > 0 else 0.0
-        iy = np.where(frozen_y | ~ctx.active, st["int_yaw"], st["int_yaw"] + h * e_yaw)
-        iy = np.clip(iy, -lim_y, lim_y)
-        st["int_yaw"] = iy
-        n_mom = p.kp_yaw * e_yaw + p.ki_yaw * iy - p.kd_yaw * r
-        k_mom = -p.kp_att * eul[:, 0] - p.kd_att * b.ang_vel[:, 0]
-        m_mom = -p.kp_att * eul[:, 1] - p.kd_att * b.ang_vel[:, 1]
-        wrench = np.empty((ctx.n, 6))
-        wrench[:, :3] = np.clip(f_body, -p.max_force, p.max_force)
-        wrench[:, 3] = np.clip(k_mom, -p.max_moment, p.max_moment)
-        wrench[:, 4] = np.clip(m_mom, -p.max_moment, p.max_moment)
-        wrench[:, 5] = np.clip(n_mom, -p.max_moment, p.max_moment)
-        wrench = np.where(ctx.active[:, None], wrench, 0.0)
+        st["int_ned"], st["int_yaw"] = sk.int_ned, sk.int_yaw
+        wrench, e_ned, e_yaw = out.wrench, out.error_ned, out.error_yaw
         ctx.publish("wrench/cmd", wrench)
         ctx.log("wrench", wrench, "N, N m", ("X", "Y", "Z", "K", "M", "N"))
         ctx.log("error", e_ned, "m", ("north", "east", "down"))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from marinesim.core.errors import ConfigError, ConfigWarning
+from marinesim.core.textio import read_input_text
 from marinesim.environment.current import CurrentField
 from marinesim.interop.moos.moosfile import MoosFile, read_moos_file
 from marinesim.models.usm_config import UsmConfig, configure
@@ -49,19 +50,13 @@ def load_current_field(
         Missing, unreadable or empty file, naming the configuration file, line and parameter.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise ConfigError(
-            f"current-field file {str(p)!r} not found", file=file, line=line, param=param
-        ) from None
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot read current-field file {str(p)!r}: {exc.strerror or exc}",
-            file=file,
-            line=line,
-            param=param,
-        ) from None
+    text = read_input_text(
+        p,
+        what="current-field file",
+        ref_file=file,
+        ref_line=line,
+        param=param if (file is not None or line is not None) else None,
+    )
     if not text.strip():
         raise ConfigError(
             f"current-field file {str(p)!r} is empty", file=file, line=line, param=param

@@ -238,11 +238,8 @@ def read_moos_file(path: str | Path) -> MoosFile:
     ConfigError
         The file is missing or unreadable, or malformed (see :meth:`MoosFile.parse`).
     """
+    from marinesim.core.textio import read_input_text
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise ConfigError("file not found", file=p) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read file: {exc.strerror or exc}", file=p) from None
+    text = read_input_text(p, what="file")
     return MoosFile.parse(text, path=p)

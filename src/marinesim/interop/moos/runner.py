@@ -24,7 +24,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from marinesim.core.errors import ConfigError, ConfigWarning
+from marinesim.core.errors import ConfigError, ConfigWarning, NumericalError
+from marinesim.core.limits import check_steps
 from marinesim.interop.moos.files import load_usm_config
 from marinesim.interop.moos.script import ScriptEvent, read_script
 from marinesim.models import kinematic
@@ -53,6 +54,10 @@ MODEL_COLUMNS = (
     "drift_y",
 )
 
+#: The MOOS inputs the model holds after each iteration (its ``thrust`` [%], ``rudder`` [deg]
+#: after the rudder rate limit, ``elevator`` [deg]), written after :data:`MODEL_COLUMNS`.
+INPUT_COLUMNS = ("DESIRED_THRUST", "DESIRED_RUDDER", "DESIRED_ELEVATOR")
+
 
 @dataclass
 class UsmRun:
@@ -61,8 +66,10 @@ class UsmRun:
     Attributes
     ----------
     columns : list of str
-        ``t`` [s], the model columns (m, deg, m/s, rad), then every published variable in
-        order of first publication (blank where it was not published in that iteration).
+        ``t`` [s], the model columns (m, deg, m/s, rad), the held inputs ``DESIRED_THRUST``
+        [%], ``DESIRED_RUDDER`` [deg] (after the rate limit), ``DESIRED_ELEVATOR`` [deg], then
+        every published variable in order of first publication (blank where it was not
+        published in that iteration).
     rows : list of list
         One list per row (floats, strings, or None for blank).
     warnings : list of str
@@ -122,6 +129,22 @@ def _value(arr: Any) -> Any:
     return v
 
 
+_STATE_FIELDS = ("x", "y", "heading", "speed", "depth", "drift_x", "drift_y")
+
+
+def _check_finite_state(state: Any, t: float) -> None:
+    """NumericalError naming the first non-finite state field (the row is not written)."""
+    for name in _STATE_FIELDS:
+        v = getattr(state, name, None)
+        if v is not None and not np.all(np.isfinite(np.asarray(v, dtype=float))):
+            raise NumericalError(
+                f"{name} is not finite ({float(np.asarray(v).ravel()[0])!r}): the run stopped; "
+                "the log holds the rows before it",
+                entity="uSimMarine",
+                t=t,
+            )
+
+
 def run_usm(
     config: UsmConfig,
     *,
@@ -152,7 +175,10 @@ def run_usm(
     Raises
     ------
     ConfigError
-        A non-positive or non-finite duration or step.
+        A non-positive or non-finite duration or step, a step below ``MIN_DT`` or more than
+        ``MAX_SAMPLES`` steps (:mod:`marinesim.core.limits`).
+    NumericalError
+        The state became non-finite (``exc.result`` holds the rows before that step).
     """
     if not (isinstance(duration, (int, float)) and math.isfinite(duration) and duration > 0):
         raise ConfigError(
@@ -165,10 +191,11 @@ def run_usm(
         dt = 1.0 / tick
     if not (math.isfinite(dt) and dt > 0):
         raise ConfigError(f"dt must be a finite number > 0, got {dt!r}", param="dt")
+    check_steps(duration, dt)  # MIN_DT and MAX_SAMPLES (core.limits)
     steps = int(math.floor(duration / dt + 1e-9))
     evs: Sequence[ScriptEvent] = sorted(events, key=lambda e: e.t)
     state = kinematic.init(config, 1, moos_time_at_t0)
-    model_cols = list(MODEL_COLUMNS)
+    model_cols = [*MODEL_COLUMNS, *INPUT_COLUMNS]
     pub_cols: dict[str, None] = {}
     table: list[dict[str, Any]] = []
     warns: list[str] = []
@@ -187,6 +214,9 @@ def run_usm(
         row["pitch"] = float(st.pitch[0])
         row["drift_x"] = float(st.drift_x[0])
         row["drift_y"] = float(st.drift_y[0])
+        row["DESIRED_THRUST"] = float(st.thrust[0])
+        row["DESIRED_RUDDER"] = float(st.rudder[0])
+        row["DESIRED_ELEVATOR"] = float(st.elevator[0])
         return row
 
     def assemble() -> UsmRun:
@@ -210,10 +240,19 @@ def run_usm(
                 for name, val in posts:
                     posts_row[name] = _value(val)
             state, pubs = kinematic.iterate(config, state, mt)
+            _check_finite_state(state, t)
             row = model_row(t, state)
             for name, val in list(posts_row.items()) + [(k2, _value(v)) for k2, v in pubs.items()]:
                 pub_cols.setdefault(name, None)
                 row[name] = val
+            inf = [c for c, v in row.items() if isinstance(v, float) and math.isinf(v)]
+            if inf:
+                raise NumericalError(
+                    f"{', '.join(inf[:4])} overflowed to {row[inf[0]]!r}: the run stopped; "
+                    "the log holds the rows before it",
+                    entity="uSimMarine",
+                    t=t,
+                )
             table.append(row)
     except BaseException as exc:
         # a run that has started never loses its log: the rows so far go with the error

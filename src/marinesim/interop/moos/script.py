@@ -27,11 +27,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from marinesim.core.errors import ConfigError
+from marinesim.core.errors import ConfigError, suggest
 
 __all__ = ["ScriptEvent", "parse_script", "read_script"]
 
-_NUM_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# possessive quantifiers: a failed match costs time linear in the text, not quadratic
+_NUM_RE = re.compile(r"[+-]?(?:\d++(?:\.\d*+)?|\.\d++)(?:[eE][+-]?\d++)?+")
 _NONFINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
 
 
@@ -108,6 +109,18 @@ def parse_script(text: str, *, file: str | Path | None = None) -> list[ScriptEve
         key, sep, rest = line.partition("=")
         if key.strip().lower() != "event":
             low = line.lower()
+            k = key.strip().lower()
+            looks_like_event = sep and "var=" in rest.replace(" ", "").lower()
+            if sep and not low.startswith("processconfig") and (
+                looks_like_event or suggest(k, ["event"])
+            ):
+                raise ConfigError(
+                    f"unknown key {key.strip()!r} (did you mean 'event'?); the line would be "
+                    "ignored",
+                    file=file,
+                    line=lineno,
+                    param=key.strip(),
+                )
             if low.startswith("processconfig") or line in ("{", "}") or sep:
                 continue  # .moos structure or another key of a uTimerScript block
             raise ConfigError(
@@ -200,11 +213,8 @@ def read_script(path: str | Path) -> list[ScriptEvent]:
     ConfigError
         Missing or unreadable file, or a malformed line.
     """
+    from marinesim.core.textio import read_input_text
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise ConfigError("script file not found", file=p) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read script file: {exc.strerror or exc}", file=p) from None
+    text = read_input_text(p, what="script file")
     return parse_script(text, file=p)

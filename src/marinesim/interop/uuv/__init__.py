@@ -126,8 +126,13 @@ def _parse_tree(text: str, file: str | None) -> _Node:
     start = body.lstrip()
     if start.startswith("<?xml"):
         i = body.index("<?xml")
-        j = body.index("?>", i) + 2
+        j = body.find("?>", i)
+        if j < 0:
+            raise ConfigError("malformed XML: '<?xml' declaration without '?>'", file=file, line=1)
+        j += 2
         body = body[:i] + " " * (j - i) + body[j:]
+    from marinesim.core.textio import XML_MAX_DEPTH
+
     prefix = f"<{_ROOT}>"
     parser = expat.ParserCreate()
     root = _Node(_ROOT, {}, 1, 1)
@@ -137,6 +142,13 @@ def _parse_tree(text: str, file: str | None) -> _Node:
         return col0 + 1 - (len(prefix) if line == 1 else 0)
 
     def start_el(name: str, attrs: dict[str, str]) -> None:
+        if len(stack) > XML_MAX_DEPTH:
+            raise ConfigError(
+                f"elements nested deeper than {XML_MAX_DEPTH} levels",
+                file=file,
+                line=parser.CurrentLineNumber,
+                param="xml.max_depth",
+            )
         node = _Node(
             name,
             dict(attrs),
@@ -198,6 +210,14 @@ def _vec(text: str | None, node: _Node, file: str | None, what: str) -> tuple[fl
             column=node.column,
             param=what,
         )
+    if not all(math.isfinite(v) and abs(v) <= 1e9 for v in vals):
+        raise ConfigError(
+            f"{what} must be 3 finite numbers of magnitude <= 1e9 (got {text!r})",
+            file=file,
+            line=node.line,
+            column=node.column,
+            param=what,
+        )
     return (vals[0], vals[1], vals[2])
 
 
@@ -229,15 +249,28 @@ def _joints(root: _Node, file: str | None) -> dict[str, _Joint]:
             if origin is not None
             else (0.0, 0.0, 0.0)
         )
+        axis = j.child("axis")
+        if axis is not None:
+            ax = _vec(axis.attrib.get("xyz", "1 0 0"), axis, file, "axis.xyz")
+            if math.hypot(*ax) < 1e-9:
+                raise ConfigError(
+                    f"joint {name!r}: the axis is the zero vector",
+                    file=file,
+                    line=axis.line,
+                    column=axis.column,
+                    param="axis.xyz",
+                )
         lim = j.child("limit")
         lower = upper = None
         if lim is not None:
             try:
                 lower = float(lim.attrib["lower"]) if "lower" in lim.attrib else None
                 upper = float(lim.attrib["upper"]) if "upper" in lim.attrib else None
+                if not all(math.isfinite(v) for v in (lower, upper) if v is not None):
+                    raise ValueError
             except ValueError:
                 raise ConfigError(
-                    "joint limit must be a number",
+                    "joint limit must be a finite number",
                     file=file,
                     line=lim.line,
                     column=lim.column,
@@ -630,20 +663,25 @@ def parse_uuv_xml(
     return ActuatorSet(thrusters=tuple(out_t), fins=tuple(out_f))
 
 
-def _compose(node: yaml.Node, path: str, marks: dict[str, tuple[int, int]]) -> Any:
+def _compose(
+    node: yaml.Node, path: str, marks: dict[str, tuple[int, int]], file: Any = None
+) -> Any:
+    from marinesim.core.textio import yaml_construct
+
     marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
     if isinstance(node, yaml.MappingNode):
         out: dict[str, Any] = {}
         for k, v in node.value:
-            key = str(yaml.safe_load(yaml.serialize(k)))
+            key = str(yaml_construct(k, file=file))
             sub = f"{path}.{key}" if path else key
-            out[key] = _compose(v, sub, marks)
+            out[key] = _compose(v, sub, marks, file)
         return out
     if isinstance(node, yaml.SequenceNode):
         return [
-            _compose(v, f"{path}.{i}" if path else str(i), marks) for i, v in enumerate(node.value)
+            _compose(v, f"{path}.{i}" if path else str(i), marks, file)
+            for i, v in enumerate(node.value)
         ]
-    return yaml.safe_load(yaml.serialize(node))
+    return yaml_construct(node, file=file)
 
 
 def parse_actuators_yaml(
@@ -670,18 +708,11 @@ def parse_actuators_yaml(
     ConfigError
         YAML syntax errors and invalid values, located ``file:line:column: param``.
     """
-    try:
-        node = yaml.compose(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError(
-            f"invalid YAML: {getattr(exc, 'problem', exc)}",
-            file=file,
-            line=mark.line + 1 if mark else None,
-            column=mark.column + 1 if mark else None,
-        ) from None
+    from marinesim.core.textio import yaml_compose
+
+    node = yaml_compose(text, file=file)  # bounded nesting, aliases and expanded size
     marks: dict[str, tuple[int, int]] = {}
-    data = _compose(node, "", marks) if node is not None else {}
+    data = _compose(node, "", marks, file) if node is not None else {}
     if not isinstance(data, dict):
         raise ConfigError(
             "actuator YAML must be a mapping with 'thrusters' and/or 'fins'", file=file, line=1
@@ -712,11 +743,10 @@ def load_actuators(path: str | Path, *, strict: bool = False) -> ActuatorSet:
     ConfigError
         Unreadable file or any error of :func:`parse_uuv_xml` / :func:`parse_actuators_yaml`.
     """
+    from marinesim.core.textio import read_input_text
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read actuator file: {exc.strerror}", file=p) from None
+    text = read_input_text(p, what="actuator file")
     if p.suffix.lower() in (".yaml", ".yml"):
         return parse_actuators_yaml(text, file=p, strict=strict)
     if p.suffix.lower() in (".xml", ".urdf", ".sdf", ".xacro") or text.lstrip().startswith("<"):
@@ -726,9 +756,8 @@ def load_actuators(path: str | Path, *, strict: bool = False) -> ActuatorSet:
 
 def load_actuators_yaml(path: str | Path, *, strict: bool = False) -> ActuatorSet:
     """Read marinesim actuator YAML from ``path`` (see :func:`parse_actuators_yaml`)."""
+    from marinesim.core.textio import read_input_text
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read actuator file: {exc.strerror}", file=p) from None
+    text = read_input_text(p, what="actuator file")
     return parse_actuators_yaml(text, file=p, strict=strict)

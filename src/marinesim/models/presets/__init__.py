@@ -129,4 +129,8 @@ def build(name: str, **overrides: Any) -> Any:
 
         fn = {"remus100": pvs.remus100, "otter": pvs.otter}[p.name]
         return fn(**overrides)
+    if p.model == "pvs_fleet":
+        from marinesim.models.sixdof import fleet
+
+        return fleet.build(str(p.data["vehicle"]), **overrides)
     raise ConfigError(f"preset {name!r} has unknown model {p.model!r}", param="model")

@@ -1,0 +1,193 @@
+"""Monte-Carlo batch throughput: ``marinesim batch`` against separate ``marinesim run`` processes.
+
+All figures come from one invocation (ratios against baselines measured in the same run).
+Wall times suffer when other programs share the cores, so CPU seconds (this process and its
+children: the ``marinesim run`` processes, the Dask worker processes) are reported as well;
+the CPU ratio is what the batch saves whatever the load.
+
+1. **baseline**: a sample of ``--sample`` separate ``marinesim run auv_survey_ins`` processes
+   (default outputs: CSV + Parquet log, manifest, figures), timed one after the other; the time
+   for ``--replicas`` of them on 2 cores is extrapolated as replicas × mean / 2 (two processes
+   at a time, perfect scaling — the baseline's best case).
+2. **batch, as bundled**: ``auv_survey_ins`` has sonar contacts between its two vehicles and a
+   closest-approach metric, which couple entities, so each replica is its own simulation (no
+   process start per run).  Timed on ``--as-is`` replicas and extrapolated.
+3. **batch, stacked**: the same scenario without the coupling plugins (``sonar`` sensors and
+   the ``cpa`` metric removed with ``--set``): replicas are stacked as extra rows, up to
+   256 per simulation.  Timed on all ``--replicas`` with 2 workers, and with 1 worker (Dask scaling).
+4. **identity**: the runs table of a small batch with 1 worker, 2 workers and one simulation
+   per run (``chunk=1``) must be identical (exact comparison).
+
+Usage::
+
+    python benchmarks/bench_batch.py --quick            # 40 replicas x 60 s, about 2 min
+    python benchmarks/bench_batch.py                    # 1000 replicas x 600 s
+    python benchmarks/bench_batch.py --replicas 200 --json benchmarks/results/batch.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from marinesim.batch import run
+
+SCENARIO = "auv_survey_ins"
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + ch.ru_utime + ch.ru_stime
+
+
+def _uncoupled_sets(end: float) -> dict[str, object]:
+    from marinesim.scenario import load_scenario
+
+    sc = load_scenario(SCENARIO)
+    sets: dict[str, object] = {"time.end": end}
+    for ent in sc.data["entities"]:
+        sets[f"entities.{ent['name']}.sensors"] = [
+            s for s in ent["sensors"] if s["plugin"] != "contacts"
+        ]
+    sets["metrics"] = [m for m in sc.data["metrics"] if m["plugin"] != "min_separation"]
+    return sets
+
+
+def _baseline(end: float, sample: int, tmp: Path) -> tuple[float, float]:
+    exe = shutil.which("marinesim") or str(Path(sys.executable).with_name("marinesim"))
+    times = []
+    c0 = _cpu()
+    for k in range(sample):
+        t0 = time.perf_counter()
+        subprocess.run(
+            [
+                exe,
+                "run",
+                SCENARIO,
+                "--set",
+                f"time.end={end}",
+                "--seed",
+                str(1000 + k),
+                "--no-progress",
+                "-o",
+                str(tmp / f"base{k}"),
+            ],
+            check=True,
+            capture_output=True,
+        )
+        times.append(time.perf_counter() - t0)
+    return sum(times) / len(times), (_cpu() - c0) / sample
+
+
+def _timed(**kw: object) -> tuple[float, pd.DataFrame, float, float]:
+    """Wall [s], runs table, CPU [s] of a batch, and the mean CPU time of one run inside its
+    worker [s] (from the saved records: no cluster start, no scheduling, no waiting for a core)."""
+    t0, c0 = time.perf_counter(), _cpu()
+    res = run(SCENARIO, figures=False, log_every=None, **kw)  # type: ignore[arg-type]
+    wall = time.perf_counter() - t0
+    assert set(res.runs["status"]) == {"completed"}, res.runs["status"].value_counts()
+    recs = (Path(str(kw["outdir"])) / "runs").glob("*.json")
+    per_run = [json.loads(f.read_text())["cpu_s"] for f in recs]
+    return wall, res.runs, _cpu() - c0, sum(per_run) / max(len(per_run), 1)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="40 replicas x 60 s")
+    ap.add_argument("--replicas", type=int, default=1000)
+    ap.add_argument("--end", type=float, default=600.0, help="simulated time per run [s]")
+    ap.add_argument("--sample", type=int, default=3, help="separate processes timed")
+    ap.add_argument("--as-is", type=int, default=8, help="replicas of the coupled scenario timed")
+    ap.add_argument("--json", type=Path, default=None)
+    a = ap.parse_args()
+    if a.quick:
+        a.replicas, a.end, a.sample, a.as_is = 40, 60.0, 2, 4
+    tmp = Path(tempfile.mkdtemp(prefix="bench_batch-"))
+    out: dict[str, object] = {
+        "replicas": a.replicas,
+        "end_s": a.end,
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "loadavg_start": os.getloadavg(),
+    }
+    try:
+        per_proc, per_proc_cpu = _baseline(a.end, a.sample, tmp)
+        base_total = a.replicas * per_proc / 2  # two processes at a time on 2 cores
+        base_cpu = a.replicas * per_proc_cpu
+        _, _, _, run_as_is = _timed(
+            outdir=tmp / "asis", replicas=a.as_is, sets={"time.end": a.end}, workers=2
+        )
+        # each run its own simulation: replicas x CPU of one run (on 2 cores: half that wall)
+        as_is_total = a.replicas * run_as_is
+        sets = _uncoupled_sets(a.end)
+        w2, runs2, c2, _ = _timed(outdir=tmp / "w2", replicas=a.replicas, sets=sets, workers=2)
+        w1, runs1, c1, _ = _timed(outdir=tmp / "w1", replicas=a.replicas, sets=sets, workers=1)
+        pd.testing.assert_frame_equal(runs1, runs2, check_exact=True)
+        n_id = min(a.replicas, 8)
+        small = {**sets, "time.end": min(a.end, 60.0)}
+        _, i1, _, _ = _timed(outdir=tmp / "i1", replicas=n_id, sets=small, workers=1)
+        _, i2, _, _ = _timed(outdir=tmp / "i2", replicas=n_id, sets=small, workers=2)
+        _, ic, _, _ = _timed(outdir=tmp / "ic", replicas=n_id, sets=small, workers=2, chunk=1)
+        pd.testing.assert_frame_equal(i1, i2, check_exact=True)
+        pd.testing.assert_frame_equal(i1, ic, check_exact=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    out.update(
+        separate_process_s=per_proc,
+        separate_process_cpu_s=per_proc_cpu,
+        baseline_extrapolated_s=base_total,
+        baseline_extrapolated_cpu_s=base_cpu,
+        run_in_worker_as_bundled_s=run_as_is,
+        batch_as_bundled_extrapolated_cpu_s=as_is_total,
+        batch_stacked_2_workers_s=w2,
+        batch_stacked_2_workers_cpu_s=c2,
+        batch_stacked_1_worker_s=w1,
+        batch_stacked_1_worker_cpu_s=c1,
+        identical_1w_2w_stacked_single=True,
+        cpu_ratio_as_bundled=base_cpu / as_is_total,
+        speedup_stacked=base_total / w2,
+        cpu_ratio_stacked=base_cpu / c2,
+        dask_scaling_1_to_2_workers=w1 / w2,
+        loadavg_end=os.getloadavg(),
+    )
+    print(
+        f"{a.replicas} replicas x {a.end:g} s of {SCENARIO} (cpus {out['cpus']}, load {out['loadavg_start']})"
+    )
+    print(
+        f"  separate 'marinesim run' processes: {per_proc:.2f} s ({per_proc_cpu:.2f} s CPU) each"
+        f" -> {base_total:.0f} s extrapolated on 2 cores"
+    )
+    print(
+        f"  batch, as bundled (one simulation per run, {run_as_is:.2f} s CPU each in a worker): "
+        f"{as_is_total:.0f} s CPU extrapolated, {base_cpu / as_is_total:.1f}x CPU"
+    )
+    print(
+        f"  batch, stacked replicas, 2 workers: {w2:.1f} s ({c2:.1f} s CPU), "
+        f"{base_total / w2:.1f}x wall, {base_cpu / c2:.1f}x CPU"
+    )
+    print(
+        f"  batch, stacked replicas, 1 worker: {w1:.1f} s ({c1:.1f} s CPU); Dask scaling 1 -> 2 "
+        f"workers: {w1 / w2:.2f}x"
+    )
+    print("  runs table identical for 1 worker, 2 workers, stacked and one simulation per run: yes")
+    if a.json:
+        a.json.parent.mkdir(parents=True, exist_ok=True)
+        a.json.write_text(json.dumps(out, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

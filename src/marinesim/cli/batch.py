@@ -1,0 +1,139 @@
+"""``marinesim batch``: replicas and sweeps of a scenario on Dask, with a progress bar over runs.
+
+The work is done by :func:`marinesim.batch.run`; this module only parses options and prints.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from marinesim.core.errors import ConfigError
+
+
+def _print_end(res: Any) -> int:
+    runs = res.runs
+    counts = runs["status"].value_counts().to_dict()
+    shown = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    typer.echo(f"runs: {len(runs)} ({shown}); {res.skipped} found finished (--resume)")
+    for _, r in res.failed.head(5).iterrows():
+        typer.echo(f"  {r['run_id']}: {r['status']}: {r['error']}")
+    if len(res.failed) > 5:
+        typer.echo(f"  ... {len(res.failed) - 5} more in runs.parquet")
+    typer.echo(f"table: {res.files['runs']}")
+    typer.echo(f"summary: {res.files['summary']}")
+    if "logs" in res.files:
+        typer.echo(f"logs: {res.files['logs']} (Parquet dataset partitioned by run_id)")
+    for p in (res.files.get("figures") or {}).values():
+        typer.echo(f"figure: {p}")
+    typer.echo(f"wall: {res.wall_s:.1f} s")
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``batch`` to ``app``."""
+
+    @app.command("batch")
+    def batch_cmd(
+        scenario: str = typer.Argument(
+            ..., help="Scenario YAML file (or a bundled scenario name)."
+        ),
+        outdir: Path = typer.Option(..., "--outdir", "-o", help="Output folder."),
+        replicas: int = typer.Option(
+            None,
+            "--replicas",
+            help="Replicas per design point (default: the scenario's 'replicas').",
+        ),
+        sweep: Path = typer.Option(
+            None, "--sweep", help="YAML file with a sweep (default: the scenario's 'sweep:')."
+        ),
+        workers: int = typer.Option(
+            None, "--workers", help="Local Dask worker processes (default: the CPU count)."
+        ),
+        scheduler: str = typer.Option(
+            None, "--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786."
+        ),
+        resume: bool = typer.Option(
+            False, "--resume", help="Skip runs already finished in OUTDIR."
+        ),
+        seed: int = typer.Option(
+            None, "--seed", help="Override the scenario seed (root of all replicas)."
+        ),
+        var: list[str] = typer.Option(
+            None, "--var", help="Template variable NAME=VALUE (repeatable)."
+        ),
+        set_: list[str] = typer.Option(None, "--set", help="Override PATH=VALUE (repeatable)."),
+        log_every: float = typer.Option(
+            1.0, "--log-every", help="Interval of the per-run track logs [s]; 0 = every frame."
+        ),
+        no_logs: bool = typer.Option(False, "--no-logs", help="Do not write per-run logs."),
+        no_plot: bool = typer.Option(False, "--no-plot", help="Do not draw the figures."),
+        connect_timeout: float = typer.Option(
+            5.0, "--connect-timeout", help="Seconds to reach --scheduler before giving up."
+        ),
+        no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
+    ) -> None:
+        """Run replicas and sweeps of a scenario on Dask: runs.parquet, logs, summary, figures."""
+        from marinesim.batch import run
+
+        if workers is not None and scheduler is not None:
+            raise ConfigError("give --workers or --scheduler, not both", param="--scheduler")
+        state: dict[str, Any] = {}
+
+        def on_plan(plan: Any, todo: int) -> None:
+            mode = "stacked replicas" if plan.stackable else "one simulation per run"
+            typer.echo(
+                f"batch: {len(plan.runs)} runs ({len(plan.points)} point(s) x {plan.replicas} "
+                f"replica(s)), seed {plan.source.seed}, {mode}; {todo} to run"
+            )
+            if not plan.stackable:
+                typer.echo(f"  not stacked: {'; '.join(plan.stack_problems)}")
+            if not no_progress and sys.stderr.isatty() and todo:
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    Progress,
+                    TimeElapsedColumn,
+                    TimeRemainingColumn,
+                )
+
+                bar = Progress(
+                    "[bold]runs",
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TimeElapsedColumn(),
+                    TimeRemainingColumn(),
+                )
+                bar.start()
+                state["bar"] = bar
+                state["task"] = bar.add_task("runs", total=todo)
+
+        def progress(done: int, total: int) -> None:
+            if "bar" in state:
+                state["bar"].update(state["task"], completed=done)
+
+        try:
+            res = run(
+                scenario,
+                outdir=outdir,
+                replicas=replicas,
+                sweep_file=sweep,
+                variables=var or None,
+                sets=set_ or None,
+                seed=seed,
+                workers=workers,
+                scheduler=scheduler,
+                resume=resume,
+                log_every=None if no_logs else log_every,
+                figures=not no_plot,
+                connect_timeout=connect_timeout,
+                progress=progress,
+                on_plan=on_plan,
+            )
+        finally:
+            if "bar" in state:
+                state["bar"].stop()
+        _print_end(res)

@@ -1,0 +1,260 @@
+"""``marinesim moos ...``: join a live MOOS-IvP community as uSimMarine, replay real missions.
+
+Glue only: the client, the app loop and the replay live in :mod:`marinesim.interop.moos`
+(``client``, ``app``, ``replay``), the ``.alog`` format in :mod:`marinesim.io.alog`.
+
+``marinesim moos MISSION.moos [ALIAS]`` is the app (``run`` is the default sub-command, so
+the MOOS-IvP calling convention — mission file first, then an optional alias — works as
+pAntler launches apps); ``marinesim moos replay MISSION.moos REAL.alog -o OUT`` judges the
+model open loop against a real mission log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from marinesim.core.errors import ConfigError, EngineError
+
+_VARIANTS = ("usm", "usm_v22")
+_GROUP_VALUE_OPTS = ("--alias", "--variant")
+
+
+class _DefaultRunGroup(TyperGroup):
+    """A group whose first positional argument, when not a sub-command, runs ``run``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in _GROUP_VALUE_OPTS:
+                i += 2
+                continue
+            if a.startswith("-"):
+                i += 1
+                continue
+            if a not in self.commands:
+                args = [*args[:i], "run", *args[i:]]
+            break
+        return super().parse_args(ctx, args)
+
+
+def _check_variant(v: str | None) -> None:
+    if v is not None and v not in _VARIANTS:
+        raise ConfigError(f"must be one of {', '.join(_VARIANTS)}, not {v!r}", param="--variant")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``moos`` command group to ``app``."""
+    moos = typer.Typer(
+        name="moos",
+        cls=_DefaultRunGroup,
+        help=(
+            "MOOS-IvP: 'marinesim moos MISSION.moos' joins the MOOSDB as uSimMarine(V22); "
+            "'moos replay' judges the model against a real mission log."
+        ),
+        invoke_without_command=True,
+        no_args_is_help=False,
+        pretty_exceptions_enable=False,
+    )
+
+    @moos.callback(invoke_without_command=True)
+    def moos_main(
+        ctx: typer.Context,
+        example: bool = typer.Option(False, "--example", "-e", help="Print an example block."),
+        interface: bool = typer.Option(
+            False, "--interface", "-i", help="Print the subscriptions and publications."
+        ),
+        version: bool = typer.Option(False, "--version", help="Print the version."),
+        alias: str = typer.Option(None, "--alias", help="Process name (and block to read)."),
+        variant: str = typer.Option(None, "--variant", help="usm (uSimMarine) or usm_v22."),
+    ) -> None:
+        """MOOS-IvP face of marinesim."""
+        from marinesim import __version__
+
+        _check_variant(variant)
+        ctx.obj = {"alias": alias, "variant": variant}
+        if version:
+            typer.echo(
+                f"marinesim {__version__} moos (MOOS 10 wire protocol; uSimMarine and "
+                "uSimMarineV22 of MOOS-IvP a2a9b716)"
+            )
+            raise typer.Exit(0)
+        if example or interface:
+            from marinesim.interop.moos.interface import example_text, interface_text
+
+            v = variant or "usm"
+            if example:
+                typer.echo(example_text(v, alias), nl=False)  # type: ignore[arg-type]
+            else:
+                typer.echo(interface_text(v), nl=False)  # type: ignore[arg-type]
+            raise typer.Exit(0)
+        if ctx.invoked_subcommand is None:
+            typer.echo(ctx.get_help())
+
+    @moos.command("run")
+    def run_cmd(
+        ctx: typer.Context,
+        mission: Path = typer.Argument(..., help="The .moos mission file."),
+        name: str = typer.Argument(None, help="Process name (MOOS convention: 2nd argument)."),
+        alias: str = typer.Option(None, "--alias", help="Process name (and block to read)."),
+        out: Path = typer.Option(
+            None, "-o", "--out", help="The .alog to write (default: MISSION_<name>.alog here)."
+        ),
+        duration: float = typer.Option(
+            None, "--duration", help="Stop after this many MOOS seconds (default: until Ctrl-C)."
+        ),
+        connect_timeout: float = typer.Option(
+            30.0, "--connect-timeout", help="Wall seconds to keep retrying the MOOSDB (0: forever)."
+        ),
+        block: str = typer.Option(None, "--block", help="Block to read (default: by name)."),
+        variant: str = typer.Option(None, "--variant", help="usm or usm_v22 (default: block)."),
+        scenario: Path = typer.Option(
+            None,
+            "--scenario",
+            help="A marinesim scenario (moos_actuators controller) behind the same MOOS face.",
+        ),
+    ) -> None:
+        """Join the MOOSDB of MISSION.moos as uSimMarine / uSimMarineV22; log to an .alog."""
+        from marinesim.interop.moos.app import UsmMoosApp, moos_settings
+        from marinesim.interop.moos.files import load_usm_config
+
+        obj = ctx.obj or {}
+        _check_variant(variant)
+        proc = alias or name or obj.get("alias")
+        if proc is not None and proc.startswith("--alias="):
+            proc = proc.partition("=")[2]
+        if duration is not None and not duration > 0:
+            raise ConfigError(f"must be > 0, got {duration:g}", param="--duration")
+        loaded = load_usm_config(
+            mission,
+            compat="moos",
+            variant=variant or obj.get("variant"),  # type: ignore[arg-type]
+            block=block or (proc if proc and _has_block(mission, proc) else None),
+        )
+        for w in loaded.warnings:
+            typer.echo(f"warning: {w}", err=True)
+        settings = moos_settings(loaded, alias=proc)
+        log = out if out is not None else Path(f"{mission.stem}_{settings.name}.alog")
+        if log.suffix.lower() != ".alog":
+            raise ConfigError(f"{str(log)!r}: the log is an .alog file", param="--out")
+        typer.echo(
+            f"{settings.name}: MOOSDB {settings.host}:{settings.port}, warp "
+            f"{settings.time_warp:g}, AppTick {settings.app_tick:g}, model "
+            f"{loaded.config.variant if scenario is None else scenario}"
+            f"; log {log}",
+            err=True,
+        )
+        if scenario is not None:
+            from marinesim.interop.moos.scenario_app import ScenarioMoosApp
+
+            app_: UsmMoosApp = ScenarioMoosApp(loaded, settings, scenario, log_path=log)
+            typer.echo(f"{settings.name}: vehicle from {scenario} (not the usm model)", err=True)
+        else:
+            app_ = UsmMoosApp(loaded, settings, log_path=log)
+        stop = threading.Event()
+        old: dict[int, Any] = {}
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(ValueError):  # not the main thread: no handler
+                old[sig] = signal.signal(sig, lambda *_: stop.set())
+        try:
+            rep = app_.run(
+                duration=duration,
+                stop=stop,
+                connect_retry=None if connect_timeout == 0 else connect_timeout,
+            )
+        finally:
+            for sig, h in old.items():
+                signal.signal(sig, h)
+        typer.echo(f"{settings.name}: {rep.summary()}", err=True)
+        for r in app_.client.malformed_reasons[-5:]:
+            typer.echo(f"  malformed: {r}", err=True)
+
+    @moos.command("replay")
+    def replay_cmd(
+        ctx: typer.Context,
+        mission: Path = typer.Argument(..., help="The mission's .moos file."),
+        alog: Path = typer.Argument(..., help="The real mission's .alog."),
+        out: Path = typer.Option(..., "-o", "--out", help="Write the model's NAV_* (.alog/.csv)."),
+        as_json: bool = typer.Option(False, "--json", help="Print variable → deviation as JSON."),
+        delivery: str = typer.Option(
+            "auto",
+            "--delivery",
+            help="Schedule CSV; 'auto' = RUN.delivery.csv beside RUN.alog; 'none' = plain rule.",
+        ),
+        block: str = typer.Option(None, "--block", help="Simulator block (default: by name)."),
+        variant: str = typer.Option(None, "--variant", help="usm or usm_v22 (default: block)."),
+    ) -> None:
+        """Feed a real log's DESIRED_* into usm/usm_v22; exit 1 beyond the README tolerance."""
+        from marinesim.interop.moos.replay import replay_alog
+
+        _check_variant(variant)
+        if out.suffix.lower() not in (".alog", ".csv"):
+            raise ConfigError(f"{str(out)!r}: use a .alog or .csv file name", param="--out")
+        res = replay_alog(
+            mission,
+            alog,
+            delivery=delivery,
+            variant=variant or (ctx.obj or {}).get("variant"),  # type: ignore[arg-type]
+            block=block,
+        )
+        res.write(out)
+        if as_json:
+            typer.echo(json.dumps(res.deviations))
+            typer.echo(f"rule: {res.rule_text}; wrote {out}", err=True)
+        else:
+            typer.echo(res.report())
+            typer.echo(f"wrote {out}")
+        if not res.passed:
+            bad = ", ".join(
+                f"{k} {v:.3g} > {res.tolerances[k]:.3g}" for k, v in res.failures.items()
+            )
+            raise EngineError(f"replay deviates beyond the tolerance: {bad}")
+
+    @moos.command("compare")
+    def compare_cmd(
+        run: Path = typer.Argument(..., help="The mission log to judge (.alog)."),
+        refs: list[Path] = typer.Argument(..., help="Recorded runs of the same mission (.alog)."),
+        as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+    ) -> None:
+        """Closed-loop figures of RUN against each recorded run (README §2.3 metrics)."""
+        from marinesim.interop.moos.spread import compare_tracks, mission_track
+
+        mine = mission_track(run)
+        table = {r.name: compare_tracks(mine, mission_track(r)) for r in refs}
+        report = {
+            "duration_from_motion_s": mine.duration_from_motion,
+            "wpt_changes_after_motion_s": mine.wpt_changes,
+            "runs": table,
+        }
+        if as_json:
+            typer.echo(json.dumps(report))
+            return
+        typer.echo(
+            f"{run.name}: complete - motion start {mine.duration_from_motion:.2f} s, path "
+            f"{mine.path_length:.1f} m, WPT_INDEX changes (s after motion start): "
+            + ", ".join(f"{t:.2f}->{v:g}" for t, v in mine.wpt_changes)
+        )
+        for name, m in table.items():
+            typer.echo(
+                f"  vs {name}: along-track max {m['max_dist_equal_along_track_m']:.2f} m, "
+                f"Hausdorff {m['hausdorff_m']:.2f} m, equal time since motion "
+                f"{m['max_dist_equal_time_from_motion_start_m']:.2f} m, duration diff "
+                f"{m['duration_from_motion_diff_s']:.2f} s"
+            )
+
+    app.add_typer(moos, name="moos")
+
+
+def _has_block(mission: Path, name: str) -> bool:
+    from marinesim.interop.moos.moosfile import read_moos_file
+
+    return read_moos_file(mission).find_block(name) is not None

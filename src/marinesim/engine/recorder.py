@@ -1,0 +1,371 @@
+"""Frame recorder with bounded memory: fixed-size chunk buffers handed to a sink or kept.
+
+Every frame copies the current value of each signal into a preallocated chunk buffer
+``(k, rows, N)`` (component-major, then time: one row per recorded frame holding all entity rows
+of every block, so each log column of a chunk is one contiguous block of memory).  When
+the buffer is full, or when ``flush_s`` seconds of wall time have passed since the previous
+flush, the chunk goes to the *sink* (streaming: the log writer of :mod:`marinesim.io.log`
+writes it to disk and the buffer is reused) or, without a sink, is kept in memory for the
+:class:`~marinesim.engine.results.RunResult`.  With a sink the recorder's memory is one chunk
+(about ``chunk_bytes``) plus 8 bytes of frame time per recorded frame, whatever the duration.
+
+Decimation (``every``: record one tick in ``every``; the last tick of a run is always recorded)
+and signal selection (``select``: glob patterns of signal names) come from the scenario keys
+``log_rate`` and ``log_columns``.  The engine does no file I/O here: the sink is any object with
+a ``write(chunk)`` method.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time as _time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from marinesim.core.errors import ConfigError, EngineError
+from marinesim.engine.results import Signal
+
+__all__ = ["ALWAYS_LOGGED", "Chunk", "ChunkSink", "Recorder"]
+
+#: Signals recorded whatever ``log_columns`` selects (figures and metrics need them).
+ALWAYS_LOGGED = ("truth.pos", "truth.heading", "truth.speed", "active")
+
+DEFAULT_CHUNK_BYTES = 16 * 2**20
+DEFAULT_FLUSH_S = 2.0
+_MAX_ROWS = 65_536
+
+
+@dataclass
+class Chunk:
+    """Recorded frames ``first_frame .. first_frame + len(t) - 1``.
+
+    Attributes
+    ----------
+    t : ndarray, shape (T_c,)
+        Frame times [s].
+    values : dict of str to ndarray, shape (k, T_c, N)
+        Values of every signal known so far, component-major (``values[name][j]`` is the
+        time-major (T_c, N) column of component j; NaN where an entity lacks the signal).
+    first_frame : int
+        Index of the chunk's first frame in the run.
+    meta : dict of str to (unit, labels)
+        Every signal known so far, in order of first appearance (the column order).
+    """
+
+    t: NDArray[np.float64]
+    values: dict[str, NDArray[np.float64]]
+    first_frame: int
+    meta: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    release: Callable[[], None] | None = None
+
+    def done(self) -> None:
+        """Give the buffers back to the recorder (a sink calls it once the chunk is written)."""
+        if self.release is not None:
+            self.release()
+            self.release = None
+
+
+class ChunkSink(Protocol):
+    """Where a streaming recorder sends its chunks (implemented by the log writer)."""
+
+    def write(self, chunk: Chunk) -> None:
+        """Write one chunk, now or later; call ``chunk.done()`` when its arrays are free."""
+
+
+class Recorder:
+    """Collects frames (hold-last for plugin signals logged at lower rates).
+
+    Parameters
+    ----------
+    block_sizes : dict of str to int
+        Entity rows of every block, in block order (the row order of the log).
+    every : int
+        Record one tick in ``every`` (decimation; the first and last frames are always kept).
+    select : sequence of str, optional
+        Glob patterns of the signal names to record (``ALWAYS_LOGGED`` are always recorded);
+        None records every signal.
+    chunk_bytes : int
+        Target size of one chunk buffer [bytes].
+    flush_s : float
+        With a sink, flush at least this often [s of wall time].
+    sink : ChunkSink, optional
+        Streaming destination; None keeps every chunk in memory.
+    """
+
+    def __init__(
+        self,
+        block_sizes: dict[str, int],
+        *,
+        every: int = 1,
+        select: tuple[str, ...] | list[str] | None = None,
+        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+        flush_s: float = DEFAULT_FLUSH_S,
+        sink: ChunkSink | None = None,
+    ) -> None:
+        if int(every) < 1:
+            raise ConfigError(f"log decimation must be >= 1 tick, got {every}", param="log_rate")
+        self.block_sizes = dict(block_sizes)
+        self.offsets: dict[str, int] = {}
+        total = 0
+        for b, n in self.block_sizes.items():
+            self.offsets[b] = total
+            total += n
+        self.n_rows = total
+        self.every = int(every)
+        self.select = tuple(select) if select is not None else None
+        self.chunk_bytes = int(chunk_bytes)
+        self.flush_s = float(flush_s)
+        self.sink = sink
+        self.units: dict[str, str] = {}
+        self.labels: dict[str, tuple[str, ...]] = {}
+        self.current: dict[tuple[str, str], NDArray[np.float64]] = {}
+        self._skip: set[str] = set()
+        self._keep: set[str] = set()
+        self._reset_storage()
+
+    # storage ----------------------------------------------------------------------------
+    def _reset_storage(self) -> None:
+        self._buf: dict[str, NDArray[np.float64]] = {}
+        self._tbuf = np.empty(0)
+        self._cap = 0
+        self._row = 0
+        self._flushed = 0  # frames handed to the sink or to self._chunks
+        self._chunks: list[Chunk] = []
+        self._t_done: list[NDArray[np.float64]] = []
+        self._ticks = 0  # frame() calls (recorded or not)
+        self._pending: float | None = None  # time of a skipped (decimated) last frame
+        self._last_flush = _time.perf_counter()
+        self._spare: list[tuple[int, dict[str, NDArray[np.float64]]]] = []
+
+    @property
+    def frames(self) -> int:
+        """Frames recorded so far (flushed and buffered)."""
+        return self._flushed + self._row
+
+    @property
+    def flushed_frames(self) -> int:
+        """Frames already handed to the sink (or kept as chunks)."""
+        return self._flushed
+
+    @property
+    def times(self) -> NDArray[np.float64]:
+        """(T,) times of the recorded frames [s]."""
+        return np.concatenate([*self._t_done, self._tbuf[: self._row]])
+
+    @property
+    def meta(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """Signal name → (unit, labels), in order of first appearance."""
+        return {n: (self.units[n], self.labels[n]) for n in self.units}
+
+    def _wanted(self, name: str) -> bool:
+        if name in self._keep:
+            return True
+        if name in self._skip:
+            return False
+        ok = (
+            self.select is None
+            or name in ALWAYS_LOGGED
+            or any(fnmatch.fnmatchcase(name, p) for p in self.select)
+        )
+        (self._keep if ok else self._skip).add(name)
+        return ok
+
+    def _bytes_per_frame(self) -> int:
+        return 8 * self.n_rows * max(1, sum(len(lab) for lab in self.labels.values())) + 8
+
+    def _alloc(self) -> None:
+        self._cap = int(max(1, min(_MAX_ROWS, self.chunk_bytes // self._bytes_per_frame())))
+        self._tbuf = np.empty(self._cap)
+        self._buf = {
+            name: np.full((len(self.labels[name]), self._cap, self.n_rows), np.nan)
+            for name in self.units
+        }
+
+    # recording --------------------------------------------------------------------------
+    def log(
+        self,
+        block: str,
+        name: str,
+        values: Any,
+        unit: str = "",
+        labels: tuple[str, ...] | None = None,
+    ) -> None:
+        """Set the current value of a signal for one block: (N,) or (N, k)."""
+        if not self._wanted(name):
+            return
+        arr = np.asarray(values, dtype=float)
+        if arr.ndim == 1:
+            arr = arr[:, None]
+        key = (block, name)
+        prev = self.current.get(key)
+        if prev is not None and prev.shape == arr.shape and self.units.get(name) == unit:
+            self.current[key] = arr.copy()  # fast path: already validated shape and unit
+            return
+        n = self.block_sizes[block]
+        if arr.ndim != 2 or arr.shape[0] != n:
+            raise ConfigError(
+                f"signal {name!r} of block {block!r} must have shape ({n},) or ({n}, k), got {np.shape(values)}"
+            )
+        prev_unit = self.units.get(name)
+        if prev_unit is not None and prev_unit != unit:
+            raise ConfigError(f"signal {name!r} logged with unit {unit!r} and {prev_unit!r}")
+        k = arr.shape[1]
+        lab = tuple(labels) if labels else (tuple(str(i) for i in range(k)) if k > 1 else ("",))
+        if len(lab) != k:
+            raise ConfigError(f"signal {name!r}: {len(lab)} labels for {k} components")
+        if name in self.labels and len(self.labels[name]) != k:
+            raise ConfigError(f"signal {name!r} changed its number of components")
+        self.units[name] = unit
+        self.labels[name] = lab
+        self.current[key] = arr.copy()
+
+    def frame(self, t: float) -> None:
+        """Record the current values as the frame at time t (one tick in ``every``)."""
+        tick = self._ticks
+        self._ticks += 1
+        if tick % self.every:
+            self._pending = float(t)
+            return
+        self._pending = None
+        self._record(float(t))
+
+    def finish(self) -> None:
+        """Record a decimated-away last frame, then flush what is buffered."""
+        if self._pending is not None:
+            self._record(self._pending)
+            self._pending = None
+        self.flush()
+
+    def _record(self, t: float) -> None:
+        if self._cap == 0:
+            self._alloc()
+        row = self._row
+        buf = self._buf
+        for (block, name), arr in self.current.items():
+            b = buf.get(name)
+            if b is None:  # a signal that appeared during this chunk: NaN before its first log
+                b = buf[name] = np.full((arr.shape[1], self._cap, self.n_rows), np.nan)
+            o = self.offsets[block]
+            b[:, row, o : o + arr.shape[0]] = arr.T
+        self._tbuf[row] = t
+        self._row = row + 1
+        if self._row >= self._cap or (
+            self.sink is not None and _time.perf_counter() - self._last_flush >= self.flush_s
+        ):
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand the buffered frames to the sink (or keep them); the buffers are reused."""
+        rows = self._row
+        self._last_flush = _time.perf_counter()
+        if rows == 0:
+            return
+        t = self._tbuf[:rows].copy()
+        if self.sink is not None:
+            bufs, cap = self._buf, self._cap
+            spare = self._spare
+            chunk = Chunk(
+                t,
+                {n: b[:, :rows] for n, b in bufs.items()},
+                self._flushed,
+                self.meta,
+                release=lambda: spare.append((cap, bufs)),
+            )
+            self._t_done.append(t)
+            self._row = 0
+            self._flushed += rows
+            # the sink may write in the background: fill another buffer set meanwhile (a set
+            # given back keeps its NaN regions: a region once written is rewritten every frame)
+            self._buf = {}
+            while spare:
+                c, b = spare.pop()
+                if c == self._cap:
+                    self._buf = b
+                    break
+            if not self._buf:
+                self._buf = {
+                    n: np.full((len(self.labels[n]), self._cap, self.n_rows), np.nan)
+                    for n in self.units
+                }
+            self.sink.write(chunk)
+            if self._cap * self._bytes_per_frame() > 2 * self.chunk_bytes:
+                self._alloc()  # new signals made the buffers too big: smaller chunks
+        else:
+            chunk = Chunk(
+                t, {n: b[:, :rows].copy() for n, b in self._buf.items()}, self._flushed, self.meta
+            )
+            self._chunks.append(chunk)
+            self._t_done.append(t)
+            self._row = 0
+            self._flushed += rows
+
+    # snapshots --------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """Snapshot (frame count, decimation phase and current values)."""
+        return {
+            "n": self.frames,
+            "ticks": self._ticks,
+            "pending": self._pending,
+            "current": {k: v.copy() for k, v in self.current.items()},
+            "units": dict(self.units),
+            "labels": dict(self.labels),
+        }
+
+    def set_state(self, snap: dict[str, Any]) -> None:
+        """Truncate back to a snapshot (not before frames already streamed to the sink)."""
+        n = int(snap["n"])
+        if self.sink is not None:
+            if n < self._flushed:
+                raise EngineError(
+                    f"cannot restore to frame {n}: frames up to {self._flushed} are already "
+                    "written to the streamed log"
+                )
+            self._row = n - self._flushed
+            for b in self._buf.values():
+                b[:, self._row :] = np.nan
+        else:
+            self.flush()
+            kept: list[Chunk] = []
+            for c in self._chunks:
+                if c.first_frame >= n:
+                    break
+                m = n - c.first_frame
+                if m < len(c.t):
+                    c = Chunk(
+                        c.t[:m], {k: v[:, :m] for k, v in c.values.items()}, c.first_frame, c.meta
+                    )
+                kept.append(c)
+            self._chunks = kept
+            self._t_done = [c.t for c in kept]
+            self._flushed = n
+            self._row = 0
+        self.current = {k: v.copy() for k, v in snap["current"].items()}
+        self.units = dict(snap["units"])
+        self.labels = dict(snap["labels"])
+        self._buf = {k: v for k, v in self._buf.items() if k in self.units}
+        self._ticks = int(snap["ticks"])
+        self._pending = snap["pending"]
+        if self.sink is None:
+            self._cap = 0  # fresh NaN buffers: no stale rows of dropped signals
+
+    # assembling -------------------------------------------------------------------------
+    def signals(self, block_order: list[str] | None = None) -> dict[str, Signal]:
+        """Assemble (N, T, k) arrays of the in-memory chunks (NaN where a block lacks a signal)."""
+        if block_order is not None and list(block_order) != list(self.block_sizes):
+            raise EngineError("recorder block order differs from the simulation's")
+        self.flush()
+        tt = sum(len(c.t) for c in self._chunks)
+        out: dict[str, Signal] = {}
+        for name in self.units:
+            k = len(self.labels[name])
+            vals = np.full((self.n_rows, tt, k), np.nan)
+            for c in self._chunks:
+                v = c.values.get(name)
+                if v is not None:
+                    vals[:, c.first_frame : c.first_frame + len(c.t), :] = v.transpose(2, 1, 0)
+            out[name] = Signal(vals, self.units[name], self.labels[name])
+        return out

@@ -1,0 +1,514 @@
+"""``marinesim moos``: the uSimMarine / uSimMarineV22 MOOS app, live in a MOOS community.
+
+The app plays the real program's cycle (spec ``usimmarine.md`` §2.1) on the wall clock:
+connect and register (the same 28 / 34 variables, in the same order, twice, as the captures
+show), then every AppTick period of **MOOS** time (a wall period of 1/(AppTick × warp)):
+fetch the mail that arrived, apply it in arrival order (:func:`~marinesim.models.kinematic.
+apply_mail`, stamped with the iteration's MOOS time read after the fetch), run one
+:func:`~marinesim.models.kinematic.iterate` and post its publications in one packet stamped
+with that time.  ``<NAME>_STATUS`` goes out every 2 MOOS seconds and ``APPCAST`` at start and
+on ``APPCAST_REQ``.  Everything posted and received is streamed to an ``.alog``.
+
+Bad conditions: the DB unreachable at start (retries, then a clear error); the DB lost
+mid-run (the model keeps iterating and logging, reconnection is tried every wall second and
+re-registers); malformed packets (counted, reported at the end); mail of the wrong type
+(warned once per variable and source, as the model reports it).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from marinesim.core.errors import ConfigError
+from marinesim.interop.moos.client import RETRY_PERIOD, MoosClient, MoosConnectionError
+from marinesim.interop.moos.files import LoadedConfig
+from marinesim.interop.moos.moosfile import MoosFile
+from marinesim.interop.moos.wire import MoosMsg
+from marinesim.io.alog import AlogWriter
+from marinesim.models import kinematic
+
+__all__ = [
+    "APPCAST_VARS",
+    "AppReport",
+    "MoosSettings",
+    "SUBSCRIPTIONS_USM",
+    "SUBSCRIPTIONS_V22",
+    "UsmMoosApp",
+    "moos_settings",
+]
+
+#: AppCasting variables every MOOS-IvP app registers first.
+APPCAST_VARS = ("APPCAST_REQ", "LOADCAST_REQ", "TERM_REPORT_INTERVAL", "COMMS_POLICY")
+
+#: uSimMarine's registrations, in the order of the capture ``b2_usim_warp1``.
+SUBSCRIPTIONS_USM = (
+    *APPCAST_VARS,
+    "DESIRED_RUDDER", "DESIRED_THRUST", "DESIRED_ELEVATOR", "DESIRED_THRUST_L",
+    "DESIRED_THRUST_R", "BUOYANCY_RATE", "WATER_DEPTH", "CURRENT_X", "DRIFT_X", "CURRENT_Y",
+    "DRIFT_Y", "DRIFT_VECTOR", "DRIFT_VECTOR_ADD", "DRIFT_VECTOR_MULT", "ROTATE_SPEED",
+    "USM_SIM_PAUSED", "USM_RESET", "USM_TURN_RATE", "USM_ENABLED", "OBSTACLE_HIT",
+    "TRIM_CONTROL", "BUOYANCY_CONTROL", "THRUST_MODE_REVERSE", "THRUST_MODE_DIFFERENTIAL",
+)  # fmt: skip
+
+#: uSimMarineV22's registrations, in the order of the capture ``b_usimv22_warp1``.
+SUBSCRIPTIONS_V22 = (
+    *APPCAST_VARS,
+    "DESIRED_RUDDER", "DESIRED_THRUST", "DESIRED_ELEVATOR", "DESIRED_THRUST_L",
+    "DESIRED_THRUST_R", "NAV_X", "NAV_Y", "NAV_HEADING", "USM_ENABLED", "USM_TURN_RADIUS",
+    "USM_TURN_RATE", "OBSTACLE_HIT", "USM_RESET_NAV", "WIND_CONDITIONS", "BUOYANCY_RATE",
+    "WATER_DEPTH", "CURRENT_X", "DRIFT_X", "CURRENT_Y", "DRIFT_Y", "DRIFT_VECTOR",
+    "DRIFT_VECTOR_ADD", "DRIFT_VECTOR_MULT", "ROTATE_SPEED", "USM_SIM_PAUSED", "USM_RESET",
+    "TRIM_CONTROL", "BUOYANCY_CONTROL", "THRUST_MODE_REVERSE", "THRUST_MODE_DIFFERENTIAL",
+)  # fmt: skip
+
+#: Variables the app registers but the model does not act on (accepted silently).
+_QUIET = frozenset({*APPCAST_VARS, "WIND_CONDITIONS"})
+
+#: MOOS's defaults when the file does not say.
+DEFAULT_HOST, DEFAULT_PORT, DEFAULT_TICK = "localhost", 9000, 5.0
+#: Status period [MOOS s] (``<NAME>_STATUS``).
+STATUS_PERIOD = 2.0
+
+
+@dataclass(frozen=True)
+class MoosSettings:
+    """Where and how fast the app runs (globals of the mission file and its block).
+
+    Attributes
+    ----------
+    host, port : str, int
+        ``ServerHost`` / ``ServerPort``.
+    community : str
+        ``Community`` (informational: the DB names it in its WELCOME).
+    time_warp : float
+        ``MOOSTimeWarp``.
+    app_tick, comms_tick : float
+        Iterations per MOOS second; CommsTick (informational in asynchronous mode).
+    name : str
+        Process name (``--alias`` or the block name).
+    """
+
+    host: str
+    port: int
+    community: str
+    time_warp: float
+    app_tick: float
+    comms_tick: float
+    name: str
+
+
+def _number(mf: MoosFile, name: str, default: float, *, positive: bool = True) -> float:
+    text = mf.global_value(name)
+    if text is None:
+        return default
+    line = mf.globals[next(k for k in mf.globals if k.lower() == name.lower())][1]
+    try:
+        val = float(text)
+    except ValueError:
+        raise ConfigError(
+            f"{text!r} is not a number", file=mf.path, line=line, param=name
+        ) from None
+    if not math.isfinite(val) or (positive and val <= 0):
+        raise ConfigError(
+            f"must be a finite number > 0, got {text!r}", file=mf.path, line=line, param=name
+        )
+    return val
+
+
+def _block_number(loaded: LoadedConfig, key: str, default: float) -> float:
+    blk = loaded.moos.block(loaded.block)
+    for k, v, line in blk.entries:
+        if k.lower() == key.lower():
+            try:
+                val = float(v)
+            except ValueError:
+                raise ConfigError(
+                    f"{v!r} is not a number", file=loaded.moos.path, line=line, param=key
+                ) from None
+            if not (math.isfinite(val) and val > 0):
+                raise ConfigError(
+                    f"must be > 0, got {v!r}", file=loaded.moos.path, line=line, param=key
+                )
+            return val
+    return default
+
+
+def moos_settings(loaded: LoadedConfig, *, alias: str | None = None) -> MoosSettings:
+    """Read ServerHost, ServerPort, Community, MOOSTimeWarp, AppTick and CommsTick.
+
+    Raises
+    ------
+    ConfigError
+        A non-numeric or non-positive port, warp or tick (file, line and parameter named).
+    """
+    mf = loaded.moos
+    port = _number(mf, "ServerPort", DEFAULT_PORT)
+    if port != int(port) or not 0 < port < 65536:
+        raise ConfigError(f"port {port:g} is not in 1..65535", file=mf.path, param="ServerPort")
+    return MoosSettings(
+        host=(mf.global_value("ServerHost") or DEFAULT_HOST).strip(),
+        port=int(port),
+        community=(mf.global_value("Community") or "").strip(),
+        time_warp=_number(mf, "MOOSTimeWarp", 1.0),
+        app_tick=_block_number(loaded, "AppTick", DEFAULT_TICK),
+        comms_tick=_block_number(loaded, "CommsTick", DEFAULT_TICK),
+        name=alias or loaded.block,
+    )
+
+
+@dataclass
+class AppReport:
+    """What a ``marinesim moos`` session did.
+
+    Attributes
+    ----------
+    iterations : int
+    mail : int
+        NOTIFY messages received.
+    posts : int
+        Variables posted.
+    warnings : list of str
+        Distinct mail warnings (wrong type, unknown variable, non-finite value).
+    malformed : int
+        Malformed packets skipped.
+    reconnects : int
+    log : Path or None
+        The ``.alog`` written.
+    moos_start, moos_end : float
+        MOOS times of start-up and of the last iteration [s].
+    """
+
+    iterations: int = 0
+    mail: int = 0
+    posts: int = 0
+    warnings: list[str] = field(default_factory=list)
+    malformed: int = 0
+    reconnects: int = 0
+    log: Path | None = None
+    moos_start: float = math.nan
+    moos_end: float = math.nan
+
+    def summary(self) -> str:
+        """One line for the terminal."""
+        return (
+            f"{self.iterations} iterations over {self.moos_end - self.moos_start:.2f} MOOS s, "
+            f"{self.mail} mail, {self.posts} posts, {len(self.warnings)} warnings, "
+            f"{self.malformed} malformed packets, {self.reconnects} reconnections"
+            + (f"; log {self.log}" if self.log else "")
+        )
+
+
+def _scalar(v: Any) -> float | str | None:
+    x = v[0] if isinstance(v, np.ndarray) else v
+    if x is None:
+        return None
+    if isinstance(x, str):
+        return x
+    f = float(x)
+    return None if math.isnan(f) else f
+
+
+#: Mail whose iteration is recorded in ``RUN.delivery.csv`` (README §2.5 columns).
+DELIVERY_VARS = frozenset(
+    {"DESIRED_THRUST", "DESIRED_RUDDER", "DESIRED_ELEVATOR", "DRIFT_X", "DRIFT_Y"}
+)
+
+
+class _DeliveryLog:
+    """``RUN.delivery.csv`` beside ``RUN.alog``: the iteration each actuator post reached.
+
+    The same columns as the derived schedules of ``reference/moos_live`` (README §2.5), but
+    recorded, not derived: ``marinesim moos replay`` of a marinesim live log then
+    reproduces it to the log's rounding.
+    """
+
+    def __init__(self, log_path: Path, t0: float) -> None:
+        self.path = log_path.with_name(log_path.name.removesuffix(".alog") + ".delivery.csv")
+        self.t0 = t0
+        self._fh = self.path.open("w", encoding="utf-8", newline="")
+        self._csv = csv.writer(self._fh, lineterminator="\n")
+        self._csv.writerow(
+            ["t_post", "var", "value", "source", "t_iteration", "iterations_after_post"]
+        )
+        self._pending: list[MoosMsg] = []
+        self._recent: list[float] = []
+
+    def add(self, m: MoosMsg, _now: float) -> None:
+        self._pending.append(m)
+
+    def iterated(self, now: float) -> None:
+        for m in self._pending:
+            after = sum(1 for t in self._recent if t > m.time)
+            value = f"{m.dval:.5f}" if m.dtype == "D" else m.sval
+            self._csv.writerow(
+                [f"{m.time - self.t0:.5f}", m.key, value, m.src, f"{now - self.t0:.5f}", after]
+            )
+        self._pending = []
+        self._recent = [*self._recent[-49:], now]
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+class UsmMoosApp:
+    """The simulator app: :class:`MoosClient` + the ``usm`` / ``usm_v22`` model.
+
+    Parameters
+    ----------
+    loaded : LoadedConfig
+        The configured block (``compat="moos"`` to behave as the program).
+    settings : MoosSettings
+    log_path : str or Path, optional
+        ``.alog`` to stream posts and mail to.
+    say : callable
+        Receives progress and warning lines (default: stderr).
+    clock : callable
+        Wall clock [s].
+    """
+
+    def __init__(
+        self,
+        loaded: LoadedConfig,
+        settings: MoosSettings,
+        *,
+        log_path: str | Path | None = None,
+        say: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.loaded = loaded
+        self.config = loaded.config
+        self.settings = settings
+        self.log_path = Path(log_path) if log_path is not None else None
+        self.say = say or (lambda s: print(s, file=sys.stderr, flush=True))
+        self.clock = clock
+        self.client = MoosClient(
+            settings.host,
+            settings.port,
+            settings.name,
+            time_warp=settings.time_warp,
+            clock=clock,
+            log=self.say,
+        )
+        v22 = self.config.variant == "usm_v22"
+        self.subscriptions = SUBSCRIPTIONS_V22 if v22 else SUBSCRIPTIONS_USM
+        self.report = AppReport()
+        self._warned: set[str] = set()
+        self._published: dict[str, None] = {}
+
+    # ------------------------------------------------------------------ helpers
+    def _warn(self, text: str, key: str) -> None:
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        self.report.warnings.append(text)
+        self.say(f"warning: {text}")
+
+    def _status(self, now: float, start: float) -> str:
+        subs = ",".join(sorted(self.subscriptions))
+        pubs = ",".join(sorted(self._published))
+        return (
+            f"AppErrorFlag=false,Uptime={now - start:.6g},cpuload=0,memory_kb=0,"
+            f"memory_max_kb=0,MOOSName={self.settings.name},"
+            f'Publishing="{pubs},",Subscribing="{subs},"'
+        )
+
+    # ------------------------------------------------------------------ the model
+    def _start_model(self, t0: float) -> None:
+        """Start-up at MOOS time ``t0`` (spec §2.1: ts = MOOS time at start-up)."""
+        self.state = kinematic.init(self.config, 1, t0)
+
+    def _warm_up(self) -> None:
+        """Run the model's code paths once on a throw-away state before joining.
+
+        The first calls compile (numba) or load caches: about a wall second, i.e. ten MOOS
+        seconds at warp 10, that would otherwise stall the first live iterations while the
+        helm is already driving.
+        """
+        t = self.clock() * self.settings.time_warp
+        st = kinematic.init(self.config, 1, t)
+        for k, (key, val) in enumerate(
+            (("DESIRED_THRUST", 20.0), ("DESIRED_RUDDER", 5.0), ("DESIRED_ELEVATOR", 0.0))
+        ):
+            st, _posts, _warns = kinematic.apply_mail(
+                self.config, st, key, val, moos_time=t + 0.1 * k, source="warm-up"
+            )
+        for k in range(5):
+            st, _pubs = kinematic.iterate(self.config, st, t + 0.1 * (k + 1))
+
+    def _mail(self, m: MoosMsg, now: float) -> list[tuple[str, float | str]]:
+        """Apply one message (typed as it came) at the iteration time; immediate posts."""
+        value: float | str = m.sval if m.dtype != "D" else m.dval
+        self.state, posts, warns = kinematic.apply_mail(
+            self.config, self.state, m.key, value, moos_time=now, source=m.src
+        )
+        for w in warns:
+            kind = w.split(": ", 1)[-1]
+            self._warn(w, f"{m.key}|{m.src}|{kind}")
+        out = []
+        for name, val in posts:
+            sv = _scalar(val)
+            if sv is not None:
+                out.append((name, sv))
+        return out
+
+    def _iterate(self, now: float) -> list[tuple[str, float | str]]:
+        """One iteration at MOOS time ``now``; its publications in order."""
+        self.state, pubs = kinematic.iterate(self.config, self.state, now)
+        out = []
+        for name, val in pubs.items():
+            sv = _scalar(val)
+            if sv is not None:
+                out.append((name, sv))
+        return out
+
+    def _pose_text(self) -> str:
+        st = self.state
+        return (
+            f"Enabled: {str(bool(st.enabled[0])).lower()}!@Model: marinesim {self.config.variant}"
+            f"!@Pose: x={float(st.x[0]):.2f}, y={float(st.y[0]):.2f}, "
+            f"hdg={float(st.heading[0]):.1f}, spd={float(st.speed[0]):.2f}"
+        )
+
+    def _appcast(self, iteration: int) -> str:
+        lines = [
+            self._pose_text(),
+            f"Run warnings: {len(self.report.warnings)}",
+        ]
+        lines += [f"  {w}" for w in self.report.warnings[-5:]]
+        return (
+            f"proc={self.settings.name}!@#iter={iteration}!@#node={self.client.community}"
+            f"!@#messages=" + "!@".join(lines)
+        )
+
+    def _reconnect(self) -> None:
+        """One reconnection attempt (runs in a helper thread)."""
+        try:
+            self.client.try_connect(timeout=1.0)
+        except MoosConnectionError as exc:  # refused (a name clash): keep trying, say so
+            self._warn(str(exc), "reconnect-refused")
+
+    # ------------------------------------------------------------------ the loop
+    def run(
+        self,
+        *,
+        duration: float | None = None,
+        stop: threading.Event | None = None,
+        connect_retry: float | None = 30.0,
+    ) -> AppReport:
+        """Join the community and simulate until ``duration`` MOOS seconds or ``stop``.
+
+        Raises
+        ------
+        MoosConnectionError
+            The DB is unreachable at start (after ``connect_retry`` wall seconds).
+        """
+        client = self.client
+        stop = stop or threading.Event()
+        rep = self.report
+        self._warm_up()
+        client.connect(retry_for=connect_retry)
+        client.register(self.subscriptions)
+        t0 = client.moos_time()
+        rep.moos_start = rep.moos_end = t0
+        self._start_model(t0)
+        alog = AlogWriter(self.log_path, logstart=t0) if self.log_path else None
+        delivery = _DeliveryLog(self.log_path, t0) if self.log_path else None
+        if alog is not None:
+            rep.log = alog.path
+        period = 1.0 / (self.settings.app_tick * self.settings.time_warp)  # wall s
+        next_wall = self.clock() + period
+        last_status = -math.inf
+        last_retry = self.clock()
+        appcast_due = True
+        inbox: list[MoosMsg] = []
+        iteration = 0
+        reconnector: threading.Thread | None = None
+        try:
+            while not stop.is_set():
+                # (a) wait one period, collecting the mail the DB pushes meanwhile
+                while True:
+                    left = next_wall - self.clock()
+                    if left <= 0:
+                        break
+                    if not client.connected:
+                        # reconnect in the background (as MOOS's comms thread does): the
+                        # model keeps iterating and logging while the DB is away
+                        idle = reconnector is None or not reconnector.is_alive()
+                        if idle and self.clock() - last_retry >= RETRY_PERIOD:
+                            last_retry = self.clock()
+                            reconnector = threading.Thread(target=self._reconnect, daemon=True)
+                            reconnector.start()
+                        stop.wait(min(left, 0.05))
+                        continue
+                    inbox += client.fetch(timeout=min(left, 0.05))
+                    client.heartbeat()
+                    if stop.is_set():
+                        break
+                if stop.is_set():
+                    break
+                inbox += client.fetch(timeout=0.0)  # what arrived, even when running late
+                next_wall += period
+                if next_wall < self.clock() - period:  # fell behind: do not burst
+                    next_wall = self.clock() + period
+                if iteration == 0:
+                    client.register(self.subscriptions)  # the programs register twice
+                # (b) mail, in arrival order, stamped with the iteration time
+                now = client.moos_time()
+                out: list[tuple[str, float | str]] = []
+                for m in inbox:
+                    rep.mail += 1
+                    if alog is not None and m.src != self.settings.name:  # not our own echo
+                        alog.write(m.time, m.key, m.src, m.value)
+                    if delivery is not None and m.key in DELIVERY_VARS:
+                        delivery.add(m, now)
+                    if m.key in _QUIET:
+                        if m.key == "APPCAST_REQ":
+                            appcast_due = True
+                        continue
+                    out += self._mail(m, now)
+                inbox = []
+                # (c) iterate and publish
+                pubs = self._iterate(now)
+                iteration += 1
+                if delivery is not None:
+                    delivery.iterated(now)
+                if now - last_status >= STATUS_PERIOD:
+                    last_status = now
+                    out.insert(0, (f"{self.settings.name.upper()}_STATUS", self._status(now, t0)))
+                out += pubs
+                if appcast_due:
+                    appcast_due = False
+                    out.append(("APPCAST", self._appcast(iteration)))
+                client.post(out, now)
+                for name, sv in out:
+                    self._published.setdefault(name, None)
+                    if alog is not None and name != "APPCAST" and not name.endswith("_STATUS"):
+                        alog.write(now, name, self.settings.name, sv)
+                rep.posts += len(out)
+                rep.iterations = iteration
+                rep.moos_end = now
+                if alog is not None and iteration % 10 == 0:
+                    alog.flush()
+                if duration is not None and now - t0 >= duration:
+                    break
+        finally:
+            if alog is not None:
+                alog.close()
+            if delivery is not None:
+                delivery.close()
+            client.close()
+            if reconnector is not None:
+                reconnector.join(2.0)
+            rep.malformed = client.malformed
+            rep.reconnects = client.reconnects
+        return rep

@@ -1,0 +1,476 @@
+"""MOOS ``.alog`` logs (pLogger's format): a streaming writer, a reader, and run tables.
+
+Format (as pLogger writes it; ``reference/moos_live/README.md`` §2.1):
+
+* a header of ``%%`` lines: a rule of 59 ``%``, ``%% LOG FILE:`` with the file name,
+  ``%% FILE OPENED ON`` with a ``ctime`` date, ``%% LOGSTART`` with the MOOS time [s] the log
+  counts from (16 significant digits), and the rule again;
+* one data line per message: time since LOGSTART [s] left-aligned in 15 columns with 5
+  decimals, the variable in 20 columns, the source process in 15 columns, then the value
+  (a double with 5 decimals, at least 12 columns; a string as posted) and one space;
+* a string value may hold newlines: the lines that follow, up to the next line starting
+  with a ``TIME VARIABLE SOURCE`` triple, belong to it.
+
+Reading gives :class:`Alog` (records in file order; the time column is *not* sorted in
+pLogger's asynchronous logs).  :func:`alog_to_result` turns it into the
+:class:`~marinesim.engine.results.RunResult` of a marinesim run (``truth.pos`` north/east/
+down from ``NAV_Y``/``NAV_X``/``NAV_DEPTH``, ``truth.heading``, ``truth.speed``; the ``*_GT``
+variables as truth and ``NAV_*`` as ``belief.pos`` when a log has both; every other numeric
+variable as ``moos.<VAR>``), so ``marinesim plot`` and the Python API treat an ``.alog`` like
+one of our run directories.  :func:`write_result_alog` writes a RunResult as an ``.alog``.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> p = pathlib.Path(tempfile.mkdtemp()) / "a.alog"
+>>> with AlogWriter(p, logstart=100.0) as w:
+...     w.write(100.5, "NAV_X", "uSimMarine", 1.25)
+>>> read_alog(p).records[0].value
+1.25
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time as _time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from marinesim.core.errors import DataError
+from marinesim.engine.results import Event, RunResult, Signal
+
+__all__ = [
+    "Alog",
+    "AlogRecord",
+    "AlogWriter",
+    "alog_to_result",
+    "format_line",
+    "load_alog_result",
+    "read_alog",
+    "write_result_alog",
+    "write_table_alog",
+]
+
+_RULE = "%" * 59
+_DATA = re.compile(r"^(-?\d+\.\d+)\s+(\S+)\s+(\S+)\s+(.*)$", re.DOTALL)
+_NUM = re.compile(r"^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$")
+
+
+def format_line(t: float, var: str, src: str, value: float | str) -> str:
+    """One data line (without the newline): time since LOGSTART, variable, source, value."""
+    if isinstance(value, str):
+        val = value
+    else:
+        val = f"{float(value):<12.5f}"
+    return f"{t:<15.5f} {var:<20} {src:<15} {val} "
+
+
+class AlogWriter:
+    """Stream MOOS messages to an ``.alog`` file (pLogger's header and line format).
+
+    Parameters
+    ----------
+    path : str or Path
+        File to write (parent directories are created).
+    logstart : float
+        MOOS time [s] the log's time column counts from.
+    flush_every : int
+        Lines between flushes (a crash loses at most this many lines).
+
+    Notes
+    -----
+    Use as a context manager or call :meth:`close`; every line is written as it comes, so
+    the log of a run that stops early is kept.
+    """
+
+    def __init__(self, path: str | Path, *, logstart: float, flush_every: int = 64) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh: IO[str] | None = self.path.open("w", encoding="utf-8", newline="\n")
+        except OSError as exc:
+            raise DataError(f"cannot write log: {exc.strerror or exc}", file=str(path)) from None
+        self.logstart = float(logstart)
+        self.lines = 0
+        self._flush_every = max(1, int(flush_every))
+        fh = self._fh
+        fh.write(f"{_RULE}\n")
+        fh.write(f"%% LOG FILE:       {self.path}\n")
+        fh.write(f"%% FILE OPENED ON  {_time.ctime()}\n")
+        fh.write(f"%% LOGSTART           {self.logstart:.16g}\n")
+        fh.write(f"{_RULE}\n")
+        fh.flush()
+
+    def write(self, moos_time: float, var: str, src: str, value: float | str) -> None:
+        """Log one message posted at MOOS time ``moos_time`` [s] (NaN doubles are skipped)."""
+        if self._fh is None:
+            raise DataError("log already closed", file=str(self.path))
+        if not isinstance(value, str) and not math.isfinite(float(value)):
+            return
+        self._fh.write(format_line(moos_time - self.logstart, var, src, value) + "\n")
+        self.lines += 1
+        if self.lines % self._flush_every == 0:
+            self._fh.flush()
+
+    def flush(self) -> None:
+        """Push buffered lines to the file."""
+        if self._fh is not None:
+            self._fh.flush()
+
+    def close(self) -> None:
+        """Flush and close (idempotent)."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def __enter__(self) -> AlogWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass(frozen=True)
+class AlogRecord:
+    """One logged message: time since LOGSTART [s], variable, source, value, file line."""
+
+    t: float
+    var: str
+    src: str
+    value: float | str
+    line: int
+
+
+@dataclass
+class Alog:
+    """A read ``.alog``.
+
+    Attributes
+    ----------
+    path : str
+        File name.
+    logstart : float
+        MOOS time of the log's zero [s] (NaN when the header has none).
+    header : list of str
+        The ``%%`` lines.
+    records : list of AlogRecord
+        Data lines in file order.
+    """
+
+    path: str
+    logstart: float
+    header: list[str]
+    records: list[AlogRecord] = field(default_factory=list)
+
+    def variables(self) -> list[str]:
+        """Variable names in order of first appearance."""
+        return list(dict.fromkeys(r.var for r in self.records))
+
+    def series(self, var: str, src: str | None = None) -> tuple[np.ndarray, list[Any]]:
+        """Times [s] (stable-sorted) and values of one variable (optionally of one source)."""
+        recs = [r for r in self.records if r.var == var and (src is None or r.src == src)]
+        recs.sort(key=lambda r: r.t)
+        return np.array([r.t for r in recs], dtype=float), [r.value for r in recs]
+
+    def numeric(self, var: str, src: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Times and float values of a numeric variable (string values skipped)."""
+        t, vals = self.series(var, src)
+        keep = [i for i, v in enumerate(vals) if not isinstance(v, str)]
+        return t[keep], np.array([vals[i] for i in keep], dtype=float)
+
+    def to_pandas(self) -> Any:
+        """Long table: ``t``, ``var``, ``src``, ``dval`` (NaN for strings), ``sval``."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "t": [r.t for r in self.records],
+                "var": [r.var for r in self.records],
+                "src": [r.src for r in self.records],
+                "dval": [np.nan if isinstance(r.value, str) else r.value for r in self.records],
+                "sval": [r.value if isinstance(r.value, str) else "" for r in self.records],
+            }
+        )
+
+
+def _value(text: str) -> float | str:
+    if text.endswith(" "):
+        text = text[:-1]
+    if _NUM.match(text):
+        return float(text)
+    return text
+
+
+def _iter_records(lines: Iterable[str], path: str) -> Iterator[tuple[str, int, str]]:
+    for lineno, raw in enumerate(lines, start=1):
+        yield raw.rstrip("\n").rstrip("\r"), lineno, path
+
+
+def read_alog(path: str | Path) -> Alog:
+    """Read an ``.alog`` file (pLogger's or ours).
+
+    Raises
+    ------
+    DataError
+        Missing or unreadable file, or a file with neither a header nor data lines.
+    """
+    p = Path(path)
+    try:
+        fh = p.open("r", encoding="utf-8", errors="surrogateescape")
+    except FileNotFoundError:
+        raise DataError("file not found", file=str(p)) from None
+    except OSError as exc:
+        raise DataError(f"cannot read file: {exc.strerror or exc}", file=str(p)) from None
+    header: list[str] = []
+    logstart = math.nan
+    records: list[AlogRecord] = []
+    cur: list[Any] | None = None  # [t, var, src, text, line]
+
+    def done() -> None:
+        if cur is not None:
+            records.append(AlogRecord(cur[0], cur[1], cur[2], _value(cur[3]), cur[4]))
+
+    with fh:
+        for line, lineno, _ in _iter_records(fh, str(p)):
+            if line.startswith("%%"):
+                header.append(line)
+                if line.startswith("%% LOGSTART"):
+                    try:
+                        logstart = float(line.split()[2])
+                    except (IndexError, ValueError):
+                        raise DataError(
+                            f"bad LOGSTART line {line!r}", file=str(p), line=lineno
+                        ) from None
+                continue
+            m = _DATA.match(line)
+            if m is None or not m.group(1)[-1].isdigit():
+                if cur is None:
+                    raise DataError(f"not an alog line: {line[:60]!r}", file=str(p), line=lineno)
+                cur[3] += "\n" + line  # continuation of a multi-line string value
+                continue
+            done()
+            cur = [float(m.group(1)), m.group(2), m.group(3), m.group(4), lineno]
+        done()
+    if not header and not records:
+        raise DataError("empty alog", file=str(p))
+    return Alog(str(p), logstart, header, records)
+
+
+def _hold(t: np.ndarray, v: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Last value with time ≤ ``at`` (NaN before the first)."""
+    if len(t) == 0:
+        return np.full(len(at), np.nan)
+    idx = np.searchsorted(t, at, side="right") - 1
+    out = v[np.clip(idx, 0, None)].astype(float)
+    out[idx < 0] = np.nan
+    return out
+
+
+#: Setpoint variables and the signal names the time-series figure looks for.
+_SETPOINTS = {
+    "DESIRED_HEADING": "helm.desired_heading",
+    "DESIRED_SPEED": "helm.desired_speed",
+    "DESIRED_DEPTH": "helm.desired_depth",
+}
+
+
+def _guess_prefix(alog: Alog) -> str:
+    names = set(alog.variables())
+    if "NAV_X" in names:
+        return "NAV"
+    for v in alog.variables():
+        if v.endswith("_X") and v[:-2] + "_Y" in names and not v.startswith("TRUE"):
+            return v[:-2]
+    return "NAV"
+
+
+def alog_to_result(alog: Alog, *, prefix: str | None = None) -> RunResult:
+    """The run table of an ``.alog``: one entity per source of ``<prefix>_X``.
+
+    Frames are the ``<prefix>_X`` time stamps of the first source (every variable sampled
+    with its last value at or before each frame).  ``prefix`` defaults to ``NAV`` when the
+    log has ``NAV_X``, else the first ``P_X`` that has a ``P_Y``.
+
+    Raises
+    ------
+    DataError
+        The log has no ``<prefix>_X`` record.
+    """
+    prefix = prefix or _guess_prefix(alog)
+    xvar = f"{prefix}_X"
+    if any(r.var == f"{xvar}_GT" for r in alog.records):
+        xvar += "_GT"  # the truth sets the frames (NAV_* may start later, at the first fix)
+    srcs = list(dict.fromkeys(r.src for r in alog.records if r.var == xvar))
+    if not srcs:
+        raise DataError(f"no {xvar} in the log: nothing to tabulate", file=alog.path)
+    frames, _ = alog.numeric(xvar, srcs[0])
+    frames = np.unique(frames)
+    numeric_vars = [
+        v
+        for v in alog.variables()
+        if any(not isinstance(r.value, str) for r in alog.records if r.var == v)
+    ]
+    n, tt = len(srcs), len(frames)
+
+    def sig(var: str, src: str | None) -> np.ndarray:
+        t, v = alog.numeric(var, src)
+        return _hold(t, v, frames)
+
+    has_gt = xvar.endswith("_GT")
+    signals: dict[str, Signal] = {}
+
+    def pos(sfx: str) -> np.ndarray:
+        out = np.empty((n, tt, 3))
+        for i, s in enumerate(srcs):
+            out[i, :, 0] = sig(f"{prefix}_Y{sfx}", s)
+            out[i, :, 1] = sig(f"{prefix}_X{sfx}", s)
+            depth = sig(f"{prefix}_DEPTH{sfx}", s)
+            out[i, :, 2] = np.where(np.isnan(depth), 0.0, depth)
+        return out
+
+    def scalar(var: str) -> np.ndarray:
+        out = np.empty((n, tt, 1))
+        for i, s in enumerate(srcs):
+            out[i, :, 0] = sig(var, s)
+        return out
+
+    gt = "_GT" if has_gt else ""
+    signals["truth.pos"] = Signal(pos(gt), "m", ("north", "east", "down"))
+    signals["truth.heading"] = Signal(scalar(f"{prefix}_HEADING{gt}"), "deg", ())
+    signals["truth.speed"] = Signal(scalar(f"{prefix}_SPEED{gt}"), "m/s", ())
+    if has_gt:
+        signals["belief.pos"] = Signal(pos(""), "m", ("north", "east", "down"))
+    for var in numeric_vars:
+        if var in _SETPOINTS:
+            vals = np.repeat(sig(var, None)[None, :, None], n, axis=0)
+            signals[_SETPOINTS[var]] = Signal(vals, "", ())
+    for var in numeric_vars:
+        name = f"moos.{var}"
+        per_src = var.startswith(prefix + "_") or var in ("TRUE_X", "TRUE_Y")
+        if per_src:
+            vals = scalar(var)
+        else:
+            vals = np.repeat(sig(var, None)[None, :, None], n, axis=0)
+        signals[name] = Signal(vals, "", ())
+    events: list[Event] = []
+    last: dict[str, str] = {}
+    for r in sorted(alog.records, key=lambda r: r.t):
+        if isinstance(r.value, str) and last.get(r.var) != r.value and "\n" not in r.value:
+            last[r.var] = r.value
+            events.append(Event(r.t, r.src, "info", r.var, r.value))
+    entities = [
+        {"id": i, "name": s, "block": "moos", "index": i, "team": ""} for i, s in enumerate(srcs)
+    ]
+    manifest = {
+        "scenario": Path(alog.path).name,
+        "status": "completed",
+        "source_format": "alog",
+        "alog_logstart": alog.logstart,
+        "seed": None,
+    }
+    return RunResult(frames, signals, entities, events, [], manifest)
+
+
+def load_alog_result(path: str | Path, *, prefix: str | None = None) -> RunResult:
+    """:func:`read_alog` then :func:`alog_to_result`."""
+    return alog_to_result(read_alog(path), prefix=prefix)
+
+
+def _var_name(name: str, label: str | None) -> str:
+    base = re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_").upper()
+    return f"{base}_{label.upper()}" if label else base
+
+
+def write_result_alog(
+    result: RunResult,
+    path: str | Path,
+    *,
+    logstart: float = 0.0,
+    prefix: str = "NAV",
+    signals: Sequence[str] | None = None,
+) -> Path:
+    """Write a run's log as an ``.alog`` (source = entity name).
+
+    ``truth.pos`` becomes ``<prefix>_X`` (east), ``<prefix>_Y`` (north), ``<prefix>_DEPTH``;
+    ``truth.heading`` / ``truth.speed`` become ``<prefix>_HEADING`` / ``<prefix>_SPEED``.
+    When the run has a navigation belief (``belief.pos``), ``NAV_*`` carry the belief and the
+    truth goes to ``NAV_*_GT`` (as a MOOS vehicle with an INS logs it).  Every other signal
+    ``a.b`` becomes ``A_B`` (one variable per component, ``A_B_LABEL``).
+    Frame k is stamped ``logstart + t[k]``.
+    """
+    names = list(signals) if signals is not None else list(result.signals)
+    sig = result.signals
+    nav = f"{prefix}_"
+    has_belief = "belief.pos" in sig and "belief.pos" in names
+    gt = "_GT" if has_belief else ""
+    plan: list[tuple[np.ndarray, str]] = []  # (values (N,T), variable)
+    if has_belief:  # what navigation believes is NAV_*, the truth goes to *_GT
+        bp = sig["belief.pos"].values
+        plan += [(bp[:, :, 1], nav + "X"), (bp[:, :, 0], nav + "Y"), (bp[:, :, 2], nav + "DEPTH")]
+        for name, var in (("belief.heading", "HEADING"), ("belief.speed", "SPEED")):
+            src_name = name if name in sig else "truth." + name.split(".")[1]
+            if src_name in sig:
+                plan.append((sig[src_name].values[:, :, 0], nav + var))
+    if "truth.pos" in sig and "truth.pos" in names:
+        tp = sig["truth.pos"].values
+        plan += [
+            (tp[:, :, 1], f"{nav}X{gt}"),
+            (tp[:, :, 0], f"{nav}Y{gt}"),
+            (tp[:, :, 2], f"{nav}DEPTH{gt}"),
+        ]
+    for name, var in (("truth.heading", "HEADING"), ("truth.speed", "SPEED")):
+        if name in sig and name in names:
+            plan.append((sig[name].values[:, :, 0], f"{nav}{var}{gt}"))
+    special = {"truth.pos", "truth.heading", "truth.speed", "belief.pos", "belief.heading",
+               "belief.speed"}  # fmt: skip
+    for name in names:
+        if name in special or name not in sig:
+            continue
+        s = sig[name]
+        k = s.values.shape[2]
+        for j in range(k):
+            label = (s.labels[j] if j < len(s.labels) else str(j)) if k > 1 else None
+            plan.append((s.values[:, :, j], _var_name(name, label)))
+    ents = [str(e.get("name", i)) for i, e in enumerate(result.entities)]
+    with AlogWriter(path, logstart=logstart, flush_every=4096) as w:
+        for k, t in enumerate(np.asarray(result.t, dtype=float)):
+            mt = logstart + float(t)
+            for i, ent in enumerate(ents):
+                for vals, var in plan:
+                    w.write(mt, var, ent, float(vals[i, k]))
+    return Path(path)
+
+
+def write_table_alog(
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    path: str | Path,
+    *,
+    src: str,
+    time_column: str = "t",
+    skip: Iterable[str] = (),
+    logstart: float = 0.0,
+) -> Path:
+    """Write a wide table (one row per iteration, one column per variable) as an ``.alog``.
+
+    Each non-blank cell of a column not in ``skip`` becomes one line stamped
+    ``logstart + row[time_column]``, in column order (a MOOS app's order of publication).
+    """
+    cols = list(columns)
+    ti = cols.index(time_column)
+    skipped = set(skip) | {time_column}
+    keep = [(j, c) for j, c in enumerate(cols) if c not in skipped]
+    with AlogWriter(path, logstart=logstart, flush_every=4096) as w:
+        for row in rows:
+            mt = logstart + float(row[ti])
+            for j, c in keep:
+                v = row[j]
+                if v is None or (isinstance(v, float) and math.isnan(v)):
+                    continue
+                w.write(mt, c, src, v if isinstance(v, str) else float(v))
+    return Path(path)

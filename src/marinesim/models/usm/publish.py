@@ -1,0 +1,330 @@
+"""One uSimMarine ``Iterate()`` (spec §2.2): propagate, then publish (§2.2 steps 5-8, §7)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from marinesim.core.frames import moos_angle360 as _angle360
+from marinesim.models.usm.declarations import (
+    _BUOYANCY_DELAY,
+    _PI,
+    _PI_TRUNC,
+    _REPORT_INTERVAL,
+    F64,
+    BoolA,
+)
+from marinesim.models.usm.moos_math import _const_strings, drift_summary, snap_speed
+from marinesim.models.usm.propagate import map_speed, propagate
+from marinesim.models.usm.state import _RECORD, UsmState, _evolve
+from marinesim.models.usm_config import UsmConfig
+
+
+def iterate(
+    config: UsmConfig, state: UsmState, moos_time: float | ArrayLike
+) -> tuple[UsmState, dict[str, Any]]:
+    """One program iteration (spec §2.2): propagate to ``moos_time``, then publish.
+
+    Parameters
+    ----------
+    config : UsmConfig
+        Effective parameters; ``config.variant`` selects ``usm`` or ``usm_v22``.
+    state : UsmState
+        State after the mail of this iteration was applied (:func:`apply_mail`).
+    moos_time : float or array_like (N,)
+        MOOS time of this iteration [s] (absolute times are fine: differences are taken in
+        double precision as the program does).
+
+    Returns
+    -------
+    (UsmState, dict)
+        The new state and the publications of this iteration, in the program's order:
+        variable name (with the prefix, e.g. ``NAV_X``) → array (N,), NaN where that vehicle
+        did not publish (object arrays with None for strings such as ``USM_DRIFT_SUMMARY``).
+        With ``dual_state`` the ``TRUE_X``/``TRUE_Y`` entries hold the GT values (published
+        last).  A variable nobody published this iteration is absent.
+    """
+    n = state.n
+    t = np.broadcast_to(np.asarray(moos_time, dtype=np.float64), (n,))
+    return _iterate_rows(config, state, t)
+
+
+def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState, dict[str, Any]]:
+    v22 = config.variant == "usm_v22"
+    it = state.iteration + 1
+    ch: dict[str, Any] = {"iteration": it, "moos_time": np.array(t, dtype=np.float64)}
+
+    # which rows propagate
+    if v22:
+        run = state.enabled & ~state.paused & ~state.obstacle_hit
+    else:
+        run = ~state.obstacle_hit & ~state.paused
+    all_run = bool(run.all())
+    any_run = all_run or bool(run.any())
+
+    if any_run:
+        if state.pause_ticks.any():
+            a = t - (state.pause_ticks // 100).astype(np.float64)
+            dt = a - state.ts
+        elif t.strides == (0,) and float(state.ts.min()) == float(state.ts.max()):
+            # one clock and one time stamp for every vehicle (the usual case): dt is one
+            # number (a 0-d array, broadcast below; the same bits as the element-wise form)
+            dt = np.asarray(t[0] - state.ts[0])
+        else:
+            dt = t - state.ts
+        dt = np.ascontiguousarray(np.broadcast_to(dt, (state.n,)))
+        rec = {k: getattr(state, k) for k in _RECORD}
+        tsm = (state.tsm_full_rate, state.tsm_null_rate, state.tsm_null_speed)
+        dual = bool(config.dual_state)
+        cfield = config.current_field if bool(state.current_active.any()) else None
+        dx, dy = state.drift_x, state.drift_y
+        if cfield is not None:
+            sx = state.gt_x if dual else state.x
+            sy = state.gt_y if dual else state.y
+            fx, fy = cfield.force(sx, sy)
+            cur_x = np.where(state.current_active, np.asarray(fx, dtype=np.float64), 0.0)
+            cur_y = np.where(state.current_active, np.asarray(fy, dtype=np.float64), 0.0)
+            ch["current_x"] = _select(run, all_run, cur_x, state.current_x)
+            ch["current_y"] = _select(run, all_run, cur_y, state.current_y)
+            dx = dx + cur_x
+            dy = dy + cur_y
+        vs, act_ch = map_speed(config, state)
+        ch.update(act_ch)
+        if dual:
+            new_nav, tsm1 = propagate(config, state, rec, run, dt, vs, None, None, tsm)
+            grec = {k: getattr(state, "gt_" + k) for k in _RECORD}
+            new_gt, tsm1 = propagate(config, state, grec, run, dt, vs, dx, dy, tsm1)
+            for k in _RECORD:
+                ch["gt_" + k] = new_gt[k]
+        else:
+            new_nav, tsm1 = propagate(config, state, rec, run, dt, vs, dx, dy, tsm)
+        ch.update(new_nav)
+        ch["ts"] = _select(run, all_run, state.ts + dt, state.ts)
+        ch["propagated"] = state.propagated | run
+        if v22:
+            ch["tsm_full_rate"], ch["tsm_null_rate"], ch["tsm_null_speed"] = tsm1
+
+    if v22:
+        disabled = ~state.enabled
+        if disabled.any():
+            ch["ts"] = np.where(disabled, t, ch.get("ts", state.ts))
+    new = _evolve(state, ch)
+    new, pubs = _publish(config, new, t)
+    return new, pubs
+
+
+# --------------------------------------------------------------------------------------
+# publication (§2.2 steps 5-8, §7)
+# --------------------------------------------------------------------------------------
+
+
+def _select(mask: BoolA, all_true: bool, new: Any, old: Any) -> Any:
+    if all_true:
+        return new
+    return np.where(mask, new, old)
+
+
+def _masked(mask: BoolA, all_true: bool, val: Any) -> F64:
+    v = np.asarray(val, dtype=np.float64)
+    if all_true:
+        return v
+    return np.where(mask, v, np.nan)
+
+
+def _masked_str(mask: BoolA, texts: Mapping[int, str], n: int) -> NDArray[np.object_]:
+    out = np.full(n, None, dtype=object)
+    for i, s in texts.items():
+        if mask[i]:
+            out[i] = s
+    return out
+
+
+def _publish(config: UsmConfig, st: UsmState, t: F64) -> tuple[UsmState, dict[str, Any]]:
+    n = st.n
+    v22 = config.variant == "usm_v22"
+    pubs: dict[str, Any] = {}
+    ch: dict[str, Any] = {}
+    if v22:
+        alive = st.enabled
+    else:
+        alive = st.enabled & ~st.obstacle_hit
+    any_alive = bool(alive.any())
+    if not any_alive:
+        return st, pubs
+
+    # ---- buoyancy and trim handshake (usm; V22 needs an embedded depth PID: never completes)
+    if not v22 and bool((st.buoy_req | st.trim_req).any()):
+        buoy_req = st.buoy_req.copy()
+        trim_req = st.trim_req.copy()
+        last = st.last_report.copy()
+        breports: dict[int, str] = {}
+        treports: dict[int, str] = {}
+        for i in np.flatnonzero(alive & (buoy_req | trim_req)):
+            now = float(t[i])
+            if buoy_req[i]:
+                if now - st.buoy_req_time[i] >= _BUOYANCY_DELAY:
+                    breports[i] = "status=2,error=0,completed,buoyancy=0.0"
+                    buoy_req[i] = False
+                elif now - last[i] >= _REPORT_INTERVAL:
+                    breports[i] = "status=1,error=0,progressing,buoyancy=0.0"
+                    last[i] = now
+            if trim_req[i]:
+                pdeg = float(st.pitch[i]) * 180.0 / _PI
+                elapsed = now - st.trim_req_time[i]
+                if (abs(pdeg) <= config.trim_tolerance and elapsed >= _BUOYANCY_DELAY) or (
+                    elapsed >= config.max_trim_delay
+                ):
+                    treports[i] = f"status=2,error=0,completed,trim_pitch={pdeg:.5f},trim_roll=0.0"
+                    trim_req[i] = False
+                elif now - last[i] >= _REPORT_INTERVAL:
+                    treports[i] = (
+                        f"status=1,error=0,progressing,trim_pitch={pdeg:.5f},trim_roll=0.0"
+                    )
+                    last[i] = now
+        ch.update(buoy_req=buoy_req, trim_req=trim_req, last_report=last)
+        if breports:
+            pubs["BUOYANCY_REPORT"] = _masked_str(alive, breports, n)
+        if treports:
+            pubs["TRIM_REPORT"] = _masked_str(alive, treports, n)
+
+    # ---- NAV (and GT) records
+    nav_mask = alive & (st.iteration % 2 == 0) if v22 else alive
+    any_nav = bool(nav_mask.any())
+    if any_nav:
+        all_nav = bool(nav_mask.all())
+        heading, hog, yaw = st.heading, st.hog, st.yaw
+        if not v22 and bool(st.reverse.any()):
+            rv = st.reverse
+            heading = np.where(rv, _angle360(heading + 180), heading)
+            hog = np.where(rv, _angle360(hog + 180), hog)
+            ny = yaw + _PI_TRUNC
+            ny = np.where(ny > 2 * _PI_TRUNC, ny - 2 * _PI_TRUNC, ny)
+            yaw = np.where(rv, ny, yaw)
+        speed = st.speed
+        if v22 and bool(st.obstacle_hit.any()):
+            speed = np.where(st.obstacle_hit, 0.0, speed)
+        _post_record(
+            config,
+            st,
+            pubs,
+            config.prefix,
+            nav_mask,
+            all_nav,
+            st.x,
+            st.y,
+            heading,
+            speed,
+            st.depth,
+            st.pitch,
+            yaw,
+            hog,
+            st.sog,
+            st.altitude,
+            st.altitude_set,
+            st.geo_x,
+            st.geo_y,
+        )
+        if config.dual_state:
+            gspeed = st.gt_speed
+            if v22 and bool(st.obstacle_hit.any()):
+                gspeed = np.where(st.obstacle_hit, 0.0, gspeed)
+            _post_record(
+                config,
+                st,
+                pubs,
+                config.prefix + "_GT",
+                nav_mask,
+                all_nav,
+                st.gt_x,
+                st.gt_y,
+                st.gt_heading,
+                gspeed,
+                st.gt_depth,
+                st.gt_pitch,
+                st.gt_yaw,
+                st.gt_hog,
+                st.gt_sog,
+                st.gt_altitude,
+                st.gt_altitude_set,
+                st.gt_geo_x,
+                st.gt_geo_y,
+            )
+
+    # ---- drift summaries
+    fresh = st.drift_fresh & alive
+    if bool(fresh.any()):
+        cache: dict[tuple[float, float], str] = {}
+        texts: dict[int, str] = {}
+        for i in np.flatnonzero(fresh):
+            key = (float(st.drift_x[i]), float(st.drift_y[i]))
+            if key not in cache:
+                cache[key] = drift_summary(*key)
+            texts[int(i)] = cache[key]
+        arr = _masked_str(fresh, texts, n)
+        if not v22:
+            pubs["USM_FSUMMARY"] = arr
+        pubs["USM_DRIFT_SUMMARY"] = arr
+        ch["drift_fresh"] = st.drift_fresh & ~alive
+    if ch:
+        st = _evolve(st, ch)
+    return st, pubs
+
+
+def _post_record(
+    config: UsmConfig,
+    st: UsmState,
+    pubs: dict[str, Any],
+    prefix: str,
+    mask: BoolA,
+    all_true: bool,
+    x: F64,
+    y: F64,
+    heading: F64,
+    speed: F64,
+    depth: F64,
+    pitch: F64,
+    yaw: F64,
+    hog: F64,
+    sog: F64,
+    altitude: F64,
+    altitude_set: BoolA,
+    geo_x: F64,
+    geo_y: F64,
+) -> None:
+    v22 = config.variant == "usm_v22"
+    n = st.n
+    pubs[prefix + "_X"] = _masked(mask, all_true, x)
+    pubs[prefix + "_Y"] = _masked(mask, all_true, y)
+    if st.geodesy is not None:
+        # usm projects the published x, y; V22 publishes the lat/long its model computed
+        lat, lon = (
+            st.geodesy.local_to_latlon(geo_x, geo_y) if v22 else st.geodesy.local_to_latlon(x, y)
+        )
+        pubs[prefix + "_LAT"] = _masked(mask, all_true, lat)
+        pubs[prefix + "_LONG"] = _masked(mask, all_true, lon)
+    pubs[prefix + "_HEADING"] = _masked(mask, all_true, heading)
+    sp = snap_speed(speed) if config.compat == "moos" else speed
+    if v22:
+        sp = np.minimum(sp, config.max_speed)
+    pubs[prefix + "_SPEED"] = _masked(mask, all_true, sp)
+    pubs[prefix + "_DEPTH"] = _masked(mask, all_true, depth)
+    if not v22:
+        if all_true:
+            pubs["SIMULATION_MODE"] = _const_strings(n, "TRUE")
+        else:
+            pubs["SIMULATION_MODE"] = np.where(mask, "TRUE", None).astype(object)
+        pubs[prefix + "_Z"] = _masked(mask, all_true, -depth)
+        pubs[prefix + "_PITCH"] = _masked(mask, all_true, pitch)
+    # V22 (commit a2a9b716) publishes _YAW even without an embedded depth PID (reference data)
+    pubs[prefix + "_YAW"] = _masked(mask, all_true, yaw)
+    if not v22:
+        pubs["TRUE_X"] = _masked(mask, all_true, x)
+        pubs["TRUE_Y"] = _masked(mask, all_true, y)
+    pubs[prefix + "_HEADING_OVER_GROUND"] = _masked(mask, all_true, _angle360(hog))
+    pubs[prefix + "_SPEED_OVER_GROUND"] = _masked(mask, all_true, sog)
+    alt_mask = mask & altitude_set
+    if bool(alt_mask.any()):
+        pubs[prefix + "_ALTITUDE"] = _masked(alt_mask, bool(alt_mask.all()), altitude)

@@ -1,0 +1,203 @@
+"""Every ```bash and ```python block of README.md runs, as written, from a copy of the repository.
+
+Convention (the README is generated from ``docs/readme/*.md``):
+
+* each block runs on its own, with the working directory = a fresh temporary copy of the
+  repository (``src/``, ``tests/data``, ``docs``, ``scripts``, ``benchmarks``,
+  ``pyproject.toml``, ``README.md``; not ``.venv``), and with the directory of this test's
+  interpreter first on ``PATH``, so ``marinesim`` and ``python`` are the ones under test;
+  Python blocks run in a fresh interpreter;
+* an HTML comment on the line right before the opening fence qualifies the block:
+  ``<!-- readme-test: needs-shared -->`` (skipped when ``../shared`` is absent; the copy sees
+  it as ``../shared`` too), ``<!-- readme-test: needs-env VAR -->`` (skipped unless ``VAR`` is
+  set), ``<!-- readme-test: skip REASON -->`` (never run), and ``timeout N`` (seconds, default
+  60); several directives may share one comment, separated by ``;``.
+
+One test per block, named after the README line of its opening fence, so a failure points at
+the line to fix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+SHARED = ROOT.parent / "shared"
+COPIED = ("src", "tests/data", "docs", "scripts", "benchmarks", "pyproject.toml", "README.md")
+DEFAULT_TIMEOUT = 60.0
+
+_FENCE = re.compile(r"^```(\w+)?\s*$")
+_MARK = re.compile(r"^\s*<!--\s*readme-test:\s*(.*?)\s*-->\s*$")
+
+
+@dataclass
+class Block:
+    """One runnable block of the README."""
+
+    line: int  # 1-based line of the opening fence
+    lang: str
+    code: str
+    needs_shared: bool = False
+    needs_env: list[str] = field(default_factory=list)
+    skip: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+
+
+def parse_directives(text: str, block: Block) -> None:
+    """Apply the directives of one ``readme-test:`` comment to ``block``.
+
+    Raises
+    ------
+    ValueError
+        An unknown directive or a malformed one (a typo must not silently run or skip).
+    """
+    parts = [p.strip() for p in text.split(";")]
+    for n, part in enumerate(parts):
+        if part.startswith("skip "):  # the reason is free text: everything after "skip"
+            block.skip = "; ".join([part[5:].strip(), *parts[n + 1 :]]).strip("; ")
+            break
+        if not part:
+            continue
+        word, _, rest = part.partition(" ")
+        rest = rest.strip()
+        if word == "needs-shared" and not rest:
+            block.needs_shared = True
+        elif word == "needs-env" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", rest):
+            block.needs_env.append(rest)
+        elif word == "skip" and rest:
+            block.skip = rest
+        elif word == "timeout" and re.fullmatch(r"\d+(\.\d+)?", rest):
+            block.timeout = float(rest)
+        else:
+            raise ValueError(f"README.md:{block.line}: unknown readme-test directive {part!r}")
+
+
+def extract_blocks(text: str) -> list[Block]:
+    """The ```bash and ```python blocks of a Markdown text with their directives."""
+    lines = text.splitlines()
+    blocks: list[Block] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and not lines[j].startswith("```"):
+            j += 1
+        lang = (m.group(1) or "").lower()
+        if lang in ("bash", "python"):
+            block = Block(i + 1, lang, "\n".join(lines[i + 1 : j]) + "\n")
+            k = i - 1
+            while k >= 0 and _MARK.match(lines[k]):  # comments stacked right above the fence
+                parse_directives(_MARK.match(lines[k]).group(1), block)  # type: ignore[union-attr]
+                k -= 1
+            blocks.append(block)
+        i = j + 1
+    return blocks
+
+
+BLOCKS = extract_blocks(README.read_text(encoding="utf-8")) if README.is_file() else []
+
+
+def _copy_repo(dst: Path) -> Path:
+    repo = dst / "repo"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+    for rel in COPIED:
+        src = ROOT / rel
+        if src.is_dir():
+            shutil.copytree(src, repo / rel, ignore=ignore)
+        elif src.is_file():
+            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, repo / rel)
+    if SHARED.is_dir():  # ../shared from the copy is the developers' data, as in the checkout
+        (dst / "shared").symlink_to(SHARED, target_is_directory=True)
+    return repo
+
+
+def run_block(block: Block, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Run one block in a fresh copy of the repository; return the finished process."""
+    repo = _copy_repo(tmp_path)
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env["MPLBACKEND"] = "Agg"
+    env.pop("PYTHONPATH", None)
+    if block.lang == "python":
+        script = repo / f"readme_block_{block.line}.py"
+        script.write_text(block.code, encoding="utf-8")
+        cmd = [sys.executable, str(script)]
+    else:
+        script = repo / f"readme_block_{block.line}.sh"
+        script.write_text("set -e -o pipefail\n" + block.code, encoding="utf-8")
+        cmd = ["bash", str(script)]
+    return subprocess.run(
+        cmd,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=block.timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_readme_has_runnable_blocks() -> None:
+    assert README.is_file(), "README.md missing (scripts/build_readme.py writes it)"
+    assert len(BLOCKS) >= 10
+    assert any(b.skip for b in BLOCKS), "the install block at the top is marked skip"
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"README.md:{b.line}-{b.lang}" for b in BLOCKS])
+def test_readme_block(block: Block, tmp_path: Path) -> None:
+    if block.skip:
+        pytest.skip(f"README.md:{block.line}: {block.skip}")
+    if block.needs_shared and not SHARED.is_dir():
+        pytest.skip(f"README.md:{block.line}: ../shared not present")
+    missing = [v for v in block.needs_env if not os.environ.get(v)]
+    if missing:
+        pytest.skip(f"README.md:{block.line}: needs {', '.join(missing)}")
+    try:
+        proc = run_block(block, tmp_path)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"README.md:{block.line}: {block.lang} block ran past {block.timeout:g} s")
+    assert proc.returncode == 0, (
+        f"README.md:{block.line}: {block.lang} block exited {proc.returncode}\n"
+        f"--- code ---\n{block.code}--- stdout ---\n{proc.stdout[-3000:]}"
+        f"--- stderr ---\n{proc.stderr[-3000:]}"
+    )
+
+
+def test_directives_are_parsed() -> None:
+    text = (
+        "x\n<!-- readme-test: needs-shared; timeout 90 -->\n```bash\nls\n```\n"
+        "<!-- readme-test: needs-env MARINESIM_MOOS_BIN -->\n```python\nprint(1)\n```\n"
+        "<!-- readme-test: skip serves forever -->\n```bash\nserve\n```\n```text\nout\n```\n"
+    )
+    a, b, c = extract_blocks(text)
+    assert (a.line, a.lang, a.needs_shared, a.timeout, a.code) == (3, "bash", True, 90.0, "ls\n")
+    assert (b.lang, b.needs_env, b.skip) == ("python", ["MARINESIM_MOOS_BIN"], None)
+    assert c.skip == "serves forever" and not c.needs_shared
+    with pytest.raises(ValueError, match="README.md:2: unknown readme-test directive"):
+        extract_blocks("<!-- readme-test: need-shared -->\n```bash\nls\n```\n")
+
+
+def test_a_failing_block_fails_and_names_nothing_outside_the_copy(tmp_path: Path) -> None:
+    """The harness itself: cwd is the copy (relative paths work), PATH finds our marinesim,
+    a failing command in the middle of a bash block fails the block."""
+    ok = Block(1, "bash", "test -f src/marinesim/__init__.py\ncommand -v marinesim\n")
+    proc = run_block(ok, tmp_path / "a")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(Path(sys.executable).parent / "marinesim")
+    bad = Block(2, "bash", "false\necho still here\n")
+    proc = run_block(bad, tmp_path / "b")
+    assert proc.returncode != 0 and "still here" not in proc.stdout
+    assert not (tmp_path / "b" / "repo" / ".venv").exists()
