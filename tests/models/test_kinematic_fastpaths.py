@@ -150,7 +150,7 @@ def test_mixed_batch_equals_single_runs(
 
 
 def test_actuator_cache_follows_mail_turn_rate_and_config() -> None:
-    """The cached thrust-map speed never outlives a change of thrust or config."""
+    """The cached thrust/rudder terms never outlive a change of actuator, turn rate or config."""
     c1 = UsmConfig(compat="moos", max_rudder_degs_per_sec=0.0)  # type: ignore[arg-type]
     c2 = UsmConfig(compat="moos", max_rudder_degs_per_sec=0.0, turn_loss=0.3)  # type: ignore[arg-type]
     s = km.init(c1, 3)
@@ -173,8 +173,10 @@ def test_actuator_cache_follows_mail_turn_rate_and_config() -> None:
         for name in ("speed", "heading", "x", "y", "yaw"):
             np.testing.assert_array_equal(getattr(hot, name), getattr(want, name), err_msg=var)
         np.testing.assert_array_equal(hot.act_vs, want.act_vs)
-        # and the cached speed is the thrust map's (the turn loss is applied per step)
-        np.testing.assert_array_equal(hot.act_vs, np.maximum(hot.thrust, 0.0) / 20.0)
+        # and the cached speed is the documented formula
+        v_map = np.maximum(hot.thrust, 0.0) / 20.0
+        loss = (np.abs(np.clip(hot.rudder, -100, 100)) / 100) * cfg.turn_loss
+        np.testing.assert_allclose(hot.act_vs, v_map * (1.0 - loss), rtol=1e-15)
         s = hot
 
 

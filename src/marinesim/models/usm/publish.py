@@ -18,7 +18,7 @@ from marinesim.models.usm.declarations import (
     BoolA,
 )
 from marinesim.models.usm.moos_math import _const_strings, drift_summary, snap_speed
-from marinesim.models.usm.propagate import map_speed, propagate
+from marinesim.models.usm.propagate import _actuator_terms, _propagate_record, _select
 from marinesim.models.usm.state import _RECORD, UsmState, _evolve
 from marinesim.models.usm_config import UsmConfig
 
@@ -75,12 +75,12 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
             dt = np.asarray(t[0] - state.ts[0])
         else:
             dt = t - state.ts
-        dt = np.ascontiguousarray(np.broadcast_to(dt, (state.n,)))
         rec = {k: getattr(state, k) for k in _RECORD}
-        tsm = (state.tsm_full_rate, state.tsm_null_rate, state.tsm_null_speed)
+        tsm = [state.tsm_full_rate, state.tsm_null_rate, state.tsm_null_speed]
         dual = bool(config.dual_state)
+        cur_x: Any = 0.0
+        cur_y: Any = 0.0
         cfield = config.current_field if bool(state.current_active.any()) else None
-        dx, dy = state.drift_x, state.drift_y
         if cfield is not None:
             sx = state.gt_x if dual else state.x
             sy = state.gt_y if dual else state.y
@@ -89,23 +89,26 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
             cur_y = np.where(state.current_active, np.asarray(fy, dtype=np.float64), 0.0)
             ch["current_x"] = _select(run, all_run, cur_x, state.current_x)
             ch["current_y"] = _select(run, all_run, cur_y, state.current_y)
-            dx = dx + cur_x
-            dy = dy + cur_y
-        vs, act_ch = map_speed(config, state)
+        dx = state.drift_x + cur_x if cfield is not None else state.drift_x
+        dy = state.drift_y + cur_y if cfield is not None else state.drift_y
+        act_ch, act = _actuator_terms(config, state)
         ch.update(act_ch)
         if dual:
-            new_nav, tsm1 = propagate(config, state, rec, run, dt, vs, None, None, tsm)
+            new_nav = _propagate_record(config, state, rec, dt, 0.0, 0.0, tsm, act)
             grec = {k: getattr(state, "gt_" + k) for k in _RECORD}
-            new_gt, tsm1 = propagate(config, state, grec, run, dt, vs, dx, dy, tsm1)
+            new_gt = _propagate_record(config, state, grec, dt, dx, dy, tsm, act)
             for k in _RECORD:
-                ch["gt_" + k] = new_gt[k]
+                ch["gt_" + k] = _select(run, all_run, new_gt[k], grec[k])
         else:
-            new_nav, tsm1 = propagate(config, state, rec, run, dt, vs, dx, dy, tsm)
-        ch.update(new_nav)
+            new_nav = _propagate_record(config, state, rec, dt, dx, dy, tsm, act)
+        for k in _RECORD:
+            ch[k] = _select(run, all_run, new_nav[k], rec[k])
         ch["ts"] = _select(run, all_run, state.ts + dt, state.ts)
         ch["propagated"] = state.propagated | run
         if v22:
-            ch["tsm_full_rate"], ch["tsm_null_rate"], ch["tsm_null_speed"] = tsm1
+            ch["tsm_full_rate"] = _select(run, all_run, tsm[0], state.tsm_full_rate)
+            ch["tsm_null_rate"] = _select(run, all_run, tsm[1], state.tsm_null_rate)
+            ch["tsm_null_speed"] = _select(run, all_run, tsm[2], state.tsm_null_speed)
 
     if v22:
         disabled = ~state.enabled
@@ -119,12 +122,6 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
 # --------------------------------------------------------------------------------------
 # publication (§2.2 steps 5-8, §7)
 # --------------------------------------------------------------------------------------
-
-
-def _select(mask: BoolA, all_true: bool, new: Any, old: Any) -> Any:
-    if all_true:
-        return new
-    return np.where(mask, new, old)
 
 
 def _masked(mask: BoolA, all_true: bool, val: Any) -> F64:

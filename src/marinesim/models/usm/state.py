@@ -77,9 +77,10 @@ class UsmState:
     ``buoy_req_time``, ``trim_req``, ``trim_req_time``, ``last_report``).
 
     Actuator cache (refreshed automatically when stale, like ``hsin``): for the thrust
-    ``act_thrust`` it holds the thrust-map speed ``act_vs`` [m/s] (before the turn loss);
-    valid for the configuration ``act_config`` only (and never in differential or reverse
-    mode).
+    ``act_thrust``, rudder ``act_rudder`` and turn rate ``act_tau`` it holds the demanded
+    speed ``act_vs`` [m/s] (thrust map and turn loss), the thrust gain ``act_gain``
+    (1 + (thrust − 50)/50) and ``act_rt`` = clip(rudder)·turn_rate/100 [deg/s]; valid for
+    the configuration ``act_config`` only.
 
     Non-array fields: ``geodesy`` (a :class:`~marinesim.core.geodesy.MoosGeodesy` or None),
     ``drift_sources`` (V22: per vehicle, the senders of drift mail seen so far) and ``warned``
@@ -162,7 +163,11 @@ class UsmState:
     trim_req_time: F64
     last_report: F64
     act_thrust: F64
+    act_rudder: F64
+    act_tau: F64
     act_vs: F64
+    act_gain: F64
+    act_rt: F64
     geodesy: Any = None
     drift_sources: tuple[frozenset[str], ...] = ()
     warned: frozenset[str] = frozenset()
@@ -326,7 +331,11 @@ def init(
         trim_req_time=zeros.copy(),
         last_report=zeros.copy(),
         act_thrust=full(math.nan),
+        act_rudder=full(math.nan),
+        act_tau=full(math.nan),
         act_vs=zeros.copy(),
+        act_gain=zeros.copy(),
+        act_rt=zeros.copy(),
         geodesy=_geodesy_for(config, datum),
         drift_sources=tuple(frozenset() for _ in range(n)),
         warned=frozenset(),
