@@ -10,15 +10,33 @@ Every controller is ``f(gains, state, eta, nu, h) -> (u_control, new_state)``: t
 frozen dataclass of (N,) arrays, advanced by forward Euler inside the call exactly where
 upstream advances it (upstream stores it on the vehicle object).  The gains are frozen
 dataclasses with the upstream defaults.
+
+One copy of each law: the arithmetic lives in the per-vehicle numba laws of
+:mod:`marinesim.control.pvs_fleet` (``ref_model3``, ``pid_core``, ``integral_smc``,
+``remus_law``, ``step_law``); the functions here pack the gains into that module's rows
+(evaluated in Python exactly as upstream's expressions), run the law over the N vehicles in a
+compiled loop and unpack the states.  Results are bit-identical to upstream's numpy arithmetic
+(``tests/control/test_autopilots_one_copy.py``), but for the sign bit of a NaN where two NaNs of
+opposite sign meet (operand order; both print ``nan``).  Only the Otter's two-propeller allocation
+(a 2 × 2 matrix product and a signed square root) stays in numpy.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from typing import Any
 
+import numba
 import numpy as np
 from numpy.typing import NDArray
+
+from marinesim.control import pvs_fleet as fleet
+from marinesim.control.pvs_fleet import integral_smc as _smc_law
+from marinesim.control.pvs_fleet import pid_core as _pid_law
+from marinesim.control.pvs_fleet import ref_model3 as _ref_law
+from marinesim.control.pvs_fleet import remus_law as _remus_law
+from marinesim.core.frames import wrap_pi
 
 __all__ = [
     "OtterHeadingGains",
@@ -40,8 +58,81 @@ _D2R = math.pi / 180
 
 
 def ssa(angle: F64) -> F64:
-    """Smallest signed angle, (a + π) mod 2π − π [rad] (Fossen 2021)."""
-    return np.mod(angle + math.pi, 2 * math.pi) - math.pi
+    """Smallest signed angle, (a + π) mod 2π − π [rad] (Fossen 2021): :func:`frames.wrap_pi`."""
+    return wrap_pi(angle)
+
+
+# --------------------------------------------------------------------------- compiled loops
+# error_model="numpy": a zero divisor gives inf/NaN as upstream's numpy does (no exception);
+# it also drops numba's per-division zero checks (about half the REMUS loop's time, measured).
+_JIT = {"cache": True, "error_model": "numpy"}
+
+
+@numba.njit(**_JIT)
+def _ref_loop(p, s, r, h):  # noqa: ANN001, ANN202
+    for i in range(s.shape[0]):
+        _ref_law(p, 0, s[i], r[i], h)
+
+
+@numba.njit(**_JIT)
+def _pid_loop(p, s, e_x, e_v, h, u):  # noqa: ANN001, ANN202
+    for i in range(s.shape[0]):
+        u[i] = _pid_law(p, s[i], e_x[i], e_v[i], h)
+
+
+@numba.njit(**_JIT)
+def _smc_loop(p, s, e_x, e_v, h, u):  # noqa: ANN001, ANN202
+    # s[i] = ∫ssa(e), x_d, v_d, a_d: the SMC, then refModel3 on x_d, v_d, a_d (as remus_law)
+    for i in range(s.shape[0]):
+        u[i] = _smc_law(p, s[i], e_x[i], e_v[i], h)
+        _ref_law(p, 7, s[i, 1:4], p[11], h)
+
+
+@numba.njit(**_JIT)
+def _remus_loop(p, s, eta, nu, h, u):  # noqa: ANN001, ANN202
+    for i in range(s.shape[0]):
+        _remus_law(p[0] if p.shape[0] == 1 else p[i], s[i], eta[i], nu[i], h, u[i])
+
+
+@numba.njit(parallel=True, **_JIT)
+def _remus_loop_parallel(p, s, eta, nu, h, u):  # noqa: ANN001, ANN202
+    for i in numba.prange(s.shape[0]):
+        _remus_law(p[0] if p.shape[0] == 1 else p[i], s[i], eta[i], nu[i], h, u[i])
+
+
+#: Vehicles from which the REMUS autopilot runs its threaded loop (same bytes as the serial
+#: one).  On a loaded 2-core machine the threads lost even at N = 10⁴; raise it there.
+PARALLEL_FROM = 4096
+
+
+def _pack(*arrays: Any) -> tuple[tuple[int, ...], F64]:
+    """Broadcast the per-vehicle inputs; their shape and a (n, len(arrays)) C-ordered block."""
+    b = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in arrays))
+    shape = b[0].shape
+    block = np.empty((b[0].size, len(b)))
+    for j, a in enumerate(b):
+        block[:, j] = a.reshape(-1)
+    return shape, block
+
+
+def _unpack(shape: tuple[int, ...], block: F64) -> list[F64]:
+    """The columns of ``block`` as separate contiguous arrays of ``shape``."""
+    return [c.reshape(shape) for c in block.T.copy()]
+
+
+def _run_on_errors(
+    loop: Any, p: F64, states: tuple[F64, ...], e_x: F64, e_v: F64, h: float
+) -> tuple[F64, list[F64]]:
+    """``loop(p, block, e_x, e_v, h, u)`` on the packed (N,) states and errors.
+
+    Returns the command u and the advanced states, each of the broadcast input shape.
+    """
+    shape, block = _pack(*states, e_x, e_v)
+    k = len(states)
+    u = np.empty(block.shape[0])
+    e = np.ascontiguousarray(block[:, k:].T)
+    loop(p, block, e[0], e[1], float(h), u)
+    return u.reshape(shape), _unpack(shape, block)[:k]
 
 
 def ref_model3(
@@ -66,11 +157,10 @@ def ref_model3(
     -------
     x_d, v_d, a_d : ndarray, shape (N,)
     """
-    j_d = wn_d**3 * (r - x_d) - (2 * zeta_d + 1) * wn_d**2 * v_d - (2 * zeta_d + 1) * wn_d * a_d
-    x_new = x_d + h * v_d
-    v_new = v_d + h * a_d
-    a_new = a_d + h * j_d
-    v_new = np.where(v_new > v_max, v_max, np.where(v_new < -v_max, -v_max, v_new))
+    shape, block = _pack(x_d, v_d, a_d, r)
+    p = np.array(fleet.ref3_row(wn_d, zeta_d, v_max), dtype=float)
+    _ref_loop(p, block, np.ascontiguousarray(block[:, 3]), float(h))
+    x_new, v_new, a_new, _ = _unpack(shape, block)
     return x_new, v_new, a_new
 
 
@@ -122,9 +212,8 @@ def pid_pole_placement(
     kp = m * wn**2.0 - k
     kd = m * 2.0 * zeta * wn - d
     ki = (wn / 10.0) * kp
-    u = -kp * e_x - kd * e_v - ki * e_int
-    e_int = e_int + h * e_x
-    x_d, v_d, a_d = ref_model3(x_d, v_d, a_d, r, wn_d, zeta_d, v_max, h)
+    p = np.array([0.0, kp, kd, ki, *fleet.ref3_row(wn_d, zeta_d, v_max), r, 1.0], dtype=float)
+    u, (x_d, v_d, a_d, e_int) = _run_on_errors(_pid_loop, p, (x_d, v_d, a_d, e_int), e_x, e_v, h)
     return u, e_int, x_d, v_d, a_d
 
 
@@ -173,18 +262,14 @@ def integral_smc(
     delta, e_int, x_d, v_d, a_d : ndarray, shape (N,)
         Rudder command [rad] and the advanced states.
     """
-    se = ssa(e_x)
-    v_r_dot = a_d - 2 * lam * e_v - lam**2 * se
-    v_r = v_d - 2 * lam * se - lam**2 * e_int
-    sigma = e_v + 2 * lam * se + lam**2 * e_int
-    base = t_nomoto * v_r_dot + v_r - k_d * sigma
-    delta = np.where(
-        np.abs(sigma / phi_b) > 1.0,
-        (base - k_sigma * np.sign(sigma)) / k_nomoto,
-        (base - k_sigma * (sigma / phi_b)) / k_nomoto,
+    p = np.array(
+        [2 * lam, lam**2, t_nomoto, k_nomoto, k_d, k_sigma, phi_b,
+         *fleet.ref3_row(wn_d, zeta_d, v_max), r],
+        dtype=float,
+    )  # fmt: skip
+    delta, (e_int, x_d, v_d, a_d) = _run_on_errors(
+        _smc_loop, p, (e_int, x_d, v_d, a_d), e_x, e_v, h
     )
-    e_int = e_int + h * se
-    x_d, v_d, a_d = ref_model3(x_d, v_d, a_d, r, wn_d, zeta_d, v_max, h)
     return delta, e_int, x_d, v_d, a_d
 
 
@@ -256,44 +341,36 @@ def remus_depth_heading_autopilot(
     state : RemusDepthHeadingState
         Advanced states.
     """
-    g = gains
-    z, theta, psi = eta[:, 2], eta[:, 4], eta[:, 5]
-    w, q, r = nu[:, 2], nu[:, 4], nu[:, 5]
-    e_psi = psi - state.psi_d
-    e_r = r - state.r_d
-    psi_ref = g.ref_psi * _D2R
-    n = g.ref_n + np.zeros_like(z)
-    z_d = math.exp(-h * g.wn_d_z) * state.z_d + (1 - math.exp(-h * g.wn_d_z)) * g.ref_z
-    theta_d = g.Kp_z * ((z - z_d) + (1 / g.T_z) * state.z_int)
-    delta_s = (
-        -g.Kp_theta * ssa(theta - theta_d)
-        - g.Kd_theta * q
-        - g.Ki_theta * state.theta_int
-        - g.K_w * w
-    )
-    z_int = state.z_int + h * (z - z_d)
-    theta_int = state.theta_int + h * ssa(theta - theta_d)
-    delta_r, e_psi_int, psi_d, r_d, a_d = integral_smc(
-        state.e_psi_int,
-        e_psi,
-        e_r,
-        state.psi_d,
-        state.r_d,
-        state.a_d,
-        g.T_nomoto,
-        g.K_nomoto,
-        g.wn_d,
-        g.zeta_d,
-        g.K_d,
-        g.K_sigma,
-        g.lam,
-        g.phi_b,
-        psi_ref,
-        g.r_max,
-        h,
-    )
-    u = np.stack((delta_r, -delta_s, n), axis=1)
-    return u, RemusDepthHeadingState(z_d, z_int, theta_int, e_psi_int, psi_d, r_d, a_d, theta_d)
+    p = fleet.remus_row(gains, h)
+    st = np.empty((eta.shape[0], fleet.STATE_SIZE))
+    for j, f in enumerate(fields(state)):
+        st[:, j] = getattr(state, f.name)
+    if p.shape[0] not in (1, st.shape[0]):
+        raise ValueError(
+            f"{p.shape[0]} set-points (ref_z, ref_psi, ref_n) for {st.shape[0]} vehicles"
+        )
+    u5 = np.empty((st.shape[0], 5))
+    loop = _remus_loop_parallel if st.shape[0] >= PARALLEL_FROM else _remus_loop
+    loop(p, st, np.ascontiguousarray(eta, float), np.ascontiguousarray(nu, float), float(h), u5)
+    # remus_law commands the torpedo's [δ_r, −δ_r, δ_s, −δ_s, n]; REMUS takes [δ_r, −δ_s, n]
+    u = u5[:, [0, 3, 4]]
+    return u, RemusDepthHeadingState(*st.T.copy())
+
+
+def _steps(row: F64, t: float, n: int) -> F64:
+    """``step_law``'s command (m,) at time ``t`` for the packed ``row``, tiled to (n, m)."""
+    m = (row.shape[0] - 2) // 3
+    u = np.empty(m)
+    fleet.step_law(row, float(t), u, m)
+    return np.tile(u, (n, 1))
+
+
+#: ``step_law`` rows: t₁, t₂, then the commands before t₁, after t₁, after t₂.
+_REMUS_STEPS = np.array([50.0, 100.0, 5 * _D2R, -5 * _D2R, 1525.0, 5 * _D2R, 0.0, 1525.0,
+                         0.0, 0.0, 1525.0])  # fmt: skip
+#: Otter: on for 30 < t < 100; t > nextafter(100, −∞) is t ≥ 100 exactly in float64.
+_OTTER_STEPS = np.array([30.0, math.nextafter(100.0, -math.inf), 0.0, 0.0, 80.0, 120.0,
+                         0.0, 0.0])  # fmt: skip
 
 
 def remus_step_input(t: float, n: int = 1) -> F64:
@@ -310,9 +387,7 @@ def remus_step_input(t: float, n: int = 1) -> F64:
     -------
     ndarray, shape (N, 3)
     """
-    delta_r = 0.0 if t > 100 else 5 * _D2R
-    delta_s = 0.0 if t > 50 else -5 * _D2R
-    return np.tile(np.array([delta_r, delta_s, 1525.0]), (n, 1))
+    return _steps(_REMUS_STEPS, t, n)
 
 
 @dataclass(frozen=True)
@@ -411,5 +486,4 @@ def otter_step_input(t: float, n: int = 1) -> F64:
     -------
     ndarray, shape (N, 2)
     """
-    on = 30 < t < 100
-    return np.tile(np.array([80.0, 120.0] if on else [0.0, 0.0]), (n, 1))
+    return _steps(_OTTER_STEPS, t, n)

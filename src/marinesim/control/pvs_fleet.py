@@ -36,8 +36,6 @@ import numpy as np
 from numba.extending import register_jitable
 from numpy.typing import NDArray
 
-from marinesim.control import autopilots as ap
-
 __all__ = [
     "DP",
     "PID",
@@ -49,6 +47,9 @@ __all__ = [
     "controller",
     "law",
     "onboard",
+    "pid_core",
+    "ref3_row",
+    "remus_row",
     "step_input",
 ]
 
@@ -96,6 +97,21 @@ def ref_model3(p: Any, o: int, s: Any, r: float, h: float) -> None:
 
 
 @register_jitable
+def pid_core(p: Any, s: Any, e_x: float, e_v: float, h: float) -> float:
+    """Upstream ``PIDpolePlacement`` on given errors: u = −K_p e − K_d ė − K_i ∫e, one vehicle.
+
+    ``s`` = x_d, v_d, a_d, e_int advanced in place (∫e by forward Euler, then ``refModel3``
+    toward ``p[8]``).  Row ``p``: idx, K_p, K_d, K_i, ω_d³, (2ζ_d+1)ω_d², (2ζ_d+1)ω_d, v_max,
+    ref (``p[0]`` and ``p[9]`` are read by :func:`pid_law` only).
+    """
+    e_int = s[3]
+    u = -p[1] * e_x - p[2] * e_v - p[3] * e_int
+    s[3] = e_int + h * e_x
+    ref_model3(p, 4, s, p[8], h)
+    return u
+
+
+@register_jitable
 def pid_law(p: Any, s: Any, eta: Any, nu: Any, h: float) -> float:
     """SISO PID by pole placement + ``refModel3`` (upstream ``PIDpolePlacement``), one vehicle.
 
@@ -104,13 +120,7 @@ def pid_law(p: Any, s: Any, eta: Any, nu: Any, h: float) -> float:
     Row ``p``: idx, K_p, K_d, K_i, ω_d³, (2ζ_d+1)ω_d², (2ζ_d+1)ω_d, v_max, ref, div.
     """
     k = int(p[0])
-    e_x = eta[k] - s[0]
-    e_v = nu[k] - s[1]
-    e_int = s[3]
-    u = -p[1] * e_x - p[2] * e_v - p[3] * e_int
-    s[3] = e_int + h * e_x
-    ref_model3(p, 4, s, p[8], h)
-    return u / p[9]
+    return pid_core(p, s, eta[k] - s[0], nu[k] - s[1], h) / p[9]
 
 
 @register_jitable
@@ -238,7 +248,7 @@ def control_one(
 # --------------------------------------------------------------------------- packing
 
 
-def _ref3(wn_d: Any, zeta_d: Any, v_max: Any) -> list[float]:
+def ref3_row(wn_d: Any, zeta_d: Any, v_max: Any) -> list[float]:
     """``refModel3`` coefficients as upstream evaluates them: ω³, (2ζ+1)ω², (2ζ+1)ω, v_max."""
     return [wn_d**3, (2 * zeta_d + 1) * wn_d**2, (2 * zeta_d + 1) * wn_d, v_max]
 
@@ -303,7 +313,7 @@ def law(v: Any, h: float) -> tuple[int, F64, tuple[str, ...]]:
         kp = m * wn**2.0 - k
         kd = m * 2.0 * zeta * wn - d
         ki = (wn / 10.0) * kp
-        row = [idx, kp, kd, ki, *_ref3(c["wn_d"], c["zeta_d"], v_max), ref, div]
+        row = [idx, kp, kd, ki, *ref3_row(c["wn_d"], c["zeta_d"], v_max), ref, div]
         return PID, np.array([row], dtype=float), _PID_NAMES[idx]
     if mode == "DPcontrol":
         w, z, mm = np.diag(c["wn"]), np.diag(c["zeta"]), np.diag(c["M3"])
@@ -313,18 +323,33 @@ def law(v: Any, h: float) -> tuple[int, F64, tuple[str, ...]]:
         t = 5.0 * np.array([1 / w[0], 1 / w[1], 1 / w[2]])
         row = np.concatenate((kp, kd, ki, t, np.asarray(c["ref"], float), c["B_pseudoInv"].ravel()))
         return DP, row[None, :].astype(float), _DP_NAMES
-    # torpedo depthHeadingAutopilot: the REMUS 100 autopilot (gains of control.autopilots)
-    g = ap.RemusDepthHeadingGains(
+    # torpedo depthHeadingAutopilot: the REMUS 100 autopilot (gains of control.autopilots,
+    # imported here because that module runs its laws through this one)
+    from marinesim.control.autopilots import RemusDepthHeadingGains
+
+    g = RemusDepthHeadingGains(
         ref_z=c["ref_z"], ref_psi=c["ref_psi"], ref_n=c["ref_n"], K_nomoto=c["K_nomoto"],
         T_nomoto=c["T_nomoto"],
     )  # fmt: skip
+    return REMUS, remus_row(g, h), _REMUS_NAMES
+
+
+def remus_row(g: Any, h: float) -> F64:
+    """The :func:`remus_law` rows of REMUS 100 autopilot gains ``g`` at sample time ``h``.
+
+    ``g`` is a :class:`marinesim.control.autopilots.RemusDepthHeadingGains`; the derived gains
+    (e^{−hω_z}, 2λ, λ², the ``refModel3`` coefficients ...) are evaluated in Python exactly as
+    the upstream expressions do.  Shape (1, 22), or (N, 22) where the set-points ``ref_z``,
+    ``ref_psi``, ``ref_n`` are (N,) arrays (one per vehicle).
+    """
     row = [
         math.exp(-h * g.wn_d_z), 1 - math.exp(-h * g.wn_d_z), g.ref_z, g.Kp_z, 1 / g.T_z,
         g.Kp_theta, g.Kd_theta, g.Ki_theta, g.K_w, g.ref_n,
         2 * g.lam, g.lam**2, g.T_nomoto, g.K_nomoto, g.K_d, g.K_sigma, g.phi_b,
-        *_ref3(g.wn_d, g.zeta_d, g.r_max), g.ref_psi * _D2R,
+        *ref3_row(g.wn_d, g.zeta_d, g.r_max), g.ref_psi * _D2R,
     ]  # fmt: skip
-    return REMUS, np.array([row], dtype=float), _REMUS_NAMES
+    cols = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in row))
+    return np.atleast_2d(np.stack(cols, axis=-1))
 
 
 def step_input(v: Any, t: float, n: int = 1) -> F64:
