@@ -275,7 +275,7 @@ class HookContext:
             raise EngineError(
                 f"{self._slot.plugin.kind} plugin {self._slot.plugin.name!r} sees its own block only"
             )
-        return [BlockView(b) for b in self._sim.blocks]
+        return [BlockView(b, self.replica) for b in self._sim.blocks]
 
     @property
     def world_truth(self) -> list[TruthView]:
@@ -292,7 +292,7 @@ class HookContext:
             )
         if self._slot.phase == "estimate":
             raise EngineError(f"sensor {p.name!r} may not read truth in estimate")
-        return [TruthView(b) for b in self._sim.blocks]
+        return [TruthView(b, self.replica) for b in self._sim.blocks]
 
     def log_block(
         self,
@@ -331,6 +331,14 @@ class HookContext:
         self._sim._metric_values[name] = float(value)
 
 
+def _row_replica(block: EntityBlock, replica: int) -> tuple[NDArray[np.int64], bool]:
+    """(N,) read-only replica of every row and whether the block stacks replicas."""
+    rows = getattr(block, "row_replica", None)
+    if rows is None:
+        return HookContext._ro(np.full(block.n, int(replica), dtype=np.int64)), False
+    return HookContext._ro(rows), True
+
+
 class BlockView:
     """Read-only view of an entity block for world plugins.
 
@@ -343,13 +351,18 @@ class BlockView:
     active : ndarray of bool, shape (N,)
     truth, belief : VehicleState
         Read-only (belief is truth under perfect navigation).
+    replica : ndarray of int, shape (N,)
+        Replica of every row (stacked replicas, §10.5; else the simulation's replica).
+    stacked : bool
+        Whether the block holds stacked replicas.
     """
 
-    def __init__(self, block: EntityBlock) -> None:
+    def __init__(self, block: EntityBlock, replica: int = 0) -> None:
         self.name = block.name
         self.n = block.n
         self.names = list(block.names)
         self.ids = HookContext._ro(block.ids)
+        self.replica, self.stacked = _row_replica(block, replica)
         self.team = HookContext._ro(block.team)
         self.active = HookContext._ro(block.active)
         self.truth = block.truth_ro
@@ -373,13 +386,18 @@ class TruthView:
     active : ndarray of bool, shape (N,)
     truth : VehicleState
         Read-only views.
+    replica : ndarray of int, shape (N,)
+        Replica of every row (stacked replicas, §10.5; else the simulation's replica).
+    stacked : bool
+        Whether the block holds stacked replicas.
     """
 
-    def __init__(self, block: EntityBlock) -> None:
+    def __init__(self, block: EntityBlock, replica: int = 0) -> None:
         self.name = block.name
         self.n = block.n
         self.names = list(block.names)
         self.ids = HookContext._ro(block.ids)
+        self.replica, self.stacked = _row_replica(block, replica)
         self.team = HookContext._ro(block.team)
         self.active = HookContext._ro(block.active)
         self.truth = block.truth_ro

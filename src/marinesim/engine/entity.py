@@ -205,6 +205,11 @@ class EntityBlock:
             self.names = [f"{spec.name}[{j % c}]@{reps[j // c]}" for j in range(self.n)]
         else:
             self.names = [f"{spec.name}[{i}]" for i in range(self.n)]
+        #: (N,) stacked replica index of every row (§10.5); None when replicas are not stacked
+        #: (every row belongs to the simulation's replica).
+        self.row_replica: NDArray[np.int64] | None = (
+            np.repeat(np.asarray(reps, dtype=np.int64), int(spec.count)) if reps else None
+        )
         self.index = np.arange(self.n, dtype=np.int64)
         self.team = np.full(self.n, int(spec.team), dtype=np.int64)
         self.radius = np.full(self.n, float(spec.radius))

@@ -391,12 +391,21 @@ def _script(
     return per_block
 
 
+def _replica_aware(kind: str, name: str) -> bool:
+    """Whether a plugin compares only the rows of one replica (``replica_aware``)."""
+    try:
+        return bool(getattr(registry_get(kind, name), "replica_aware", False))
+    except ConfigError:
+        return False
+
+
 def stack_problems(sc: LoadedScenario) -> list[str]:
     """Why the replicas of ``sc`` cannot be stacked as extra rows of one simulation (§10.5).
 
     Stacking is exact only when no plugin couples the rows of different replicas: no
-    interaction plugins, no sensor reading other entities' truth (contacts), only per-entity
-    metrics (:data:`SEPARABLE_METRICS`), the ``time`` end condition alone, and no lawnmower
+    interaction plugins, no sensor reading other entities' truth unless it is
+    ``replica_aware`` (contacts is), only per-entity metrics (:data:`SEPARABLE_METRICS`) or
+    ``replica_aware`` ones (min_separation), the ``time`` end condition alone, and no lawnmower
     split among several vehicles of a block.  An empty list means stacking is exact.
     """
     m = sc.model
@@ -404,7 +413,7 @@ def stack_problems(sc: LoadedScenario) -> list[str]:
     if m.interactions:
         out.append("interaction plugins couple entities")
     for e in m.metrics:
-        if e.plugin not in SEPARABLE_METRICS:
+        if e.plugin not in SEPARABLE_METRICS and not _replica_aware("metric", e.plugin):
             out.append(f"metric {e.name or e.plugin!r} ({e.plugin}) compares entities")
     for c in m.end_conditions:
         if c != "time":
@@ -415,8 +424,11 @@ def stack_problems(sc: LoadedScenario) -> list[str]:
                 cls = registry_get("sensor", entry.plugin)
             except ConfigError:
                 continue  # reported by the build
-            if getattr(cls, "reads_all_truth", False):
-                out.append(f"sensor {ent.name}.{entry.name or entry.plugin} observes other entities")
+            aware = getattr(cls, "replica_aware", False)
+            if getattr(cls, "reads_all_truth", False) and not aware:
+                out.append(
+                    f"sensor {ent.name}.{entry.name or entry.plugin} observes other entities"
+                )
         for entry in ent.autonomy:
             lm = entry.params.get("lawnmower") if entry.plugin == "waypoints" else None
             if isinstance(lm, dict) and lm.get("split", True) and ent.count > 1:

@@ -12,6 +12,9 @@ for up to K false alarms — drawn whatever is in view.  The targets in view tak
 the caller-given target order (the engine plugin sorts them by entity name), so every pair in
 view gets its own detection draw; targets in view beyond C are not reported and are counted
 (``Contacts.overflow``), never dropped silently.
+
+With groups (the replicas of a stacked batch) a sensor sees only the targets of its own group,
+and since its draws are its own row's, each group's scan equals the scan of that group alone.
 """
 
 from __future__ import annotations
@@ -122,6 +125,37 @@ def spherical_jacobian(r: Arr, az: Arr, el: Arr) -> Arr:
     return J
 
 
+def _dense(g: NDArray[np.int64]) -> NDArray[np.int64]:
+    return np.unique(np.asarray(g), return_inverse=True)[1].reshape(-1)
+
+
+def _group_pairs(
+    sensor_group: NDArray[np.int64], target_group: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Every (sensor, target) pair of the same group, without building the N × M pairs."""
+    to = np.argsort(target_group, kind="stable")
+    gs = target_group[to]
+    start = np.searchsorted(gs, sensor_group, side="left")
+    cnt = np.searchsorted(gs, sensor_group, side="right") - start
+    ii = np.repeat(np.arange(len(sensor_group), dtype=np.int64), cnt)
+    offs = np.arange(len(ii), dtype=np.int64) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    return ii, to[np.repeat(start, cnt) + offs].astype(np.int64)
+
+
+def _tree_pairs(
+    origin: Arr, target_pos: Arr, max_range: float
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(sensor, target) pairs within ``max_range`` from a k-d tree over the targets."""
+    from scipy.spatial import cKDTree
+
+    n = origin.shape[0]
+    lists = cKDTree(target_pos).query_ball_point(origin, max_range)
+    lens = np.fromiter(map(len, lists), dtype=np.int64, count=n)
+    ii = np.repeat(np.arange(n, dtype=np.int64), lens)
+    jj = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=int(lens.sum()))
+    return ii, jj
+
+
 def _to_xyz(r: Arr, az: Arr, el: Arr) -> Arr:
     ce = np.cos(el)
     return np.stack([r * ce * np.cos(az), r * ce * np.sin(az), -r * np.sin(el)], axis=-1)
@@ -175,6 +209,8 @@ def detect_contacts(
     params: ContactParams,
     target_team: NDArray[np.int64] | None = None,
     target_vel: Arr | None = None,
+    sensor_group: NDArray[np.int64] | None = None,
+    target_group: NDArray[np.int64] | None = None,
 ) -> Contacts:
     """One scan of N sensing vehicles over M targets.
 
@@ -197,6 +233,11 @@ def detect_contacts(
     target_team : ndarray of int, shape (M,), optional
     target_vel : ndarray, shape (M, 3), optional
         True NED velocities [m/s] (needed with ``vel_std``).
+    sensor_group, target_group : ndarray of int, shapes (N,) and (M,), optional
+        Group of every sensor and target (e.g. the replica of stacked replicas): a sensor
+        sees only the targets of its own group.  Ids need only be unique within a group.
+        The draws each sensor uses, and so its detections, are those it would have with the
+        targets of its group alone.
 
     Returns
     -------
@@ -211,14 +252,14 @@ def detect_contacts(
     t_ok = np.asarray(target_ok, dtype=bool)
     if params.teams is not None and target_team is not None:
         t_ok = t_ok & np.isin(target_team, params.teams)
-    if m > params.spatial_index_threshold and n > 0:
-        from scipy.spatial import cKDTree
-
-        tree = cKDTree(target_pos)
-        lists = tree.query_ball_point(origin, params.max_range)
-        lens = np.fromiter(map(len, lists), dtype=np.int64, count=n)
-        ii = np.repeat(np.arange(n, dtype=np.int64), lens)
-        jj = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=int(lens.sum()))
+    if sensor_group is not None and target_group is not None:
+        ii, jj = _group_pairs(np.asarray(sensor_group), np.asarray(target_group))
+        if len(jj) and np.max(np.bincount(_dense(target_group))) > params.spatial_index_threshold:
+            ii, jj = _tree_pairs(origin, target_pos, params.max_range)  # large groups
+            same = np.asarray(sensor_group)[ii] == np.asarray(target_group)[jj]
+            ii, jj = ii[same], jj[same]
+    elif m > params.spatial_index_threshold and n > 0:
+        ii, jj = _tree_pairs(origin, target_pos, params.max_range)
     else:
         ii, jj = np.divmod(np.arange(n * m, dtype=np.int64), m)
     keep = t_ok[jj] & (sensor_ids[ii] != target_ids[jj])

@@ -168,9 +168,14 @@ class FakeMoosDB:
                     ],
                 )
             elif m.type == "R":
-                c.subs[m.key] = m.dval
+                # as the real MOOSDB (OnRegisterRxd): the subscription is filed under the
+                # message's source, so a REGISTER without our name subscribes nobody
+                owner = next((o for o in self.conns.values() if o.name == m.src), None)
+                if owner is None:
+                    continue
+                owner.subs[m.key] = m.dval
                 if m.key in self.values:
-                    self._send(c, [replace(self.values[m.key], id=-1)])
+                    self._send(owner, [replace(self.values[m.key], id=-1)])
             elif m.type == "N":
                 self._notify(m)
             elif m.type == "T":

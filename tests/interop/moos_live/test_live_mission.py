@@ -68,18 +68,38 @@ def _free_port() -> int:
 
 
 def _launch(mission: Path, cwd: Path) -> list[subprocess.Popen[bytes]]:
+    """Start the ANTLER list in order, 0.2 s apart, as pAntler does.
+
+    A MOOS-IvP app takes its configuration block from its process name, which is its
+    ``argv[0]`` as pAntler runs it (a bare name found on the PATH): started by full path, the
+    app looks for ``ProcessConfig = /path/to/pHelmIvP`` and runs on defaults (AppTick 5, no
+    behaviours).  ``marinesim moos`` needs about a wall second of CPU to start (Python
+    imports, compiling the model) where uSimMarine needs milliseconds; the programs launched
+    after it would be slowed by that start-up on a small machine and see DEPLOY at other
+    moments than in the recordings, so the next program starts 0.2 s after marinesim has
+    joined the DB.
+    """
     mf = read_moos_file(mission)
     runs = [v for k, v, _line in mf.block("ANTLER").entries if k.lower() == "run"]
     procs = []
     for run in runs:
         name = run.split("@")[0].strip()
+        out_path = cwd / f"{name}.out"
+        out = out_path.open("wb")
         if name.lower() in SIMULATORS:
             cmd = [sys.executable, "-m", "marinesim", "moos", str(mission), name,
                    "-o", str(cwd / "marinesim.alog"), "--connect-timeout", "20"]  # fmt: skip
+            p = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+            end = time.monotonic() + 30
+            while b"connected to MOOSDB" not in out_path.read_bytes():
+                assert p.poll() is None and time.monotonic() < end, out_path.read_text()
+                time.sleep(0.02)
         else:
-            cmd = [str(Path(MOOS_BIN or "") / name), str(mission)]
-        out = (cwd / f"{name}.out").open("wb")
-        procs.append(subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT))
+            exe = str(Path(MOOS_BIN or "") / name)
+            p = subprocess.Popen(
+                [name, str(mission)], executable=exe, cwd=cwd, stdout=out, stderr=subprocess.STDOUT
+            )
+        procs.append(p)
         time.sleep(0.2)  # pAntler's MSBetweenLaunches = 200
     return procs
 

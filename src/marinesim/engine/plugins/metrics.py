@@ -202,35 +202,71 @@ class MinSeparationParams(ParamsBase):
 
 
 class MinSeparation(_Metric):
-    """Minimum separation (closest point of approach) between active entities [m]."""
+    """Minimum separation (closest point of approach) between active entities [m].
+
+    With stacked replicas (§10.5) an entity is compared only with the entities of its own
+    replica, and each replica gets its own CPA rows (entity ``@r``, entity names as in the
+    replica's own run), so every replica's values equal those of its own run.
+    """
 
     Params = MinSeparationParams
+    replica_aware: ClassVar[bool] = True
 
     def _start(self, ctx: Any) -> None:
-        n = sum(b.n for b in _blocks(ctx))
+        blocks = _blocks(ctx)
+        n = sum(b.n for b in blocks)
+        rep = np.concatenate([b.replica for b in blocks]) if blocks else np.zeros(0, np.int64)
+        stacked = any(b.stacked for b in blocks)
+        # rows grouped by replica (row order kept within a replica): perm[k*g + i] is row i of
+        # group k; groups are equal-sized for stacked replicas of the same blocks
+        perm = np.argsort(rep, kind="stable")
+        groups, size = np.unique(rep, return_counts=True)
+        if len(groups) == 0:
+            groups, size = np.zeros(1, np.int64), np.zeros(1, np.int64)
+        if np.any(size != size[0]):
+            raise ConfigError("min_separation: stacked replicas must have the same entities")
+        m = len(groups)
         ctx.state["min"] = np.full(n, np.inf)
-        ctx.state["cpa"] = (np.inf, np.nan, "", "")
+        ctx.state["perm"] = perm
+        ctx.state["groups"] = groups
+        ctx.state["stacked"] = stacked
+        ctx.state["cpa_d"] = np.full(m, np.inf)
+        ctx.state["cpa_t"] = np.full(m, np.nan)
+        ctx.state["cpa_i"] = np.full(m, -1, dtype=np.int64)
+        ctx.state["cpa_j"] = np.full(m, -1, dtype=np.int64)
         self.metric(ctx, None)
 
     def metric(self, ctx: Any, rng: Any) -> None:
-        """All-pair distances of active entities (vectorised); update minima and the CPA."""
+        """Distances of every pair of active entities of a replica (vectorised over replicas);
+        update the per-entity minima and each replica's CPA."""
         blocks = _blocks(ctx)
-        pos = np.concatenate([b.truth.pos for b in blocks])
-        act = np.concatenate([b.active for b in blocks])
-        names = [nm for b in blocks for nm in b.names]
+        st = ctx.state
+        perm = st["perm"]
+        m = len(st["groups"])
+        pos = np.concatenate([b.truth.pos for b in blocks]) if blocks else np.zeros((0, 3))
+        act = np.concatenate([b.active for b in blocks]) if blocks else np.zeros(0, bool)
         if ctx.params.horizontal:
             pos = pos[:, :2]
-        d = np.linalg.norm(pos[:, None, :] - pos[None, :, :], axis=2)
-        ok = act[:, None] & act[None, :]
-        np.fill_diagonal(ok, False)
+        g = len(perm) // m
+        pos = pos[perm].reshape(m, g, pos.shape[1])
+        act = act[perm].reshape(m, g)
+        d = np.linalg.norm(pos[:, :, None, :] - pos[:, None, :, :], axis=3)  # (M, g, g)
+        ok = act[:, :, None] & act[:, None, :]
+        ok[:, np.arange(g), np.arange(g)] = False
         d = np.where(ok, d, np.inf)
-        row_min = d.min(axis=1) if len(d) else np.zeros(0)
-        ctx.state["min"] = np.minimum(ctx.state["min"], row_min)
-        if len(d) > 1:
-            k = int(np.argmin(d))
-            i, j = divmod(k, d.shape[1])
-            if d[i, j] < ctx.state["cpa"][0]:
-                ctx.state["cpa"] = (float(d[i, j]), ctx.t, names[i], names[j])
+        grouped_min = d.min(axis=2) if g else np.zeros((m, 0))
+        row_min = np.empty(len(perm))
+        row_min[perm] = grouped_min.reshape(-1)
+        st["min"] = np.minimum(st["min"], row_min)
+        if g > 1:
+            k = np.argmin(d.reshape(m, g * g), axis=1)
+            i, j = np.divmod(k, g)
+            best = d[np.arange(m), i, j]
+            new = best < st["cpa_d"]
+            st["cpa_d"] = np.where(new, best, st["cpa_d"])
+            st["cpa_t"] = np.where(new, ctx.t, st["cpa_t"])
+            st["cpa_i"] = np.where(new, i, st["cpa_i"])
+            st["cpa_j"] = np.where(new, j, st["cpa_j"])
         o = 0
         for b in blocks:
             _log(
@@ -241,21 +277,35 @@ class MinSeparation(_Metric):
                 "m",
             )
             o += b.n
-        if np.isfinite(ctx.state["cpa"][0]):
-            ctx.metric_value(self.name, ctx.state["cpa"][0])
+        cpa = float(np.min(st["cpa_d"]))
+        if np.isfinite(cpa):
+            ctx.metric_value(self.name, cpa)
 
     def summary(self, ctx: Any, rng: Any) -> None:
-        """Per-entity minimum separation and the world CPA (value, time)."""
+        """Per-entity minimum separation and each replica's CPA (value, time)."""
+        blocks = _blocks(ctx)
         o = 0
-        for b in _blocks(ctx):
+        for b in blocks:
             for i in range(b.n):
                 _row(
                     ctx, b.names[i], int(b.team[i]), "min_separation", ctx.state["min"][o + i], "m"
                 )
             o += b.n
-        dist, t, a, c = ctx.state["cpa"]
-        _row(ctx, "", None, f"cpa ({a}, {c})", dist, "m")
-        _row(ctx, "", None, "cpa_time", t, "s")
+        st = ctx.state
+        names = [nm for b in blocks for nm in b.names]
+        perm, groups = st["perm"], st["groups"]
+        g = len(perm) // len(groups)
+        for k, r in enumerate(groups):
+            a = c = ""
+            if st["cpa_i"][k] >= 0:
+                a = names[perm[k * g + st["cpa_i"][k]]]
+                c = names[perm[k * g + st["cpa_j"][k]]]
+            entity = ""
+            if st["stacked"]:  # world rows of replica r; names as in its own run
+                entity = f"@{int(r)}"
+                a, c = a.rsplit("@", 1)[0], c.rsplit("@", 1)[0]
+            _row(ctx, entity, None, f"cpa ({a}, {c})", float(st["cpa_d"][k]), "m")
+            _row(ctx, entity, None, "cpa_time", float(st["cpa_t"][k]), "s")
 
 
 class TimeInBoxParams(ParamsBase):

@@ -558,6 +558,41 @@ class NavEkfEstimator(Plugin):
         ctx.log("rejected", sum(ekf.rejected.values()).astype(float), "")
 
 
+def _target_layout(views: list[Any], own: str) -> tuple[Any, Any, Any, tuple[Any, Any]]:
+    """Target order, target ids, the sensing block's ids and the replica groups of a scan.
+
+    Targets are sorted by entity name.  With stacked replicas they are sorted by replica,
+    then by the name the entity has in its replica's own run (``name[i]``), they carry the id
+    they have in that run, and the groups (sensor rows, targets) restrict every sensor to its
+    own replica; otherwise the groups are None.
+    """
+    names = [nm for v in views for nm in v.names]
+    if not any(v.stacked for v in views):
+        order = np.argsort(np.asarray(names, dtype=object), kind="stable")
+        own_ids = next(v.ids for v in views if v.name == own)
+        return (
+            order,
+            np.concatenate([v.ids for v in views])[order],
+            np.asarray(own_ids),
+            (None, None),
+        )
+    ids, first = [], 0  # first: the id of a block's member 0 in a replica's own run
+    own_ids: Any = None
+    own_rep: Any = None
+    for v in views:
+        r = np.asarray(v.replica)
+        count = int(np.count_nonzero(r == r[0])) if v.n else 0
+        ids.append(first + np.arange(v.n, dtype=np.int64) % max(count, 1))
+        first += count
+        if v.name == own:
+            own_ids, own_rep = ids[-1], r
+    base = np.asarray([nm.rsplit("@", 1)[0] for nm in names], dtype=object)
+    rank = np.argsort(np.argsort(base, kind="stable"), kind="stable")
+    rep = np.concatenate([v.replica for v in views])
+    order = np.lexsort((rank, rep))
+    return order, np.concatenate(ids)[order], own_ids, (own_rep, rep[order])
+
+
 class ContactSensor(Plugin):
     """Noisy contacts of other active entities honouring FOV, range and P_d (engine spec §6.5)."""
 
@@ -576,24 +611,29 @@ class ContactSensor(Plugin):
     Params = contacts.ContactParams
     publishes: ClassVar[dict[str, str]] = {"contacts": "array"}
     reads_all_truth: ClassVar[bool] = True
+    #: Stacked replicas (§10.5) see only the entities of their own replica, with the ids and
+    #: target order of their own run, so a replica's scans do not depend on the stack.
+    replica_aware: ClassVar[bool] = True
 
     def sense(self, ctx: Any, rng: Any) -> None:
-        """One scan over every other active entity of the run (targets sorted by entity name)."""
+        """One scan over every other active entity of the run (targets sorted by entity name).
+
+        With stacked replicas a vehicle scans the entities of its own replica only; targets
+        are reported by the id they have in that replica's own run.
+        """
         p: contacts.ContactParams = ctx.params
         tr = ctx.truth
-        names, pos, ids, ok, team, vel = [], [], [], [], [], []
-        for blk in ctx.world_truth:  # read-only truth of every block (reads_all_truth)
-            names += blk.names
-            pos.append(blk.truth.pos)
-            vel.append(blk.truth.vel_ned if p.vel_std is not None else np.zeros((blk.n, 3)))
-            ids.append(blk.ids)
-            ok.append(blk.active)
-            team.append(blk.team)
-        order = np.argsort(np.asarray(names, dtype=object), kind="stable")
+        views = ctx.world_truth  # read-only truth of every block (reads_all_truth)
+        key = tuple((v.name, v.n) for v in views)
+        lay = ctx.state.get("layout")
+        if lay is None or lay[0] != key:  # names, ids and replicas are fixed for the run
+            lay = ctx.state["layout"] = (key, *_target_layout(views, ctx.block_name))
+        _, order, tids, sids, groups = lay
+        pos = [v.truth.pos for v in views]
+        vel = [v.truth.vel_ned if p.vel_std is not None else np.zeros((v.n, 3)) for v in views]
         tpos = np.concatenate(pos)[order]
-        tids = np.concatenate(ids)[order]
-        tok = np.concatenate(ok)[order]
-        tteam = np.concatenate(team)[order]
+        tok = np.concatenate([v.active for v in views])[order]
+        tteam = np.concatenate([v.team for v in views])[order]
         tvel = np.concatenate(vel)[order]
         nu, nn = contacts.draws_per_scan(p, len(tids))
         u = rng.uniform(size=nu)
@@ -602,7 +642,7 @@ class ContactSensor(Plugin):
         det = contacts.detect_contacts(
             np.asarray(tr.pos),
             rotation_from_quat(tr.quat),
-            np.asarray(ctx.ids),
+            sids,
             tpos,
             tids,
             tok,
@@ -611,6 +651,8 @@ class ContactSensor(Plugin):
             p,
             tteam,
             tvel,
+            sensor_group=groups[0],
+            target_group=groups[1],
         )
         keep = act[det.row]
         counts = np.bincount(det.row[keep & ~det.false_alarm], minlength=tr.n)

@@ -186,6 +186,12 @@ class AppReport:
         The ``.alog`` written.
     moos_start, moos_end : float
         MOOS times of start-up and of the last iteration [s].
+    max_gap : float
+        Longest MOOS time between two iterations [s] (AppTick period when on time).
+    late : int
+        Iterations that came more than twice the AppTick period after the previous one
+        (the process was starved of CPU: the model integrates over the longer step, and the
+        track then differs from an on-time run).
     """
 
     iterations: int = 0
@@ -197,13 +203,16 @@ class AppReport:
     log: Path | None = None
     moos_start: float = math.nan
     moos_end: float = math.nan
+    max_gap: float = 0.0
+    late: int = 0
 
     def summary(self) -> str:
         """One line for the terminal."""
         return (
             f"{self.iterations} iterations over {self.moos_end - self.moos_start:.2f} MOOS s, "
             f"{self.mail} mail, {self.posts} posts, {len(self.warnings)} warnings, "
-            f"{self.malformed} malformed packets, {self.reconnects} reconnections"
+            f"{self.malformed} malformed packets, {self.reconnects} reconnections, "
+            f"{self.late} late iterations (longest gap {self.max_gap:.3f} MOOS s)"
             + (f"; log {self.log}" if self.log else "")
         )
 
@@ -330,9 +339,9 @@ class UsmMoosApp:
     def _warm_up(self) -> None:
         """Run the model's code paths once on a throw-away state before joining.
 
-        The first calls compile (numba) or load caches: about a wall second, i.e. ten MOOS
-        seconds at warp 10, that would otherwise stall the first live iterations while the
-        helm is already driving.
+        The first calls import lazily loaded modules (pyproj for the datum) and fill caches;
+        with a model that compiles on first use this took 0.75 s wall, i.e. 7.5 MOOS s at
+        warp 10, which stalled the first live iterations while the helm was already driving.
         """
         t = self.clock() * self.settings.time_warp
         st = kinematic.init(self.config, 1, t)
@@ -464,6 +473,10 @@ class UsmMoosApp:
                     client.register(self.subscriptions)  # the programs register twice
                 # (b) mail, in arrival order, stamped with the iteration time
                 now = client.moos_time()
+                if iteration > 0:
+                    gap = now - rep.moos_end
+                    rep.max_gap = max(rep.max_gap, gap)
+                    rep.late += gap > 2.0 / self.settings.app_tick
                 out: list[tuple[str, float | str]] = []
                 for m in inbox:
                     rep.mail += 1

@@ -8,7 +8,8 @@ of ``reference/moos_live`` (README §1.4):
   time = our MOOS time); the DB answers WELCOME (double value = its time minus our
   stamp: the skew estimate, kept in :attr:`MoosClient.skew`, not applied — on one host it is
   the 0.1 s answer delay) or POISON (a name already connected);
-* REGISTER (double value = minimum interval) and NOTIFY carry a running id from 0;
+* REGISTER (double value = minimum interval, source = our name: the DB files the
+  subscription under it) and NOTIFY carry a running id from 0;
   handshake and TIMING messages carry −1; NOTIFY leaves the community empty;
 * a TIMING message (key ``_async_timing``, double 0) goes out about once per *wall*
   second; the DB's echo is consumed here;
@@ -268,9 +269,14 @@ class MoosClient:
         for item in names:
             name, interval = (item, 0.0) if isinstance(item, str) else item
             self._registered[name] = float(interval)
+            # the source names the subscriber: the real MOOSDB files the registration under
+            # it, so an empty source subscribes nobody (mail never arrives)
             msgs.append(
-                MoosMsg("R", "D", name, self.moos_time(), float(interval), -1.0, id=self._id())
-            )
+                MoosMsg(
+                    "R", "D", name, self.moos_time(), float(interval), -1.0,
+                    src=self.name, id=self._id(),
+                )
+            )  # fmt: skip
         return self._send(msgs)
 
     def post(self, items: Sequence[tuple[str, float | str]], moos_time: float) -> bool:

@@ -111,8 +111,10 @@ def parse_script(text: str, *, file: str | Path | None = None) -> list[ScriptEve
             low = line.lower()
             k = key.strip().lower()
             looks_like_event = sep and "var=" in rest.replace(" ", "").lower()
-            if sep and not low.startswith("processconfig") and (
-                looks_like_event or suggest(k, ["event"])
+            if (
+                sep
+                and not low.startswith("processconfig")
+                and (looks_like_event or suggest(k, ["event"]))
             ):
                 raise ConfigError(
                     f"unknown key {key.strip()!r} (did you mean 'event'?); the line would be "

@@ -273,6 +273,22 @@ def otter_forces(
     )  # fmt: skip
 
 
+@register_jitable(inline="always")
+def nu_euler_with_current(y: Any, nu: Any, acc: tuple, h: float, uc: float, vc: float) -> None:
+    """y[6:12] = ν_k + h (ν̇ + [r v_c, −r u_c, 0, 0, 0, 0]): forward Euler of the velocities with
+    the current-rotation term −ω × ν_c of a constant current (REMUS 100, Otter, torpedo).
+
+    ``acc`` is M⁻¹τ [m/s², rad/s²], ``uc``, ``vc`` the current in body axes [m/s].
+    """
+    r = nu[5]
+    y[6] = nu[0] + h * (r * vc + acc[0])
+    y[7] = nu[1] + h * (-r * uc + acc[1])
+    y[8] = nu[2] + h * acc[2]
+    y[9] = nu[3] + h * acc[3]
+    y[10] = nu[4] + h * acc[4]
+    y[11] = nu[5] + h * acc[5]
+
+
 @register_jitable
 def step_one(
     i: int, kind: int, par: Any, zero: Any, state: Any, cmd: Any, h: float,
@@ -316,14 +332,7 @@ def step_one(
         acc = terms.mat6_times(pr, O_MINV, f)
         y[12] = act2[0] + h * ((c[0] - act2[0]) / pr[O_TN])
         y[13] = act2[1] + h * ((c[1] - act2[1]) / pr[O_TN])
-    r = nu[5]
-    # ν_{k+1} = ν_k + h ν̇ (with the current-rotation term −ω × ν_c of a constant current)
-    y[6] = nu[0] + h * (r * vc + acc[0])
-    y[7] = nu[1] + h * (-r * uc + acc[1])
-    y[8] = nu[2] + h * acc[2]
-    y[9] = nu[3] + h * acc[3]
-    y[10] = nu[4] + h * acc[4]
-    y[11] = nu[5] + h * acc[5]
+    nu_euler_with_current(y, nu, acc, h, uc, vc)
     attitude_euler_row(x, y, h, trig, rot)
     code, mag = guard.check_one(y, 6, max_speed, max_rate)
     guard.apply_one(i, code, mag, x, y, alive, status, size)
@@ -388,6 +397,18 @@ def run(
     status, size : ndarray, shape (N,)
         Guard codes and magnitudes of the vehicles stopped in this step.
     """
+    return launch(STEP, kind, par, zero, state, cmd, h, alive, max_speed, max_rate, backend)
+
+
+def launch(
+    step: backends.Kernels, kind: int, par: F64, zero: NDArray[np.int64], state: F64, cmd: F64,
+    h: float, alive: NDArray[np.bool_], max_speed: float, max_rate: float,
+    backend: str | None,
+) -> tuple[F64, NDArray[np.int8], F64]:  # fmt: skip
+    """Run a guarded loop-step kernel with :func:`step_one`'s arguments (see :func:`run`).
+
+    Shared by every kernel of that layout (REMUS 100 and Otter here, the PVS fleet).
+    """
     name = backends.resolve(backend)
     n = state.shape[0]
     out = np.empty_like(state)
@@ -397,5 +418,5 @@ def run(
         kind, par, zero, state, cmd, float(h), float(max_speed), float(max_rate), alive, out,
         status, size,
     )  # fmt: skip
-    STEP.launch(name, args, {8: alive, 9: out, 10: status, 11: size})
+    step.launch(name, args, {8: alive, 9: out, 10: status, 11: size})
     return out, status, size

@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from marinesim.core import frames
 from marinesim.models import backends
 from marinesim.models.sixdof import guard, terms
+from marinesim.models.sixdof import pvs_vehicles as pv
 from marinesim.models.sixdof.fleet import base
 from marinesim.models.sixdof.fleet.clarke83 import clarke83_step
 from marinesim.models.sixdof.fleet.dp_vessels import dp_step
@@ -108,17 +109,9 @@ def run(
     status, size : ndarray, shape (N,)
         Guard codes and magnitudes of the vehicles stopped in this step.
     """
-    name = backends.resolve(backend)
-    n = state.shape[0]
-    out = np.empty_like(state)
-    status = np.zeros(n, dtype=np.int8)
-    size = np.zeros(n)
-    args = (
-        kind, par, REMUS_CA_ZERO, state, cmd, float(h), float(max_speed), float(max_rate),
-        alive, out, status, size,
-    )  # fmt: skip
-    STEP.launch(name, args, {8: alive, 9: out, 10: status, 11: size})
-    return out, status, size
+    return pv.launch(
+        STEP, kind, par, REMUS_CA_ZERO, state, cmd, h, alive, max_speed, max_rate, backend
+    )
 
 
 def step_guarded(

@@ -156,10 +156,4 @@ def torpedo_step(
     y[16] = x[16] + h * ((c[4] - x[16]) / pr[TN])
     tau = (f[0] + xp, f[1] + fy_s, f[2] + fz_s, f[3] + mx + kp, f[4] + my, f[5] + mz)
     acc = terms.mat6_times(pr, pv.R_MINV, tau)
-    r = nu[5]
-    y[6] = nu[0] + h * (r * vc + acc[0])
-    y[7] = nu[1] + h * (-r * uc + acc[1])
-    y[8] = nu[2] + h * acc[2]
-    y[9] = nu[3] + h * acc[3]
-    y[10] = nu[4] + h * acc[4]
-    y[11] = nu[5] + h * acc[5]
+    pv.nu_euler_with_current(y, nu, acc, h, uc, vc)
