@@ -9,13 +9,11 @@ the CPU ratio is what the batch saves whatever the load.
    (default outputs: CSV + Parquet log, manifest, figures), timed one after the other; the time
    for ``--replicas`` of them on 2 cores is extrapolated as replicas × mean / 2 (two processes
    at a time, perfect scaling — the baseline's best case).
-2. **batch, as bundled**: ``auv_survey_ins`` has sonar contacts between its two vehicles and a
-   closest-approach metric, which couple entities, so each replica is its own simulation (no
-   process start per run).  Timed on ``--as-is`` replicas and extrapolated.
-3. **batch, stacked**: the same scenario without the coupling plugins (``sonar`` sensors and
-   the ``cpa`` metric removed with ``--set``): replicas are stacked as extra rows, up to
-   256 per simulation.  Timed on all ``--replicas`` with 2 workers, and with 1 worker (Dask scaling).
-4. **identity**: the runs table of a small batch with 1 worker, 2 workers and one simulation
+2. **batch**: the scenario as bundled.  Its sonar contacts and closest-approach metric are
+   replica-aware (a vehicle sees only its own replica), so replicas are stacked as extra rows,
+   up to 256 per simulation.  Timed on all ``--replicas`` with 2 workers, and with 1 worker
+   (Dask scaling).
+3. **identity**: the runs table of a small batch with 1 worker, 2 workers and one simulation
    per run (``chunk=1``) must be identical (exact comparison).
 
 Usage::
@@ -51,19 +49,6 @@ def _cpu() -> float:
     me = resource.getrusage(resource.RUSAGE_SELF)
     ch = resource.getrusage(resource.RUSAGE_CHILDREN)
     return me.ru_utime + me.ru_stime + ch.ru_utime + ch.ru_stime
-
-
-def _uncoupled_sets(end: float) -> dict[str, object]:
-    from marinesim.scenario import load_scenario
-
-    sc = load_scenario(SCENARIO)
-    sets: dict[str, object] = {"time.end": end}
-    for ent in sc.data["entities"]:
-        sets[f"entities.{ent['name']}.sensors"] = [
-            s for s in ent["sensors"] if s["plugin"] != "contacts"
-        ]
-    sets["metrics"] = [m for m in sc.data["metrics"] if m["plugin"] != "min_separation"]
-    return sets
 
 
 def _baseline(end: float, sample: int, tmp: Path) -> tuple[float, float]:
@@ -110,11 +95,10 @@ def main() -> int:
     ap.add_argument("--replicas", type=int, default=1000)
     ap.add_argument("--end", type=float, default=600.0, help="simulated time per run [s]")
     ap.add_argument("--sample", type=int, default=3, help="separate processes timed")
-    ap.add_argument("--as-is", type=int, default=8, help="replicas of the coupled scenario timed")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args()
     if a.quick:
-        a.replicas, a.end, a.sample, a.as_is = 40, 60.0, 2, 4
+        a.replicas, a.end, a.sample = 40, 60.0, 2
     tmp = Path(tempfile.mkdtemp(prefix="bench_batch-"))
     out: dict[str, object] = {
         "replicas": a.replicas,
@@ -127,12 +111,7 @@ def main() -> int:
         per_proc, per_proc_cpu = _baseline(a.end, a.sample, tmp)
         base_total = a.replicas * per_proc / 2  # two processes at a time on 2 cores
         base_cpu = a.replicas * per_proc_cpu
-        _, _, _, run_as_is = _timed(
-            outdir=tmp / "asis", replicas=a.as_is, sets={"time.end": a.end}, workers=2
-        )
-        # each run its own simulation: replicas x CPU of one run (on 2 cores: half that wall)
-        as_is_total = a.replicas * run_as_is
-        sets = _uncoupled_sets(a.end)
+        sets = {"time.end": a.end}
         w2, runs2, c2, _ = _timed(outdir=tmp / "w2", replicas=a.replicas, sets=sets, workers=2)
         w1, runs1, c1, _ = _timed(outdir=tmp / "w1", replicas=a.replicas, sets=sets, workers=1)
         pd.testing.assert_frame_equal(runs1, runs2, check_exact=True)
@@ -150,14 +129,11 @@ def main() -> int:
         separate_process_cpu_s=per_proc_cpu,
         baseline_extrapolated_s=base_total,
         baseline_extrapolated_cpu_s=base_cpu,
-        run_in_worker_as_bundled_s=run_as_is,
-        batch_as_bundled_extrapolated_cpu_s=as_is_total,
         batch_stacked_2_workers_s=w2,
         batch_stacked_2_workers_cpu_s=c2,
         batch_stacked_1_worker_s=w1,
         batch_stacked_1_worker_cpu_s=c1,
         identical_1w_2w_stacked_single=True,
-        cpu_ratio_as_bundled=base_cpu / as_is_total,
         speedup_stacked=base_total / w2,
         cpu_ratio_stacked=base_cpu / c2,
         dask_scaling_1_to_2_workers=w1 / w2,
@@ -169,10 +145,6 @@ def main() -> int:
     print(
         f"  separate 'marinesim run' processes: {per_proc:.2f} s ({per_proc_cpu:.2f} s CPU) each"
         f" -> {base_total:.0f} s extrapolated on 2 cores"
-    )
-    print(
-        f"  batch, as bundled (one simulation per run, {run_as_is:.2f} s CPU each in a worker): "
-        f"{as_is_total:.0f} s CPU extrapolated, {base_cpu / as_is_total:.1f}x CPU"
     )
     print(
         f"  batch, stacked replicas, 2 workers: {w2:.1f} s ({c2:.1f} s CPU), "

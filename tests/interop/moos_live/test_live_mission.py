@@ -73,8 +73,8 @@ def _launch(mission: Path, cwd: Path) -> list[subprocess.Popen[bytes]]:
     A MOOS-IvP app takes its configuration block from its process name, which is its
     ``argv[0]`` as pAntler runs it (a bare name found on the PATH): started by full path, the
     app looks for ``ProcessConfig = /path/to/pHelmIvP`` and runs on defaults (AppTick 5, no
-    behaviours).  ``marinesim moos`` needs about a wall second of CPU to start (Python
-    imports, compiling the model) where uSimMarine needs milliseconds; the programs launched
+    behaviours).  ``marinesim moos`` needs 0.5 to 1.5 s of CPU to start (Python imports,
+    the model's first calls) where uSimMarine needs milliseconds; the programs launched
     after it would be slowed by that start-up on a small machine and see DEPLOY at other
     moments than in the recordings, so the next program starts 0.2 s after marinesim has
     joined the DB.
