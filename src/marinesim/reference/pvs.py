@@ -337,29 +337,15 @@ def verify_file(path: Path, entry: dict[str, Any]) -> CaseResult:
     case = path.name.removesuffix(".gz").removesuffix(".csv")
     res = CaseResult("pvs", case, str(path))
     try:
-        header, data = _read_csv(path)
-        columns = list(entry.get("columns") or header)
-        missing = [c for c in columns if c not in header]
-        if missing:
-            raise DataError(f"columns {missing} of the manifest are not in the file", file=path)
-        h = float(entry.get("sampleTime", 0.02))
-        n_steps = int(entry.get("N", data.shape[0] - 1))
-        if data.shape[0] != n_steps + 1:
-            raise DataError(f"{data.shape[0]} rows, expected N + 1 = {n_steps + 1}", file=path)
+        header, data, columns, h, n_steps = read_case(path, entry)
         vehicle = build(str(entry["constructor"]))
-        commands = None
-        if _open_loop(entry):
-            names = [f"{c}_cmd" for c in _CMD_NAMES[vehicle.kind]]
-            absent = [c for c in names if c not in header]
-            if absent:
-                raise DataError(f"open-loop case without command columns {absent}", file=path)
-            commands = data[:, [header.index(c) for c in names]]
+        names = [f"{c}_cmd" for c in _CMD_NAMES[vehicle.kind]]
+        commands = open_loop_commands(entry, header, data, names, path)
         run = simulate(vehicle, n_steps, h, commands=commands)
         note = ""
         if commands is None and _externally_driven(run, columns, header, data, vehicle.kind):
             # the logged commands are not the vehicle's own control system and no controller
             # state is logged: an externally driven run whose entry does not say so
-            names = [f"{c}_cmd" for c in _CMD_NAMES[vehicle.kind]]
             commands = data[:, [header.index(c) for c in names]]
             run = simulate(vehicle, n_steps, h, commands=commands)
             note = "; commands differ from the constructor's control system: replayed from the CSV"
@@ -367,6 +353,52 @@ def verify_file(path: Path, entry: dict[str, Any]) -> CaseResult:
         res.error = True
         res.message = f"{type(exc).__name__}: {exc}"
         return res
+    return compare_run(res, entry, header, data, columns, run, f"{n_steps} steps of {h} s{note}")
+
+
+def read_case(path: Path, entry: dict[str, Any]) -> tuple[list[str], F64, list[str], float, int]:
+    """A trajectory file checked against its manifest entry (README §3.1–3.3).
+
+    Returns
+    -------
+    header, data, columns, h, n_steps
+        The CSV's column names and (N + 1, k) values, the columns to compare, the sample
+        time [s] and the number of steps N.
+    """
+    header, data = _read_csv(path)
+    columns = list(entry.get("columns") or header)
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise DataError(f"columns {missing} of the manifest are not in the file", file=path)
+    h = float(entry.get("sampleTime", 0.02))
+    n_steps = int(entry.get("N", data.shape[0] - 1))
+    if data.shape[0] != n_steps + 1:
+        raise DataError(f"{data.shape[0]} rows, expected N + 1 = {n_steps + 1}", file=path)
+    return header, data, columns, h, n_steps
+
+
+def open_loop_commands(
+    entry: dict[str, Any], header: list[str], data: F64, names: list[str], path: Path
+) -> F64 | None:
+    """The recorded command columns ``names`` of an open-loop case, else None."""
+    if not _open_loop(entry):
+        return None
+    absent = [c for c in names if c not in header]
+    if absent:
+        raise DataError(f"open-loop case without command columns {absent}", file=path)
+    return data[:, [header.index(c) for c in names]]
+
+
+def compare_run(
+    res: CaseResult,
+    entry: dict[str, Any],
+    header: list[str],
+    data: F64,
+    columns: list[str],
+    run: PvsRun,
+    what: str,
+) -> CaseResult:
+    """Compare every column of a replay with the file at the §3.3 tolerance, into ``res``."""
     for name in columns:
         exp = data[:, header.index(name)]
         tol = _tolerance(exp)
@@ -377,7 +409,7 @@ def verify_file(path: Path, entry: dict[str, Any]) -> CaseResult:
         got = run.columns[key][0]
         err = float(np.max(np.abs(got - exp))) if np.all(np.isfinite(got)) else float("inf")
         res.columns.append(ColumnResult(name, err, tol, err <= tol))
-    res.message = f"{entry.get('constructor', '')}, {n_steps} steps of {h} s{note}"
+    res.message = f"{entry.get('constructor', '')}, {what}"
     if run.events:
         res.message += "; " + "; ".join(run.events)
     return res

@@ -22,7 +22,7 @@ from marinesim.core.errors import ConfigError, DataError
 from marinesim.models.sixdof import fleet
 from marinesim.reference import pvs as base
 from marinesim.reference import pvs_fleet_loop as loop
-from marinesim.reference.runner import CaseResult, ColumnResult
+from marinesim.reference.runner import CaseResult
 
 __all__ = ["NAMES", "build", "handles", "simulate", "verify_file"]
 
@@ -109,39 +109,13 @@ def verify_file(path: Path, entry: dict[str, Any]) -> CaseResult:
     case = path.name.removesuffix(".gz").removesuffix(".csv")
     res = CaseResult("pvs", case, str(path))
     try:
-        header, data = base._read_csv(path)
-        columns = list(entry.get("columns") or header)
-        missing = [c for c in columns if c not in header]
-        if missing:
-            raise DataError(f"columns {missing} of the manifest are not in the file", file=path)
-        h = float(entry.get("sampleTime", 0.02))
-        n_steps = int(entry.get("N", data.shape[0] - 1))
-        if data.shape[0] != n_steps + 1:
-            raise DataError(f"{data.shape[0]} rows, expected N + 1 = {n_steps + 1}", file=path)
+        header, data, columns, h, n_steps = base.read_case(path, entry)
         v = build(str(entry["constructor"]))
-        commands = None
-        if base._open_loop(entry):
-            names = [f"{c}_cmd" for c in v.controls]
-            absent = [c for c in names if c not in header]
-            if absent:
-                raise DataError(f"open-loop case without command columns {absent}", file=path)
-            commands = data[:, [header.index(c) for c in names]]
+        names = [f"{c}_cmd" for c in v.controls]
+        commands = base.open_loop_commands(entry, header, data, names, path)
         run = simulate(v, n_steps, h, commands=commands)
     except (ConfigError, DataError, KeyError, ValueError) as exc:
         res.error = True
         res.message = f"{type(exc).__name__}: {exc}"
         return res
-    for name in columns:
-        exp = data[:, header.index(name)]
-        tol = base._tolerance(exp)
-        key = base._signal_for(name, run.columns)
-        if key is None:
-            res.columns.append(ColumnResult(name, float("inf"), tol, False, "signal not produced"))
-            continue
-        got = run.columns[key][0]
-        err = float(np.max(np.abs(got - exp))) if np.all(np.isfinite(got)) else float("inf")
-        res.columns.append(ColumnResult(name, err, tol, err <= tol))
-    res.message = f"{entry.get('constructor', '')}, {n_steps} steps of {h} s"
-    if run.events:
-        res.message += "; " + "; ".join(run.events)
-    return res
+    return base.compare_run(res, entry, header, data, columns, run, f"{n_steps} steps of {h} s")
