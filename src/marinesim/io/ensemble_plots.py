@@ -125,6 +125,31 @@ def _heading_density(ax: Any, t: np.ndarray, hd: np.ndarray) -> Any:
     return mesh
 
 
+def density_map(
+    fig: Any, ax: Any, e: np.ndarray, n: np.ndarray, bins: int, label: str
+) -> None:
+    """Draw a log-scaled 2-D histogram of positions (east ``e``, north ``n`` [m]) on ``ax``.
+
+    Square cells (about ``bins`` across the larger span), a 3 % margin, empty cells blank,
+    the axes limited to the data, and a colour bar labelled ``label``.
+    """
+    from matplotlib.colors import LogNorm
+
+    span = max(float(np.ptp(e)), float(np.ptp(n)), 1.0)
+    pad = 0.03 * span
+    rng_e = (float(e.min()) - pad, float(e.max()) + pad)
+    rng_n = (float(n.min()) - pad, float(n.max()) + pad)
+    be = max(8, int(bins * (rng_e[1] - rng_e[0]) / (span + 2 * pad)))
+    bn = max(8, int(bins * (rng_n[1] - rng_n[0]) / (span + 2 * pad)))
+    h, xe, ye = np.histogram2d(e, n, bins=(be, bn), range=(rng_e, rng_n))
+    mesh = ax.pcolormesh(
+        xe, ye, np.where(h.T > 0, h.T, np.nan), cmap="Blues", norm=LogNorm(), shading="flat"
+    )
+    fig.colorbar(mesh, ax=ax, shrink=0.8, label=label)
+    ax.set_xlim(*rng_e)
+    ax.set_ylim(*rng_n)
+
+
 def trajectory_ensemble_figure(
     result: RunResult,
     *,
@@ -154,7 +179,6 @@ def trajectory_ensemble_figure(
     """
     plt = _plt()
     from matplotlib.collections import LineCollection
-    from matplotlib.colors import LogNorm
 
     _t, pos = result.sample("truth.pos", MAX_FRAMES)
     north, east = pos[:, :, 0], pos[:, :, 1]
@@ -162,19 +186,7 @@ def trajectory_ensemble_figure(
     fig, ax = plt.subplots(figsize=(9.0, 8.0), dpi=110, layout="constrained")
     if fin.any():
         e, n = east[fin], north[fin]
-        span = max(float(np.ptp(e)), float(np.ptp(n)), 1.0)
-        pad = 0.03 * span
-        rng_e = (float(e.min()) - pad, float(e.max()) + pad)
-        rng_n = (float(n.min()) - pad, float(n.max()) + pad)
-        be = max(8, int(bins * (rng_e[1] - rng_e[0]) / (span + 2 * pad)))
-        bn = max(8, int(bins * (rng_n[1] - rng_n[0]) / (span + 2 * pad)))
-        h, xe, ye = np.histogram2d(e, n, bins=(be, bn), range=(rng_e, rng_n))
-        mesh = ax.pcolormesh(
-            xe, ye, np.where(h.T > 0, h.T, np.nan), cmap="Blues", norm=LogNorm(), shading="flat"
-        )
-        fig.colorbar(mesh, ax=ax, shrink=0.8, label="track density [samples per cell]")
-        ax.set_xlim(*rng_e)
-        ax.set_ylim(*rng_n)
+        density_map(fig, ax, e, n, bins, "track density [samples per cell]")
     k = min(int(sample), result.n)
     rows = np.sort(np.random.default_rng(seed).choice(result.n, size=k, replace=False))
     segs = [np.column_stack([east[i], north[i]])[fin[i]] for i in rows]
@@ -367,7 +379,6 @@ def nav_tracks_ensemble_figure(
     """
     plt = _plt()
     from matplotlib.collections import LineCollection
-    from matplotlib.colors import LogNorm
 
     _t, tp = result.sample("truth.pos", MAX_FRAMES)
     _t, bp = result.sample(_belief_or_truth(result), MAX_FRAMES)
@@ -375,19 +386,7 @@ def nav_tracks_ensemble_figure(
     fin = np.isfinite(bp[:, :, 0]) & np.isfinite(bp[:, :, 1])
     if fin.any():
         e, n = bp[:, :, 1][fin], bp[:, :, 0][fin]
-        span = max(float(np.ptp(e)), float(np.ptp(n)), 1.0)
-        pad = 0.03 * span
-        rng_e = (float(e.min()) - pad, float(e.max()) + pad)
-        rng_n = (float(n.min()) - pad, float(n.max()) + pad)
-        be = max(8, int(bins * (rng_e[1] - rng_e[0]) / (span + 2 * pad)))
-        bn = max(8, int(bins * (rng_n[1] - rng_n[0]) / (span + 2 * pad)))
-        h, xe, ye = np.histogram2d(e, n, bins=(be, bn), range=(rng_e, rng_n))
-        mesh = ax.pcolormesh(
-            xe, ye, np.where(h.T > 0, h.T, np.nan), cmap="Blues", norm=LogNorm(), shading="flat"
-        )
-        fig.colorbar(mesh, ax=ax, shrink=0.8, label="belief density [samples per cell]")
-        ax.set_xlim(*rng_e)
-        ax.set_ylim(*rng_n)
+        density_map(fig, ax, e, n, bins, "belief density [samples per cell]")
     k = min(int(sample), result.n)
     rows = np.sort(np.random.default_rng(seed).choice(result.n, size=k, replace=False))
     for pos, style, colour, what in (
