@@ -339,41 +339,6 @@ def _row_replica(block: EntityBlock, replica: int) -> tuple[NDArray[np.int64], b
     return HookContext._ro(rows), True
 
 
-class BlockView:
-    """Read-only view of an entity block for world plugins.
-
-    Attributes
-    ----------
-    name : str
-    names : list of str
-        Entity names ``block[i]``.
-    ids, team : ndarray of int, shape (N,)
-    active : ndarray of bool, shape (N,)
-    truth, belief : VehicleState
-        Read-only (belief is truth under perfect navigation).
-    replica : ndarray of int, shape (N,)
-        Replica of every row (stacked replicas, §10.5; else the simulation's replica).
-    stacked : bool
-        Whether the block holds stacked replicas.
-    """
-
-    def __init__(self, block: EntityBlock, replica: int = 0) -> None:
-        self.name = block.name
-        self.n = block.n
-        self.names = list(block.names)
-        self.ids = HookContext._ro(block.ids)
-        self.replica, self.stacked = _row_replica(block, replica)
-        self.team = HookContext._ro(block.team)
-        self.active = HookContext._ro(block.active)
-        self.truth = block.truth_ro
-        self.belief = block.belief_ro
-        self.perfect_navigation = block.belief is None
-        #: Topics published by the block's plugins (their ``publishes`` declarations).
-        self.publishes: frozenset[str] = frozenset(
-            t for spec in block.spec.plugins() for t in spec.plugin.publishes
-        )
-
-
 class TruthView:
     """Read-only truth of one entity block for sensors that declare ``reads_all_truth``.
 
@@ -401,3 +366,31 @@ class TruthView:
         self.team = HookContext._ro(block.team)
         self.active = HookContext._ro(block.active)
         self.truth = block.truth_ro
+
+
+class BlockView(TruthView):
+    """Read-only view of an entity block for world plugins.
+
+    Attributes
+    ----------
+    name : str
+    names : list of str
+        Entity names ``block[i]``.
+    ids, team : ndarray of int, shape (N,)
+    active : ndarray of bool, shape (N,)
+    truth, belief : VehicleState
+        Read-only (belief is truth under perfect navigation).
+    replica : ndarray of int, shape (N,)
+        Replica of every row (stacked replicas, §10.5; else the simulation's replica).
+    stacked : bool
+        Whether the block holds stacked replicas.
+    """
+
+    def __init__(self, block: EntityBlock, replica: int = 0) -> None:
+        super().__init__(block, replica)
+        self.belief = block.belief_ro
+        self.perfect_navigation = block.belief is None
+        #: Topics published by the block's plugins (their ``publishes`` declarations).
+        self.publishes: frozenset[str] = frozenset(
+            t for spec in block.spec.plugins() for t in spec.plugin.publishes
+        )
