@@ -1,16 +1,20 @@
-"""SURFTRAK harness speed: a 150 s sawtooth run (400 Hz, 60 000 loops) and its real-time factor.
+"""SURFTRAK harness speed: a 150 s sawtooth run (400 Hz, 60 000 ticks) and its real-time factor.
 
-Measured in the same run:
+Every row runs on the engine (``run_surftrak`` builds the harness block: ``sitl_vertical`` +
+``rangefinder`` + ``surftrak``).  Measured in the same run:
 
 * ``baseline`` — a bare 400 Hz loop of the ``sitl_vertical`` heave model alone (no autopilot,
   no sensor), the floor any closed-loop run of this vehicle pays in Python;
-* ``surftrak N=1 python`` — the full harness (rangefinder injection, backend/health/filter,
-  SURFTRAK, AC_PosControl z, motors, detector, CTUN logging) for one vehicle on the Python path
-  (Python floats, ``jit=False``);
-* ``surftrak N=1 compiled`` — the same run through the numba-compiled loop (``jit=True``, same
-  control-law functions, bit-identical logs): warm (best of ``--repeat``), and the first call
-  of a fresh process with an empty numba cache (compilation) and with the cache filled;
-* ``surftrak N=n`` — the same code on (N,) arrays, aggregate real-time factor
+* ``surftrak N=1 plugin ticks`` — the full harness (rangefinder injection, backend/health/
+  filter, SURFTRAK, AC_PosControl z, motors, detector, CTUN logging) for one vehicle, every
+  tick through the engine's plugins (``jit=False``);
+* ``surftrak N=1 compiled span`` — the same engine ticks as one compiled span
+  (:mod:`marinesim.engine.plugins.surftrak_span`, ``jit=True``, same control-law functions,
+  bit-identical logs): warm (best of ``--repeat``), and the first call of a fresh process
+  with an empty numba cache (compilation) and with the cache filled;
+* ``bundled scenario`` — ``marinesim.run("surftrak_sawtooth")``: the same span with every
+  tick recorded (the scenario keeps no ``log_rate``);
+* ``surftrak N=n`` — the same plugins on (N,) arrays, aggregate real-time factor
   (vehicles × simulated seconds / wall seconds).
 
 Usage::
@@ -116,7 +120,11 @@ def main() -> None:
             cached = first_call(dur, cache)  # loads the compiled code
         run_surftrak("sawtooth", duration=1.0, seed=1, jit=True)  # compile/load in this process
         warm = best(lambda: run_surftrak("sawtooth", duration=dur, seed=1, jit=True), a.repeat)
+        import marinesim
+
+        scen = best(lambda: marinesim.run("surftrak_sawtooth", end=dur), a.repeat)
         res.update(
+            bundled_scenario_s=scen,
             surftrak_n1_compiled_s=warm,
             surftrak_n1_compiled_realtime_factor=dur / warm,
             surftrak_n1_compiled_speedup=one / warm,
@@ -135,14 +143,16 @@ def main() -> None:
     what = "CPU time" if a.cpu else "wall time"
     print(f"{dur:g} s sawtooth harness, {int(dur / 0.0025)} loops at 400 Hz ({what})")
     print(f"  baseline (bare heave loop)     {base:8.3f} s  ({dur / base:8.0f}x real time)")
-    print(f"  surftrak N=1 python            {one:8.3f} s  ({dur / one:8.0f}x real time, "
+    print(f"  surftrak N=1 plugin ticks      {one:8.3f} s  ({dur / one:8.0f}x real time, "
           f"{one / base:.1f}x the baseline)")  # fmt: skip
     if res["surftrak_n1_compiled_s"] is None:
-        print("  surftrak N=1 compiled          (numba not installed)")
+        print("  surftrak N=1 compiled span     (numba not installed)")
     else:
         w = float(res["surftrak_n1_compiled_s"])
         print(f"  surftrak N=1 compiled, warm    {w:8.3f} s  ({dur / w:8.0f}x real time, "
-              f"{one / w:.0f}x the python path)")  # fmt: skip
+              f"{one / w:.0f}x the plugin ticks)")  # fmt: skip
+        sc = float(res["bundled_scenario_s"])
+        print(f"  bundled scenario (every frame) {sc:8.3f} s  ({dur / sc:8.0f}x real time)")
         print(f"    first call, empty cache      {res['surftrak_n1_compiled_first_call_cold_cache_s']:8.3f} s"
               "  (numba compiles; includes the run)")  # fmt: skip
         print(f"    first call, cache filled     {res['surftrak_n1_compiled_first_call_cached_s']:8.3f} s"

@@ -7,8 +7,8 @@ every signal it logs has N rows, and a controller or autonomy runs without truth
 (no ``uses_truth``).  It raises ``AssertionError`` listing what failed, and returns the names
 of the checks that passed.
 
-``registered_plugins()`` lists every plugin class the registry knows (built-in table and the
-``marinesim.plugins`` entry points), so that a test runs ``check_plugin`` over all of them
+``registered_plugins()`` lists every plugin class the registry knows (each package's
+``registry.toml`` and the ``marinesim.plugins`` entry points), so that a test runs ``check_plugin`` over all of them
 rather than over a hand-kept list; ``check_registered()`` does exactly that.
 """
 

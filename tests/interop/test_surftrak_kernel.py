@@ -1,4 +1,4 @@
-"""The compiled SURFTRAK loop (numba) against the Python path and the original implementation.
+"""The compiled SURFTRAK span (numba) against the plugins' ticks and the original implementation.
 
 * The logs of the sawtooth and trapezoid harness runs (seeds 0-2, 150 s) hash to the digests
   recorded from the implementation before the compiled loop existed, on both paths
@@ -24,6 +24,7 @@ from marinesim.control import posz
 from marinesim.control.pilot import PilotScript
 from marinesim.control.surftrak import ALT_HOLD
 from marinesim.core.errors import ConfigError, ConfigWarning, DependencyNotInstalled
+from marinesim.engine.plugins import surftrak_span
 from marinesim.interop import surftrak_runner as runner
 from marinesim.interop.surftrak_runner import run_surftrak
 
@@ -123,8 +124,8 @@ positive = st.floats(1e-2, 1e4, allow_nan=False, allow_infinity=False)
 def test_compiled_functions_equal_python_floats(
     e: float, p: float, d: float, v: float, a: float, lim: float
 ) -> None:
-    runner._kernel_for(True)
-    fn = runner._KERNEL_CACHE["functions"]
+    surftrak_span.kernel_for(True)
+    fn = surftrak_span._CACHE["functions"]
     dt = 0.0025
     for step in (0.0, dt):
         assert fn["sqrt_controller"](e, p, d, step) == posz.sqrt_controller(e, p, d, step)
@@ -143,8 +144,8 @@ def test_compiled_functions_equal_python_floats(
 
 def test_falls_back_to_python_without_numba(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba -> ImportError
-    monkeypatch.setattr(runner, "_KERNEL_CACHE", {})
-    assert runner._kernel_for(None) is None
+    monkeypatch.setattr(surftrak_span, "_CACHE", {})
+    assert surftrak_span.kernel_for(False) is None
     res = run_surftrak("sawtooth", duration=5.0, seed=1)
     ref = run_surftrak("sawtooth", duration=5.0, seed=1, jit=False)
     assert_same_run(res, ref)
@@ -154,14 +155,19 @@ def test_falls_back_to_python_without_numba(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_env_switch_disables_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MARINESIM_JIT", "0")
-    assert runner._kernel_for(None) is None
+    res = run_surftrak("sawtooth", duration=2.0, seed=1)
+    assert res.manifest["compiled_ticks"] == 0
+    monkeypatch.delenv("MARINESIM_JIT")
+    assert run_surftrak("sawtooth", duration=2.0, seed=1).manifest["compiled_ticks"] > 700
 
 
 def test_jit_true_rejects_python_only_features() -> None:
-    with pytest.raises(ConfigError, match="jit=True"):
+    with pytest.raises(ConfigError, match="one vehicle"):
         run_surftrak("sawtooth", duration=1.0, n=2, jit=True)
-    with pytest.raises(ConfigError, match="jit=True"):
+    with pytest.raises(ConfigError, match="trace"):
         run_surftrak("sawtooth", duration=1.0, trace=True, jit=True)
+    with pytest.raises(ConfigError, match="Python hooks"):
+        run_surftrak("sawtooth", duration=1.0, thrust_override=lambda t, u: u, jit=True)
 
 
 def test_compile_failure_falls_back_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -172,8 +178,8 @@ def test_compile_failure_falls_back_with_a_warning(monkeypatch: pytest.MonkeyPat
             raise TypeError("cannot type this")
 
     monkeypatch.delenv("MARINESIM_JIT", raising=False)
-    monkeypatch.setattr(runner, "_KERNEL_CACHE", {"kernel": Uncompilable()})
-    with pytest.warns(ConfigWarning, match="Python path"):
+    monkeypatch.setattr(surftrak_span, "_CACHE", {"kernel": Uncompilable()})
+    with pytest.warns(ConfigWarning, match="plugin ticks"):
         res = run_surftrak("sawtooth", duration=5.0, seed=2)
-    assert runner._KERNEL_CACHE["kernel"] is None
+    assert surftrak_span._CACHE["kernel"] is None
     assert_same_run(res, run_surftrak("sawtooth", duration=5.0, seed=2, jit=False))

@@ -136,13 +136,6 @@ def test_terms_on_floats_equal_terms_on_arrays() -> None:
         np.testing.assert_allclose(g, want[0], rtol=1e-15, atol=1e-13)
 
 
-def test_ssa_range() -> None:
-    a = np.linspace(-20, 20, 1001)
-    s = hydro.ssa(a)
-    assert np.all(s >= -math.pi) and np.all(s < math.pi)
-    np.testing.assert_allclose(np.cos(s), np.cos(a), atol=1e-12)
-
-
 def test_cross_flow_strips_match_explicit_sum() -> None:
     """The strip loop equals the strip-by-strip numpy sum, incl. r = 0 and x* on a strip."""
     from marinesim.models.sixdof import pvs_vehicles as pv

@@ -32,6 +32,7 @@ from pydantic import model_validator
 
 from marinesim.actuators import lift_drag as ld
 from marinesim.actuators import thruster_dynamics as td
+from marinesim.actuators.bank import DynamicsGroups, advance, dynamics_groups, group_indices
 from marinesim.core.frames import rotation_from_euler
 from marinesim.core.params import ParamsBase, field
 
@@ -105,27 +106,12 @@ class _Packed:
     s0: NDArray[np.float64]
     positions: NDArray[np.float64]
     mounts: NDArray[np.float64]
-    dyn_groups: tuple[tuple[str, NDArray[np.intp], dict[str, NDArray[np.float64]]], ...]
+    dyn_groups: DynamicsGroups
     ld_groups: tuple[tuple[Any, NDArray[np.intp]], ...]
 
 
 def _pack(fins: Sequence[FinParams]) -> _Packed:
     k = len(fins)
-    dyn: dict[str, list[int]] = {}
-    for j, f in enumerate(fins):
-        dyn.setdefault(f.dynamics.type, []).append(j)
-    dyn_groups = []
-    for kind, idx in dyn.items():
-        coefs: dict[str, list[float]] = {}
-        for j in idx:
-            for key, v in fins[j].dynamics.model_dump(exclude={"type", "initial_state"}).items():
-                coefs.setdefault(key, []).append(float(v))
-        dyn_groups.append(
-            (kind, np.array(idx, dtype=np.intp), {c: np.array(v) for c, v in coefs.items()})
-        )
-    lds: dict[Any, list[int]] = {}
-    for j, f in enumerate(fins):
-        lds.setdefault(f.liftdrag, []).append(j)
     return _Packed(
         k=k,
         lower=np.array([f.lower for f in fins], dtype=float),
@@ -133,8 +119,8 @@ def _pack(fins: Sequence[FinParams]) -> _Packed:
         s0=np.array([f.dynamics.initial_state for f in fins], dtype=float),
         positions=np.array([f.position for f in fins], dtype=float).reshape(k, 3),
         mounts=np.array([mount_rotation(f) for f in fins], dtype=float).reshape(k, 3, 3),
-        dyn_groups=tuple(dyn_groups),
-        ld_groups=tuple((p, np.array(i, dtype=np.intp)) for p, i in lds.items()),
+        dyn_groups=dynamics_groups([f.dynamics for f in fins]),
+        ld_groups=group_indices([f.liftdrag for f in fins]),
     )
 
 
@@ -303,9 +289,7 @@ def step(
     n = state.angle.shape[0]
     c = np.maximum(np.minimum(np.asarray(cmd, dtype=float), pk.upper), pk.lower)
     c = np.broadcast_to(c, (n, pk.k))
-    new = np.empty((n, pk.k))
-    for kind, idx, coef in pk.dyn_groups:
-        new[:, idx] = td.update(coef, state.angle[:, idx], c[:, idx], dt, kind=kind)
+    new = advance(pk.dyn_groups, state.angle, c, dt)
     if isinstance(env, Mapping):
         cur = env.get("current_body")
     else:

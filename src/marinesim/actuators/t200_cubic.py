@@ -113,6 +113,16 @@ class T200Cubic:
         u = np.where(f > 0, up, un)
         return np.where(np.abs(f) * self._fscale < self.zero_force, 0.0, u)
 
+    def _of_u(
+        self, which: tuple[Array, Array], u: ArrayLike, voltage: ArrayLike
+    ) -> tuple[Array, Array]:
+        """u broadcast with V, and the fit ``which`` at (u, V) on u's branch (forward: u > 0)."""
+        u_ = np.asarray(u, dtype=float)
+        v = check_voltage(voltage)
+        u_, v = np.broadcast_arrays(u_, v)
+        pp, pn = self._poly(which, v)
+        return u_, np.where(u_ > 0, _horner(pp, u_), _horner(pn, u_))
+
     def u_to_force(self, u: ArrayLike, voltage: ArrayLike) -> Array:
         """Predicted force [N] for ESC output u (diagnostic forward model; 0 at u = 0).
 
@@ -123,11 +133,7 @@ class T200Cubic:
         voltage : array_like
             Supply voltage [V].
         """
-        u_ = np.asarray(u, dtype=float)
-        v = check_voltage(voltage)
-        u_, v = np.broadcast_arrays(u_, v)
-        pp, pn = self._poly(self._u2f, v)
-        f = np.where(u_ > 0, _horner(pp, u_), _horner(pn, u_))
+        u_, f = self._of_u(self._u2f, u, voltage)
         return np.where(u_ == 0, 0.0, f) * self._fscale
 
     def u_to_current(self, u: ArrayLike, voltage: ArrayLike) -> Array:
@@ -140,11 +146,7 @@ class T200Cubic:
         voltage : array_like
             Supply voltage [V].
         """
-        u_ = np.asarray(u, dtype=float)
-        v = check_voltage(voltage)
-        u_, v = np.broadcast_arrays(u_, v)
-        pp, pn = self._poly(self._u2i, v)
-        i = np.where(u_ > 0, _horner(pp, u_), _horner(pn, u_))
+        u_, i = self._of_u(self._u2i, u, voltage)
         return np.where(u_ == 0, 0.0, np.maximum(i, 0.0))
 
     def current(self, force: ArrayLike, voltage: ArrayLike) -> Array:
@@ -258,6 +260,20 @@ class T200Cubic:
 _GRIDS: dict[tuple[int, int], tuple[NDArray[np.intp], NDArray[np.intp]]] = {}
 
 
+def _horner_into(c: Array, x: Array, out: Array) -> Array:
+    """``out`` ← ((c₃·x + c₂)·x + c₁)·x + c₀ in place (the order of :func:`~.t200_law.horner3`).
+
+    ``c`` has the coefficients on its first axis, shape (4, E); ``x`` and ``out`` shape (E,).
+    """
+    np.multiply(x, c[3], out=out)
+    out += c[2]
+    out *= x
+    out += c[1]
+    out *= x
+    out += c[0]
+    return out
+
+
 def _index_grids(n_rows: int, n_cols: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Row and column index of every element of a C-ordered (n_rows, n_cols) array (cached)."""
     key = (n_rows, n_cols)
@@ -333,24 +349,12 @@ class CubicRay:
             x = f[sl]
             if x.size == 0:
                 continue
-            uu = u[sl]
-            np.multiply(x, cu[3], out=uu)
-            uu += cu[2]
-            uu *= x
-            uu += cu[1]
-            uu *= x
-            uu += cu[0]
+            uu = _horner_into(cu, x, u[sl])
             if fwd:
                 np.maximum(uu, 0.0, out=uu)
             else:
                 np.minimum(uu, 0.0, out=uu)
-            ii = cur[sl]
-            np.multiply(uu, ci[3], out=ii)
-            ii += ci[2]
-            ii *= uu
-            ii += ci[1]
-            ii *= uu
-            ii += ci[0]
+            _horner_into(ci, uu, cur[sl])
         np.maximum(cur, 0.0, out=cur)
         # rule 2 (|F| < zero_force → neutral) and rule 4 (u = 0 → no current)
         live = np.abs(f) >= self.f_dead

@@ -25,6 +25,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from marinesim.actuators.t200_law import horner3
 from marinesim.core.errors import ConfigError, DataError
 
 __all__ = [
@@ -106,8 +107,11 @@ def cubic_in_a(c: Array, v: Array) -> Array:
 
 
 def horner(p: Array, a: Array) -> Array:
-    """Evaluate p0 + p1 a + p2 a² + p3 a³ with coefficients on the last axis of ``p``."""
-    return p[..., 0] + a * (p[..., 1] + a * (p[..., 2] + a * p[..., 3]))
+    """Evaluate p0 + p1 a + p2 a² + p3 a³ with coefficients on the last axis of ``p``.
+
+    The law is :func:`~marinesim.actuators.t200_law.horner3`, applied element-wise.
+    """
+    return horner3(p[..., 0], p[..., 1], p[..., 2], p[..., 3], a)
 
 
 def check_voltage(

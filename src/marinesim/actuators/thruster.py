@@ -24,7 +24,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -32,6 +31,7 @@ from pydantic import model_validator
 
 from marinesim.actuators import thrust_conversion as tc
 from marinesim.actuators import thruster_dynamics as td
+from marinesim.actuators.bank import DynamicsGroups, advance, dynamics_groups, group_indices
 from marinesim.core.errors import ConfigError, ConfigWarning, NumericalError
 from marinesim.core.frames import rotation_from_euler
 from marinesim.core.params import Marks, ParamsBase, field
@@ -264,7 +264,7 @@ class _Packed:
     thrust_lo: NDArray[np.float64]
     thrust_hi: NDArray[np.float64]
     s0: NDArray[np.float64]
-    dyn_groups: tuple[tuple[str, NDArray[np.intp], dict[str, NDArray[np.float64]]], ...]
+    dyn_groups: DynamicsGroups
     conv_groups: tuple[tuple[tc.AnyConversion, NDArray[np.intp]], ...]
     positions: NDArray[np.float64]
     directions: NDArray[np.float64]
@@ -273,23 +273,6 @@ class _Packed:
 def _pack(thrusters: Sequence[ThrusterParams]) -> _Packed:
     effs = [effective(t) for t in thrusters]
     k = len(thrusters)
-    dyn: dict[str, list[int]] = {}
-    for j, t in enumerate(thrusters):
-        dyn.setdefault(t.dynamics.type, []).append(j)
-    dyn_groups = []
-    for kind, idx in dyn.items():
-        coefs: dict[str, list[float]] = {}
-        for j in idx:
-            for key, v in (
-                thrusters[j].dynamics.model_dump(exclude={"type", "initial_state"}).items()
-            ):
-                coefs.setdefault(key, []).append(float(v))
-        dyn_groups.append(
-            (kind, np.array(idx, dtype=np.intp), {c: np.array(v) for c, v in coefs.items()})
-        )
-    conv: dict[Any, list[int]] = {}
-    for j, t in enumerate(thrusters):
-        conv.setdefault(t.conversion, []).append(j)
     return _Packed(
         k=k,
         clamp_lo=np.array([e.clamp_min for e in effs], dtype=float),
@@ -301,8 +284,8 @@ def _pack(thrusters: Sequence[ThrusterParams]) -> _Packed:
         thrust_lo=np.array([e.thrust_min for e in effs], dtype=float),
         thrust_hi=np.array([e.thrust_max for e in effs], dtype=float),
         s0=np.array([t.dynamics.initial_state for t in thrusters], dtype=float),
-        dyn_groups=tuple(dyn_groups),
-        conv_groups=tuple((p, np.array(i, dtype=np.intp)) for p, i in conv.items()),
+        dyn_groups=dynamics_groups([t.dynamics for t in thrusters]),
+        conv_groups=group_indices([t.conversion for t in thrusters]),
         positions=np.array([t.position for t in thrusters], dtype=float).reshape(k, 3),
         directions=np.array([thrust_direction(t) for t in thrusters], dtype=float).reshape(k, 3),
     )
@@ -398,13 +381,9 @@ def advance_rotor(
     params: ThrusterBankParams, rotor: ArrayLike, u: ArrayLike, dt: float
 ) -> NDArray[np.float64]:
     """Step 3: the rotor dynamics of every thruster (grouped by variant), shape (N, k)."""
-    pk = params._packed
-    s = np.asarray(rotor, dtype=float)
-    u = np.asarray(u, dtype=float)
-    out = np.empty(np.broadcast_shapes(s.shape, u.shape))
-    for kind, idx, coef in pk.dyn_groups:
-        out[:, idx] = td.update(coef, s[:, idx], u[:, idx], dt, kind=kind)
-    return out
+    return advance(
+        params._packed.dyn_groups, np.asarray(rotor, dtype=float), np.asarray(u, dtype=float), dt
+    )
 
 
 def step(

@@ -16,7 +16,18 @@ from typing import Any
 
 from marinesim.core.errors import ConfigError, suggest
 
-__all__ = ["SECTIONS", "from_uuv"]
+__all__ = ["SECTIONS", "THRUSTER_KNOBS", "from_uuv"]
+
+#: scalar tags of a UUV Simulator thruster plugin -> ThrusterParams field
+THRUSTER_KNOBS: dict[str, str] = {
+    "clampMin": "clamp_min",
+    "clampMax": "clamp_max",
+    "thrustMin": "thrust_min",
+    "thrustMax": "thrust_max",
+    "gain": "gain",
+    "thrust_efficiency": "thrust_efficiency",
+    "propeller_efficiency": "propeller_efficiency",
+}
 
 #: section -> UUV type -> (marinesim type, {uuv tag: marinesim field})
 SECTIONS: dict[str, dict[str, tuple[str, dict[str, str]]]] = {

@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import math
 import os
+from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 from numba.extending import register_jitable
 
 from marinesim.actuators.t200_law import cubic_at_voltage, thruster_u_current
+from marinesim.core import compile as cc
 from marinesim.core.errors import ConfigError
 
 __all__ = [
@@ -313,38 +314,20 @@ def pinv_one(i: int, ins: tuple, outs: tuple) -> None:
         status[i] = 1
 
 
-# The compiled loops over vehicles: inputs and outputs travel as two tuples.
-# ``error_model="numpy"``: no zero-divisor checks (every division in the kernels is guarded,
-# so the interpreted functions never divide by zero either).
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _pinv_serial(ins: tuple, outs: tuple) -> None:
-    for i in range(ins[0].shape[0]):
-        pinv_one(i, ins, outs)
-
-
-@numba.njit(cache=True, parallel=True, error_model="numpy")
-def _pinv_parallel(ins: tuple, outs: tuple) -> None:
-    for i in numba.prange(ins[0].shape[0]):
-        pinv_one(i, ins, outs)
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _total_serial(ins: tuple, outs: tuple) -> None:
-    for i in range(ins[0].shape[0]):
-        total_scale_one(i, ins, outs)
-
-
-@numba.njit(cache=True, parallel=True, error_model="numpy")
-def _total_parallel(ins: tuple, outs: tuple) -> None:
-    for i in numba.prange(ins[0].shape[0]):
-        total_scale_one(i, ins, outs)
-
-
+# The compiled loops over vehicles (:mod:`marinesim.core.compile`): inputs and outputs travel
+# as two tuples, the vehicle axis is that of the first input.  ``error_model="numpy"``: no
+# zero-divisor checks (every division in the kernels is guarded, so the interpreted functions
+# never divide by zero either).  The cache key covers this package and the T200 law.
+_T200_LAW = Path(__file__).resolve().parents[1] / "actuators" / "t200_law.py"
 _KERNELS = {
-    "pinv": (pinv_one, _pinv_serial, _pinv_parallel),
-    "total_scale": (total_scale_one, _total_serial, _total_parallel),
+    name: cc.kernels(
+        one,
+        (0, 0),
+        stamp=cc.source_stamp(one, (_T200_LAW,)),
+        parallel_min=PARALLEL_MIN,
+        error_model="numpy",
+    )  # fmt: skip
+    for name, one in (("pinv", pinv_one), ("total_scale", total_scale_one))
 }
 
 
@@ -355,14 +338,7 @@ def launch(name: str, backend: str | None, ins: tuple, outs: tuple) -> None:
     :data:`PARALLEL_MIN` vehicles and the ``prange`` loop from there on; ``python`` runs the
     per-vehicle function interpreted.
     """
-    one, serial, parallel = _KERNELS[name]
-    be = resolve_backend(backend)
-    n = ins[0].shape[0]
-    if be == "python":
-        for i in range(n):
-            one(i, ins, outs)
-        return
-    (parallel if n >= PARALLEL_MIN else serial)(ins, outs)
+    _KERNELS[name].launch(resolve_backend(backend), (ins, outs))
 
 
 def empty_outputs(n_rows: int, n: int) -> tuple[np.ndarray, ...]:

@@ -39,9 +39,31 @@ __all__ = ["pinv"]
 
 
 def pinv(
-    alloc: Allocator, tau: ArrayLike, voltage: ArrayLike | None = None, backend: str | None = None
+    alloc: Allocator,
+    tau: ArrayLike,
+    voltage: ArrayLike | None = None,
+    *,
+    backend: str | None = None,
 ) -> AllocationResult:
-    """Pseudo-inverse allocation with the exact uniform scale; see :meth:`Allocator.pinv`."""
+    """Pseudo-inverse allocation with the exact uniform scale (§5.2; :meth:`Allocator.pinv`).
+
+    Parameters
+    ----------
+    tau : array_like, shape (N, 6) or (6,)
+        Wrench demand [N, N·m].
+    voltage : float or array_like, shape (N,), optional
+        Supply voltage per vehicle [V] (default ``limits.voltage``).
+    backend : {"cpu", "python", "numpy"}, optional
+        Backend of the cubic model (default ``cpu``: the compiled kernel, parallel over
+        vehicles; ``python``: the same kernel interpreted; ``numpy``: the vectorised
+        reference path; see :mod:`marinesim.allocation.kernels`).  The table model
+        always runs the numpy path.
+
+    Returns
+    -------
+    AllocationResult
+        ``scale`` = s*; ``binding`` names the limiting constraint.
+    """
     t, v = alloc._inputs(tau, voltage)
     if backend == "numpy" or not isinstance(alloc.model, T200Cubic):
         return _pinv_numpy(alloc, t, v)

@@ -16,7 +16,7 @@ import math
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from marinesim.allocation.limits import AllocationResult, Array, finish, rate_window, total_scale
 from marinesim.core.errors import ConfigError, NumericalError
@@ -100,11 +100,7 @@ def qp(
         if imax is not None and np.any(moved):
             tot = alloc.currents(f, v).sum(axis=1)
             exceeded = moved & (tot > imax * (1 + 1e-12))
-    zero = ~np.any(np.abs(t) > 0, axis=1)
-    achieved = f @ g.b_active.T
-    met = np.all(np.abs(achieved - t) <= 1e-6 * (1 + np.abs(t)), axis=1)
-    binding = np.where(by_total, 3, np.where(met, 0, 1))
-    status = np.where(zero, 3, np.where(by_total | ~met, 1, 0))
+    zero, binding, status = _outcome(t, f, g.b_active, by_total)
     status = np.where((s < 1e-6) & ~zero, 2, status)
     status = np.where(exceeded, 4, status)
     return finish(alloc, "qp", t, v, f, s, lo, hi, binding, status)
@@ -179,12 +175,40 @@ def redistributed_pinv(
         fixed[open_rows] |= over
         open_rows = open_rows[np.any(over, axis=1) & np.any(~fixed[open_rows], axis=1)]
     s, by_total = total_scale(alloc, f, v, np.ones(n_rows))
+    _, binding, status = _outcome(t, f, g.b_active, by_total)
+    return finish(alloc, "redistributed_pinv", t, v, s[:, None] * f, s, lo, hi, binding, status)
+
+
+def _outcome(
+    t: Array, f: Array, b: Array, by_total: NDArray[np.bool_]
+) -> tuple[NDArray[np.bool_], NDArray[np.int64], NDArray[np.int64]]:
+    """Zero demands, binding and status codes of a bounded solution (``limits.BINDING``/``STATUS``).
+
+    Parameters
+    ----------
+    t : ndarray, shape (N, 6)
+        Wrench demand [N, N·m].
+    f : ndarray, shape (N, n)
+        Forces [N] whose wrench B·f is checked against τ (met within 1e-6 relative).
+    b : ndarray, shape (6, n)
+        Allocation matrix of the working thrusters.
+    by_total : ndarray of bool, shape (N,)
+        Rows scaled down by the total-current limit.
+
+    Returns
+    -------
+    zero : ndarray of bool, shape (N,)
+        τ = 0.
+    binding : ndarray, shape (N,)
+        3 total current, else 0 when τ is met, 1 (envelope) when not.
+    status : ndarray, shape (N,)
+        3 zero, 1 scaled (total current or τ not met), else 0 ok.
+    """
     zero = ~np.any(t != 0, axis=1)
-    achieved = f @ g.b_active.T
-    met = np.all(np.abs(achieved - t) <= 1e-6 * (1 + np.abs(t)), axis=1)
+    met = np.all(np.abs(f @ b.T - t) <= 1e-6 * (1 + np.abs(t)), axis=1)
     binding = np.where(by_total, 3, np.where(met, 0, 1))
     status = np.where(zero, 3, np.where(by_total | ~met, 1, 0))
-    return finish(alloc, "redistributed_pinv", t, v, s[:, None] * f, s, lo, hi, binding, status)
+    return zero, binding, status
 
 
 def polish(x: Array, tau: Array, b: Array, lo: Array, hi: Array) -> Array:

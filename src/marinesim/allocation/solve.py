@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -208,69 +207,12 @@ class Allocator:
 
     _solve_total = staticmethod(solve_total)
 
-    # -- modes --------------------------------------------------------------------------------
-    def pinv(
-        self, tau: ArrayLike, voltage: ArrayLike | None = None, *, backend: str | None = None
-    ) -> AllocationResult:
-        """Pseudo-inverse allocation with the exact uniform scale (§5.2).
-
-        Parameters
-        ----------
-        tau : array_like, shape (N, 6) or (6,)
-            Wrench demand [N, N·m].
-        voltage : float or array_like, shape (N,), optional
-            Supply voltage per vehicle [V] (default ``limits.voltage``).
-        backend : {"cpu", "python", "numpy"}, optional
-            Backend of the cubic model (default ``cpu``: the compiled kernel, parallel over
-            vehicles; ``python``: the same kernel interpreted; ``numpy``: the vectorised
-            reference path; see :mod:`marinesim.allocation.kernels`).  The table model
-            always runs the numpy path.
-
-        Returns
-        -------
-        AllocationResult
-            ``scale`` = s*; ``binding`` names the limiting constraint.
-        """
-        return _pinv.pinv(self, tau, voltage, backend)
-
-    def qp(
-        self,
-        tau: ArrayLike,
-        voltage: ArrayLike | None = None,
-        dof_weights: ArrayLike | None = None,
-        *,
-        solver: Literal["batched", "scipy"] = "batched",
-        f_prev: ArrayLike | None = None,
-        dt: float | None = None,
-    ) -> AllocationResult:
-        """Bounded least-squares allocation with DOF priorities (§6.2); see :func:`.qp.qp`."""
-        return _qp.qp(self, tau, voltage, dof_weights, solver=solver, f_prev=f_prev, dt=dt)
-
-    def redistributed_pinv(
-        self,
-        tau: ArrayLike,
-        voltage: ArrayLike | None = None,
-        thruster_weights: ArrayLike | None = None,
-    ) -> AllocationResult:
-        """Redistributed (weighted) pseudo-inverse; see :func:`.qp.redistributed_pinv`."""
-        return _qp.redistributed_pinv(self, tau, voltage, thruster_weights)
-
-    def direct(
-        self,
-        tau: ArrayLike,
-        voltage: ArrayLike | None = None,
-        *,
-        alpha_max: float = 1.0,
-        cuts: int = 48,
-    ) -> AllocationResult:
-        """Direct allocation (Durham 1993) as an LP (§6.2); see :func:`.direct.direct`."""
-        return _direct.direct(self, tau, voltage, alpha_max=alpha_max, cuts=cuts)
-
-    def max_wrench_exact(
-        self, tau: ArrayLike, voltage: float | None = None, *, samples: int = 96
-    ) -> float:
-        """Largest α along τ with the exact current model (MILP); see :func:`.direct.max_wrench_exact`."""
-        return _direct.max_wrench_exact(self, tau, voltage, samples=samples)
+    # -- modes: each is a function of its module taking the allocator first -----------------
+    pinv = _pinv.pinv
+    qp = _qp.qp
+    redistributed_pinv = _qp.redistributed_pinv
+    direct = _direct.direct
+    max_wrench_exact = _direct.max_wrench_exact
 
 
 # ----------------------------------------------------------------------------------------------

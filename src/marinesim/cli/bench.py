@@ -100,6 +100,9 @@ def register(app: typer.Typer) -> None:
     def bench_engine(
         ticks: int = typer.Option(2000, "--ticks", "-k", help="Ticks per timed round (>= 1)."),
         rounds: int = typer.Option(3, "--rounds", help="Rounds; the best is kept (>= 1)."),
+        cpu: bool = typer.Option(
+            False, "--cpu", help="Time with the process's CPU time, not the wall clock."
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     ) -> None:
         """Engine fixed cost per tick (1 vehicle, 3 plugins) vs the bare usm model step."""
@@ -108,13 +111,13 @@ def register(app: typer.Typer) -> None:
         if ticks < 1 or rounds < 1:
             typer.echo("marinesim: error: --ticks and --rounds must be >= 1", err=True)
             raise typer.Exit(2)
-        res = measure_tick_cost(ticks, rounds)
+        res = measure_tick_cost(ticks, rounds, cpu=cpu)
         if as_json:
             typer.echo(json.dumps(res))
             return
         typer.echo(
             f"engine fixed cost: {res['engine_us_per_tick']:.1f} us/tick "
-            "(1 vehicle, 3 plugins with empty hooks)"
+            f"(1 vehicle, 3 plugins with empty hooks; {res['clock']} time)"
         )
         typer.echo(
             f"usm + pid + waypoints: {res['usm_us_per_tick']:.1f} us/tick = hooks "

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Self
 
 import numba
 import numpy as np
@@ -273,8 +273,13 @@ def integral_smc(
     return delta, e_int, x_d, v_d, a_d
 
 
-def _zeros_state(cls: type, n: int):  # noqa: ANN202
-    return cls(**{f.name: np.zeros(n) for f in fields(cls)})
+class _PerVehicleState:
+    """Base of the autopilot state dataclasses: every field an (N,) array."""
+
+    @classmethod
+    def zeros(cls, n: int) -> Self:
+        """Initial state of N autopilots (all zero, as upstream)."""
+        return cls(**{f.name: np.zeros(n) for f in fields(cls)})  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -303,7 +308,7 @@ class RemusDepthHeadingGains:
 
 
 @dataclass(frozen=True)
-class RemusDepthHeadingState:
+class RemusDepthHeadingState(_PerVehicleState):
     """Autopilot states, each (N,): upstream attribute names."""
 
     z_d: F64
@@ -314,11 +319,6 @@ class RemusDepthHeadingState:
     r_d: F64
     a_d: F64
     theta_d: F64  # last pitch set-point of the outer depth loop [rad] (logged, not integrated)
-
-    @classmethod
-    def zeros(cls, n: int) -> RemusDepthHeadingState:
-        """Initial state of N autopilots (all zero, as upstream)."""
-        return _zeros_state(cls, n)
 
 
 def remus_depth_heading_autopilot(
@@ -407,7 +407,7 @@ class OtterHeadingGains:
 
 
 @dataclass(frozen=True)
-class OtterHeadingState:
+class OtterHeadingState(_PerVehicleState):
     """Autopilot states, each (N,): upstream attribute names."""
 
     e_int: F64
@@ -415,11 +415,6 @@ class OtterHeadingState:
     r_d: F64
     a_d: F64
     tau_N: F64  # last yaw-moment command of the PID [N·m] (logged, not integrated)
-
-    @classmethod
-    def zeros(cls, n: int) -> OtterHeadingState:
-        """Initial state of N autopilots (all zero, as upstream)."""
-        return _zeros_state(cls, n)
 
 
 def otter_heading_autopilot(

@@ -17,6 +17,9 @@ from marinesim.core.frames import angle180
 
 __all__ = ["PidGains", "PidState", "heading_error", "pid_init", "pid_update"]
 
+#: ``np.clip`` on float arrays without its Python dispatch (the same ufunc, the same bits).
+_clip = getattr(getattr(np, "_core", None) and np._core.umath, "clip", np.clip)
+
 
 @dataclass(frozen=True)
 class PidGains:
@@ -59,8 +62,12 @@ class PidState:
     prev_error: NDArray[np.float64]
 
 
-def pid_init(n: int) -> PidState:
-    """Fresh memory for ``n`` loops (zero integral, no previous error)."""
+def pid_init(n: int | tuple[int, ...]) -> PidState:
+    """Fresh memory for ``n`` loops (zero integral, no previous error).
+
+    ``n`` may be a shape, e.g. (N, k) for k loops per vehicle side by side (gains then hold
+    one value per column, arrays of shape (k,)).
+    """
     return PidState(np.zeros(n), np.full(n, np.nan))
 
 
@@ -110,12 +117,14 @@ def pid_update(
         mask &= np.asarray(active, dtype=bool)
     e0 = np.where(mask, e, 0.0)
     prev = state.prev_error
-    deriv = np.where(np.isfinite(prev), (e0 - np.nan_to_num(prev)) / dt, 0.0)
+    # prev is finite or NaN (never ±inf: it only ever holds e0), so where it is finite the
+    # difference is e0 - prev; elsewhere the NaN is discarded by the where
+    deriv = np.where(np.isfinite(prev), (e0 - prev) / dt, 0.0)
     integral = state.integral + gains.ki * e0 * dt
     lim = abs(gains.integral_limit)
-    integral = np.clip(integral, -lim, lim)
+    integral = _clip(integral, -lim, lim)
     out = gains.kp * e0 + gains.kd * deriv + integral
-    out = np.clip(out, -gains.output_limit, gains.output_limit)
+    out = _clip(out, -gains.output_limit, gains.output_limit)
     out = np.where(mask, out, 0.0)
     new_integral = np.where(mask, integral, state.integral)
     new_prev = np.where(mask, e0, prev)

@@ -29,12 +29,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 from numba.extending import register_jitable
 from numpy.typing import NDArray
+
+from marinesim.core import compile as cc
+from marinesim.core.frames import wrap_pi_c
 
 __all__ = [
     "DP",
@@ -68,12 +71,6 @@ _REMUS_NAMES = ("z_d", "z_int", "theta_int", "e_psi_int", "psi_d", "r_d", "a_d",
 
 
 # --------------------------------------------------------------------------- per-vehicle laws
-
-
-@register_jitable
-def ssa(a: float) -> float:
-    """Smallest signed angle (a + π) mod 2π − π [rad] (the floor modulo of ``np.mod``)."""
-    return (a + math.pi) % (2 * math.pi) - math.pi
 
 
 @register_jitable
@@ -136,7 +133,7 @@ def dp_law(p: Any, s: Any, eta: Any, nu: Any, h: float, u: Any, m: int) -> None:
     i0, i1, i2 = s[3], s[4], s[5]
     e0 = eta[0] - x_d
     e1 = eta[1] - y_d
-    e2 = ssa(eta[5] - psi_d)
+    e2 = wrap_pi_c(eta[5] - psi_d)
     c, sn = math.cos(eta[5]), math.sin(eta[5])
     kp0, kp1, kp2 = p[0], p[1], p[2]
     ki0, ki1, ki2 = p[6], p[7], p[8]
@@ -163,7 +160,7 @@ def integral_smc(p: Any, s: Any, e_x: float, e_v: float, h: float) -> float:
     K_σ, φ_b, ω_d³, (2ζ_d+1)ω_d², (2ζ_d+1)ω_d, r_max, ψ_ref.  Returns δ_r [rad].
     """
     e_int, v_d, a_d = s[0], s[2], s[3]
-    se = ssa(e_x)
+    se = wrap_pi_c(e_x)
     v_r_dot = a_d - p[0] * e_v - p[1] * se
     v_r = v_d - p[0] * se - p[1] * e_int
     sigma = e_v + p[0] * se + p[1] * e_int
@@ -191,10 +188,10 @@ def remus_law(p: Any, s: Any, eta: Any, nu: Any, h: float, u: Any) -> None:
     e_r = nu[5] - s[5]
     z_d = p[0] * s[0] + p[1] * p[2]
     theta_d = p[3] * ((z - z_d) + p[4] * s[1])
-    delta_s = -p[5] * ssa(theta - theta_d) - p[6] * q - p[7] * s[2] - p[8] * w
+    delta_s = -p[5] * wrap_pi_c(theta - theta_d) - p[6] * q - p[7] * s[2] - p[8] * w
     s[0] = z_d
     s[1] = s[1] + h * (z - z_d)
-    s[2] = s[2] + h * ssa(theta - theta_d)
+    s[2] = s[2] + h * wrap_pi_c(theta - theta_d)
     s[7] = theta_d
     smc = s[3:7]
     delta_r = integral_smc(p[10:], smc, e_psi, e_r, h)
@@ -371,18 +368,19 @@ def step_input(v: Any, t: float, n: int = 1) -> F64:
 # --------------------------------------------------------------------------- batched face
 
 
-@numba.njit(cache=True)
-def _control_serial(code, p, st, eta, nu, t, h, table, k, u):  # noqa: ANN001, ANN202
-    for i in range(u.shape[0]):
-        pr = p[0] if p.shape[0] == 1 else p[i]
-        control_one(code, pr, st[i], eta[i], nu[i], t, h, table, k, u[i])
+@register_jitable
+def control_row(
+    i: int, code: int, p: Any, st: Any, eta: Any, nu: Any, t: float, h: float, table: Any,
+    k: int, u: Any,
+) -> None:  # fmt: skip
+    """:func:`control_one` for vehicle ``i`` of a batch (``p`` one shared row or one per vehicle)."""
+    pr = p[0] if p.shape[0] == 1 else p[i]
+    control_one(code, pr, st[i], eta[i], nu[i], t, h, table, k, u[i])
 
 
-@numba.njit(cache=True, parallel=True)
-def _control_parallel(code, p, st, eta, nu, t, h, table, k, u):  # noqa: ANN001, ANN202
-    for i in numba.prange(u.shape[0]):
-        pr = p[0] if p.shape[0] == 1 else p[i]
-        control_one(code, pr, st[i], eta[i], nu[i], t, h, table, k, u[i])
+_FRAMES = Path(__file__).resolve().parents[1] / "core" / "frames.py"
+#: Serial / ``prange`` kernels of :func:`control_row` (args[9] is ``u``, (N, m)).
+CONTROL = cc.kernels(control_row, 9, stamp=cc.source_stamp(control_row, (_FRAMES,)))
 
 
 def run_control(
@@ -393,9 +391,8 @@ def run_control(
     u = np.empty((n, m))
     e = np.ascontiguousarray(eta, dtype=float)
     v = np.ascontiguousarray(nu, dtype=float)
-    fn = _control_parallel if n >= 256 else _control_serial
     with np.errstate(all="ignore"):
-        fn(code, p, st, e, v, float(t), float(h), np.zeros((1, m)), 0, u)
+        CONTROL.launch("cpu", (code, p, st, e, v, float(t), float(h), np.zeros((1, m)), 0, u))
     return u
 
 

@@ -76,13 +76,32 @@ class MarinesimError(Exception):
 
 
 class _Located:
-    """Mixin keeping file/line/column/param and formatting them in front of the message."""
+    """Mixin keeping file/line/column/param and formatting them in front of the message.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, in words.
+    file, line, column, param
+        Where (see :func:`format_location`).
+    """
 
     file: str | None
     line: int | None
     column: int | None
     param: str | None
     message: str
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        param: str | None = None,
+    ) -> None:
+        super().__init__(self._init_location(message, file, line, column, param))
 
     def _init_location(
         self,
@@ -101,26 +120,7 @@ class _Located:
 
 
 class ConfigError(_Located, MarinesimError):
-    """A configuration value is missing, unknown or invalid.
-
-    Parameters
-    ----------
-    message : str
-        What is wrong, in words.
-    file, line, column, param
-        Where (see :func:`format_location`).
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        file: str | Path | None = None,
-        line: int | None = None,
-        column: int | None = None,
-        param: str | None = None,
-    ) -> None:
-        super().__init__(self._init_location(message, file, line, column, param))
+    """A configuration value is missing, unknown or invalid (located: see :class:`_Located`)."""
 
     def located(
         self, file: str | Path | None = None, line: int | None = None, column: int | None = None
@@ -167,17 +167,6 @@ class UnknownNameError(ConfigError):
 class DataError(_Located, MarinesimError):
     """A data file (thrust map, current field, terrain, reference CSV) is malformed."""
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        file: str | Path | None = None,
-        line: int | None = None,
-        column: int | None = None,
-        param: str | None = None,
-    ) -> None:
-        super().__init__(self._init_location(message, file, line, column, param))
-
 
 class NumericalError(MarinesimError):
     """A state became non-finite or left its physical bounds.
@@ -218,24 +207,8 @@ class DependencyNotInstalled(MarinesimError):
         )
 
 
-class ConfigWarning(UserWarning):
+class ConfigWarning(_Located, UserWarning):
     """A configuration is accepted but behaves in a way the user may not expect.
 
     Raised as an error where the scenario says ``strict: true``.
     """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        file: str | Path | None = None,
-        line: int | None = None,
-        column: int | None = None,
-        param: str | None = None,
-    ) -> None:
-        self.message = message
-        self.file = str(file) if file is not None else None
-        self.line = line
-        self.column = column
-        self.param = param
-        super().__init__(format_location(file, line, column, param) + message)

@@ -48,11 +48,16 @@ FLU_TO_FRD = np.diag([1.0, -1.0, -1.0])
 
 
 @register_jitable
-def wrap_pi_c(rad: float) -> float:
-    """Wrap one angle [rad] to [-π, π) (floor-modulo, the same bits as :func:`wrap_pi`)."""
-    two_pi = 2.0 * math.pi
-    a = rad + math.pi
-    return a - two_pi * math.floor(a / two_pi) - math.pi
+def wrap_pi_c(rad: Any) -> Any:
+    """Wrap angles [rad] to [-π, π): (a + π) mod 2π − π, Fossen's ``ssa``.
+
+    (π itself where a + π lies within rounding below a whole turn, e.g. the float just
+    below −π: the floor modulo rounds up to 2π.)  The one source of angle wrapping in radians.  ``%`` is the floor modulo on Python floats,
+    numpy arrays (``np.mod``) and in numba's CPU and CUDA code alike: an exact ``fmod`` and
+    the same sign correction, so every finite input gives the same bits on every path as
+    PythonVehicleSimulator's ``ssa`` (``(angle + math.pi) % (2 * math.pi) - math.pi``).
+    """
+    return (rad + math.pi) % (2.0 * math.pi) - math.pi
 
 
 @register_jitable
@@ -151,9 +156,8 @@ def angle180(deg: ArrayLike) -> NDArray[np.float64]:
 
 
 def wrap_pi(rad: ArrayLike) -> NDArray[np.float64]:
-    """Wrap radians to [-π, π)."""
-    r = np.asarray(rad, dtype=float)
-    return np.mod(r + np.pi, 2.0 * np.pi) - np.pi
+    """Wrap radians to [-π, π) (:func:`wrap_pi_c` on an array)."""
+    return wrap_pi_c(np.asarray(rad, dtype=float))
 
 
 def heading_to_yaw(heading_deg: ArrayLike) -> NDArray[np.float64]:

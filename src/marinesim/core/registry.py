@@ -1,88 +1,48 @@
 """Registry of named implementations (motion models, plugins, actuator variants, ...).
 
 Entries are ``"module:Attr"`` strings imported lazily on first use, so importing marinesim
-costs nothing and the layers stay independent.  Third parties register through the
-entry-point group ``marinesim.plugins`` (entry-point name ``"<kind>/<name>"``, value
-``"module:Attr"``).  A failed lookup raises :class:`~marinesim.core.errors.UnknownNameError`
-with close matches.
+costs nothing and the layers stay independent.  A failed lookup raises
+:class:`~marinesim.core.errors.UnknownNameError` with close matches.
+
+Where entries come from (read once, at the first ``register``/``get``/``names``/``known``):
+
+* **each package's own declarations**: a subpackage of marinesim that provides entries ships a
+  ``registry.toml`` beside its ``__init__.py``, one table per kind, ``name = "module:Attr"``,
+  and may only name targets inside itself.  This module finds those files by looking at the
+  package's folders; it names no package above it, so the layers hold (``core`` knows no
+  upper layer, the engine reaches the scenario loader and the run-log backend by kind and
+  name only);
+* **third parties**: the entry-point group ``marinesim.plugins`` (entry-point name
+  ``"<kind>/<name>"``, value ``"module:Attr"``);
+* :func:`register` at run time (objects or strings).
+
+Duplicate names raise :class:`~marinesim.core.errors.ConfigError`.
 """
 
 from __future__ import annotations
 
 import importlib
-from importlib import metadata
+import threading
+import tomllib
+from importlib import metadata, resources
 from typing import Any
 
 from marinesim.core.errors import ConfigError, UnknownNameError
 
-__all__ = ["get", "known", "names", "register", "resolve"]
+__all__ = ["DECLARATIONS", "get", "known", "names", "register", "resolve"]
 
-#: Built-in entries: (kind, name) -> "module:Attr".  Kinds are free strings; the plugin kinds
-#: of the engine are "motion", "sensor", "controller", "autonomy", "interaction", "metric",
-#: "network"; model families use e.g. "thruster_dynamics", "thrust_conversion", "lift_drag".
-_BUILTIN: dict[tuple[str, str], str] = {
-    # --- engine plugins (marinesim.engine.plugins) ---
-    ("motion", "usm"): "marinesim.engine.plugins.usm:UsmMotion",
-    ("motion", "usm_v22"): "marinesim.engine.plugins.usm:UsmV22Motion",
-    ("controller", "heading_speed_depth_pid"): "marinesim.engine.plugins.pid:HeadingSpeedDepthPid",
-    ("autonomy", "waypoints"): "marinesim.engine.plugins.waypoints:Waypoints",
-    ("autonomy", "event_script"): "marinesim.engine.plugins.script:EventScript",
-    ("scenario_loader", "yaml"): "marinesim.scenario.build:load_simulation",
-    # --- actuator model families (issue: 6-DOF and actuators) ---
-    ("model", "fossen6dof"): "marinesim.models.fossen6dof",
-    ("model", "pvs"): "marinesim.models.pvs",
-    ("thruster_dynamics", "zero_order"): "marinesim.actuators.thruster_dynamics:ZERO_ORDER",
-    ("thruster_dynamics", "first_order"): "marinesim.actuators.thruster_dynamics:FIRST_ORDER",
-    ("thruster_dynamics", "yoerger"): "marinesim.actuators.thruster_dynamics:YOERGER",
-    ("thruster_dynamics", "bessa"): "marinesim.actuators.thruster_dynamics:BESSA",
-    ("thrust_conversion", "basic"): "marinesim.actuators.thrust_conversion:BASIC",
-    ("thrust_conversion", "dead_zone"): "marinesim.actuators.thrust_conversion:DEAD_ZONE",
-    ("thrust_conversion", "linear_interp"): "marinesim.actuators.thrust_conversion:LINEAR_INTERP",
-    ("lift_drag", "quadratic"): "marinesim.actuators.lift_drag:QUADRATIC",
-    ("lift_drag", "two_lines"): "marinesim.actuators.lift_drag:TWO_LINES",
-    # --- allocation (issue: thruster allocation) ---
-    ("allocator", "pinv"): "marinesim.allocation.solve:allocate_pinv",
-    ("allocator", "qp"): "marinesim.allocation.solve:allocate_qp",
-    ("allocator", "direct"): "marinesim.allocation.solve:allocate_direct",
-    ("allocator", "redistributed_pinv"): "marinesim.allocation.solve:allocate_redistributed",
-    ("allocator", "ardusub"): "marinesim.allocation.ardusub:mix",
-    ("layout", "bluerov2_heavy"): "marinesim.allocation.vehicles:bluerov2_heavy",
-    ("layout", "bluerov2_heavy_wu2018"): "marinesim.allocation.vehicles:bluerov2_heavy_wu2018",
-    ("layout", "bluerov2_heavy_hippo"): "marinesim.allocation.vehicles:bluerov2_heavy_hippo",
-    ("layout", "mrobosub"): "marinesim.allocation.vehicles:mrobosub",
-    ("layout", "rexrov"): "marinesim.allocation.vehicles:rexrov",
-    # --- 6-DOF and allocation in the loop (issue 3 §5, issue 4 §4) ---
-    ("motion", "fossen6dof"): "marinesim.engine.plugins.sixdof:SixDofMotion",
-    ("controller", "station_keeping_pid"): "marinesim.engine.plugins.wrench:StationKeepingPid",
-    (
-        "controller",
-        "depth_heading_autopilot",
-    ): "marinesim.engine.plugins.wrench:DepthHeadingAutopilot",
-    ("controller", "thruster_allocator"): "marinesim.engine.plugins.wrench:ThrusterAllocator",
-    ("model", "battery"): "marinesim.models.battery",
-    # --- control / sensors (issue: SURFTRAK) ---
-    ("controller", "surftrak"): "marinesim.engine.plugins.surftrak:SurftrakController",
-    ("sensor", "rangefinder"): "marinesim.engine.plugins.rangefinder:RangefinderSensor",
-    ("motion", "sitl_vertical"): "marinesim.engine.plugins.surftrak:SitlVerticalMotion",
-    # --- sensors / estimation / metrics (issue: truth vs belief) ---
-    ("sensor", "gps"): "marinesim.engine.plugins.sensors:GpsSensor",
-    ("sensor", "depth_sensor"): "marinesim.engine.plugins.sensors:DepthSensor",
-    ("sensor", "imu"): "marinesim.engine.plugins.sensors:ImuSensor",
-    ("sensor", "ahrs"): "marinesim.engine.plugins.sensors:AhrsSensor",
-    ("sensor", "dvl"): "marinesim.engine.plugins.sensors:DvlSensor",
-    ("sensor", "noisy_state"): "marinesim.engine.plugins.sensors:NoisyStateSensor",
-    ("sensor", "simple_ins"): "marinesim.engine.plugins.sensors:SimpleInsSensor",
-    ("sensor", "nav_ekf"): "marinesim.engine.plugins.sensors:NavEkfEstimator",
-    ("sensor", "contacts"): "marinesim.engine.plugins.sensors:ContactSensor",
-    ("metric", "distance_travelled"): "marinesim.engine.plugins.metrics:DistanceTravelled",
-    ("metric", "energy"): "marinesim.engine.plugins.metrics:Energy",
-    ("metric", "min_separation"): "marinesim.engine.plugins.metrics:MinSeparation",
-    ("metric", "time_in_box"): "marinesim.engine.plugins.metrics:TimeInBox",
-    ("metric", "nav_error"): "marinesim.engine.plugins.metrics:NavError",
-}
+#: File name of a package's registry declarations.
+DECLARATIONS = "registry.toml"
 
+#: Root package whose subpackages may declare entries (this module's top-level package).
+_ROOT = __name__.split(".", 1)[0]
+
+#: (kind, name) -> "module:Attr", not imported yet.
+_TARGETS: dict[tuple[str, str], str] = {}
+#: (kind, name) -> the imported (or registered) object.
 _LOADED: dict[tuple[str, str], Any] = {}
-_ENTRY_POINTS_READ = False
+_DISCOVERED = False
+_LOCK = threading.RLock()
 
 
 def register(kind: str, name: str, target: str | Any, *, replace: bool = False) -> None:
@@ -93,23 +53,52 @@ def register(kind: str, name: str, target: str | Any, *, replace: bool = False) 
     ConfigError
         If the name is already registered for that kind and ``replace`` is false.
     """
-    _read_entry_points()
+    _discover()
     key = (kind, name)
-    if not replace and (key in _BUILTIN or key in _LOADED):
+    if not replace and (key in _TARGETS or key in _LOADED):
         raise ConfigError(f"duplicate {kind} name {name!r}: it is already registered")
     if isinstance(target, str):
-        _BUILTIN[key] = target
+        _TARGETS[key] = target
         _LOADED.pop(key, None)
     else:
-        _BUILTIN.pop(key, None)
+        _TARGETS.pop(key, None)
         _LOADED[key] = target
 
 
-def _read_entry_points() -> None:
-    global _ENTRY_POINTS_READ
-    if _ENTRY_POINTS_READ:
-        return
-    _ENTRY_POINTS_READ = True
+def _add(found: dict[tuple[str, str], str], kind: str, name: str, target: str, origin: str) -> None:
+    key = (kind, name)
+    if key in found or key in _TARGETS or key in _LOADED:
+        raise ConfigError(f"{origin}: {kind} name {name!r} of {target!r} is already registered")
+    found[key] = target
+
+
+def _read_declarations(found: dict[tuple[str, str], str]) -> None:
+    """Add the ``registry.toml`` entries of every subpackage (sorted by package name)."""
+    root = resources.files(_ROOT)
+    for folder in sorted(root.iterdir(), key=lambda p: p.name):
+        decl = folder.joinpath(DECLARATIONS)
+        if not decl.is_file():
+            continue
+        package = f"{_ROOT}.{folder.name}"
+        origin = f"{package}/{DECLARATIONS}"
+        try:
+            table = tomllib.loads(decl.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{origin}: cannot read registry declarations: {exc}") from None
+        for kind, entries in table.items():
+            if not isinstance(entries, dict):
+                raise ConfigError(f"{origin}: [{kind}] must be a table of name = 'module:Attr'")
+            for name, target in entries.items():
+                module = target.partition(":")[0] if isinstance(target, str) else ""
+                if module != package and not module.startswith(package + "."):
+                    raise ConfigError(
+                        f"{origin}: {kind} {name!r} = {target!r}: a package declares only "
+                        f"its own modules ({package}.…)"
+                    )
+                _add(found, kind, name, target, origin)
+
+
+def _read_entry_points(found: dict[tuple[str, str], str]) -> None:
     try:
         eps = metadata.entry_points(group="marinesim.plugins")
     except Exception:  # pragma: no cover - broken metadata of another package
@@ -118,12 +107,22 @@ def _read_entry_points() -> None:
         if "/" not in ep.name:
             continue
         kind, name = ep.name.split("/", 1)
-        key = (kind, name)
-        if key in _BUILTIN or key in _LOADED:
-            raise ConfigError(
-                f"entry point {ep.name!r} of {ep.value!r} duplicates an existing {kind} name"
-            )
-        _BUILTIN[key] = ep.value
+        _add(found, kind, name, ep.value, f"entry point {ep.name!r}")
+
+
+def _discover() -> None:
+    """Read the declarations and entry points once (all or nothing; thread-safe)."""
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    with _LOCK:
+        if _DISCOVERED:
+            return
+        found: dict[tuple[str, str], str] = {}
+        _read_declarations(found)
+        _read_entry_points(found)
+        _TARGETS.update(found)
+        _DISCOVERED = True
 
 
 def resolve(target: str) -> Any:
@@ -138,14 +137,14 @@ def resolve(target: str) -> Any:
 
 def names(kind: str) -> list[str]:
     """Sorted registered names of one kind."""
-    _read_entry_points()
-    return sorted({n for (k, n) in list(_BUILTIN) + list(_LOADED) if k == kind})
+    _discover()
+    return sorted({n for (k, n) in list(_TARGETS) + list(_LOADED) if k == kind})
 
 
 def known() -> dict[str, list[str]]:
     """All kinds and their names."""
-    _read_entry_points()
-    kinds = sorted({k for (k, _) in list(_BUILTIN) + list(_LOADED)})
+    _discover()
+    kinds = sorted({k for (k, _) in list(_TARGETS) + list(_LOADED)})
     return {k: names(k) for k in kinds}
 
 
@@ -167,12 +166,12 @@ def get(kind: str, name: str, *, label: str | None = None) -> Any:
     UnknownNameError
         With did-you-mean suggestions and the list of known names.
     """
-    _read_entry_points()
+    _discover()
     key = (kind, name)
     if key in _LOADED:
         return _LOADED[key]
-    if key not in _BUILTIN:
+    if key not in _TARGETS:
         raise UnknownNameError(label or kind.replace("_", " "), name, names(kind))
-    obj = resolve(_BUILTIN[key])
+    obj = resolve(_TARGETS[key])
     _LOADED[key] = obj
     return obj

@@ -140,6 +140,22 @@ class BlockRNG:
                     k = buf.shape[1] - pos
                     buf[i, pos:] = g.standard_normal(k) if dist == "normal" else g.random(k)
 
+    def buffered(self, dist: str) -> tuple[np.ndarray, int]:
+        """Row 0 of the pre-drawn block of ``dist`` ("normal" or "uniform") and the position of
+        the next value (a compiled loop reads ahead in it, then calls :meth:`set_position`).
+
+        Draws the block now if there is none (the stream's values are the same either way).
+        """
+        self._take(dist, 0)
+        return self._buf[dist][0], self._pos.get(dist, 0)
+
+    def set_position(self, dist: str, pos: int) -> None:
+        """Move the read position of the ``dist`` block (values before it are used)."""
+        buf = self._buf.get(dist)
+        if buf is None or not 0 <= pos <= buf.shape[1]:
+            raise ValueError(f"position {pos} outside the {dist} block")
+        self._pos[dist] = int(pos)
+
     def normal(self, loc: float | np.ndarray = 0.0, scale: float | np.ndarray = 1.0, size: int = 1) -> np.ndarray:
         """(N, size) Gaussian draws, row i from entity i's stream."""
         return np.asarray(loc) + np.asarray(scale) * self._take("normal", size)

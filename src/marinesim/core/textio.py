@@ -468,6 +468,24 @@ def _char(c: Any) -> str:
     return f"U+{code:04X}" if code is not None else repr(c)
 
 
+def _marked(exc: yaml.MarkedYAMLError, problem: str, file: str | Path | None) -> ConfigError:
+    """``malformed YAML: problem`` at the error's mark (its problem mark, else its context)."""
+    mark = exc.problem_mark or exc.context_mark
+    return ConfigError(
+        f"malformed YAML: {problem}",
+        file=file,
+        line=mark.line + 1 if mark is not None else None,
+        column=mark.column + 1 if mark is not None else None,
+    )
+
+
+def _too_deep(file: str | Path | None) -> ConfigError:
+    """The nesting limit, for a RecursionError while composing or constructing."""
+    return ConfigError(
+        f"nesting deeper than {YAML_MAX_DEPTH} levels", file=file, param="yaml.max_depth"
+    )
+
+
 def yaml_compose(text: str, *, file: str | Path | None = None) -> yaml.Node | None:
     """Compose one YAML document into nodes, with the limits of :class:`SafeYamlLoader`.
 
@@ -489,14 +507,7 @@ def yaml_compose(text: str, *, file: str | Path | None = None) -> yaml.Node | No
         loader = SafeYamlLoader(text, file=file)  # the reader checks the characters here
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or exc.context or "malformed YAML"
-        raise ConfigError(
-            f"malformed YAML: {problem}",
-            file=file,
-            line=mark.line + 1 if mark is not None else None,
-            column=mark.column + 1 if mark is not None else None,
-        ) from None
+        raise _marked(exc, exc.problem or exc.context or "malformed YAML", file) from None
     except yaml.reader.ReaderError as exc:
         line, col = _line_col(text.encode("utf-8", "surrogatepass"), len(
             text[: exc.position].encode("utf-8", "surrogatepass")))  # fmt: skip
@@ -509,9 +520,7 @@ def yaml_compose(text: str, *, file: str | Path | None = None) -> yaml.Node | No
     except yaml.YAMLError as exc:
         raise ConfigError(f"malformed YAML: {exc}", file=file) from None
     except RecursionError:
-        raise ConfigError(
-            f"nesting deeper than {YAML_MAX_DEPTH} levels", file=file, param="yaml.max_depth"
-        ) from None
+        raise _too_deep(file) from None
     finally:
         if loader is not None:
             loader.dispose()
@@ -537,19 +546,11 @@ def yaml_construct(node: yaml.Node, *, file: str | Path | None = None) -> Any:
     try:
         return loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise ConfigError(
-            f"malformed YAML: {exc.problem or exc.context or 'invalid value'}",
-            file=file,
-            line=mark.line + 1 if mark is not None else None,
-            column=mark.column + 1 if mark is not None else None,
-        ) from None
+        raise _marked(exc, exc.problem or exc.context or "invalid value", file) from None
     except (yaml.YAMLError, ValueError, OverflowError) as exc:
         raise ConfigError(f"malformed YAML: {exc}", file=file) from None
     except RecursionError:
-        raise ConfigError(
-            f"nesting deeper than {YAML_MAX_DEPTH} levels", file=file, param="yaml.max_depth"
-        ) from None
+        raise _too_deep(file) from None
     finally:
         loader.dispose()
 

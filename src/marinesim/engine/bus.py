@@ -231,11 +231,13 @@ class Bus:
         got: dict[int, Subscription] = {}
         delivered = self.delivered
         by_topic = self._by_topic
+        any_global = False
         for m in due:
             subs = by_topic.get(m.topic)
             if not subs:
                 continue
             local = m.scope == "local"
+            any_global = any_global or not local
             for sub in subs:
                 if local and m.block != sub.block:
                     continue
@@ -250,7 +252,9 @@ class Bus:
                 for m in sub.inbox[:extra]:
                     sub.dropped[m.topic] = sub.dropped.get(m.topic, 0) + 1
                 del sub.inbox[:extra]
-            elif self.network_queue_size is not None:
+            elif any_global and self.network_queue_size is not None:
+                # only global messages count against this bound, and the inbox held at most
+                # the bound of each after the previous delivery: nothing to drop without one
                 self._cap_global(sub)
         return len(due)
 

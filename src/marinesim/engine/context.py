@@ -96,6 +96,11 @@ class HookContext:
         self._recorder = sim._recorder
         self._block_name = slot.block.name if slot.block is not None else ""
         self._signal_names: dict[str, str] = {}
+        self._active_src: NDArray[np.bool_] | None = None
+        self._active_ro: NDArray[np.bool_] | None = None
+        # local topic → wanted, valid while the bus has this many subscriptions
+        self._wants_local: dict[str, bool] = {}
+        self._wants_subs = -1
 
     # entity data --------------------------------------------------------------------------
     @property
@@ -131,7 +136,11 @@ class HookContext:
     @property
     def active(self) -> NDArray[np.bool_]:
         """(N,) active flags (read-only)."""
-        return self._ro(self._block.active)
+        a = self._block.active
+        if a is not self._active_src:  # a view follows in-place changes; a new array: new view
+            self._active_ro = self._ro(a)
+            self._active_src = a
+        return self._active_ro  # type: ignore[return-value]
 
     @staticmethod
     def _ro(a: NDArray[Any]) -> NDArray[Any]:
@@ -184,7 +193,17 @@ class HookContext:
 
     def wants(self, topic: str, scope: str = "local") -> bool:
         """True when a subscriber would receive ``topic`` from this block (skip work otherwise)."""
-        return self._bus.wanted(topic, self._block_name, scope)
+        if scope != "local":
+            return self._bus.wanted(topic, self._block_name, scope)
+        cache = self._wants_local
+        n = len(self._bus.subscriptions)
+        if n != self._wants_subs:
+            cache.clear()
+            self._wants_subs = n
+        hit = cache.get(topic)
+        if hit is None:
+            hit = cache[topic] = self._bus.wanted(topic, self._block_name, "local")
+        return hit
 
     def publish(
         self,
@@ -224,15 +243,21 @@ class HookContext:
         if not bus.wanted(topic, self._block_name, scope):
             bus.unheard[topic] = bus.unheard.get(topic, 0) + 1
             return
-        r = np.arange(block.n) if rows is None else np.atleast_1d(np.asarray(rows, dtype=np.int64))
+        if rows is None:
+            r = np.arange(block.n)
+        else:
+            r = np.asarray(rows, dtype=np.int64)
+            if r.ndim == 0:
+                r = r.reshape(1)
         if isinstance(value, str):
             payload: NDArray[Any] = np.empty(len(r), dtype=object)
             payload[:] = value
         else:
             arr = np.asarray(value)
-            if arr.dtype.kind in "US":
+            kind = arr.dtype.kind
+            if kind in "US":
                 payload = arr.astype(object)
-            elif arr.dtype == object:
+            elif kind == "O":
                 payload = arr
             else:
                 payload = arr.astype(float)

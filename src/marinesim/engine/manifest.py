@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import platform
 import sys
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,12 @@ if TYPE_CHECKING:
     from marinesim.engine.simulation import Simulation
 
 __all__ = ["build_manifest", "collect_metrics"]
+
+
+@functools.cache
+def _platform() -> str:
+    """``platform.platform()`` (it reads the OS release files: once per process)."""
+    return platform.platform()
 
 
 def build_manifest(sim: Simulation, status: str | None = None) -> dict[str, Any]:
@@ -48,7 +55,7 @@ def build_manifest(sim: Simulation, status: str | None = None) -> dict[str, Any]
         "marinesim_version": __version__,
         "python": sys.version.split()[0],
         "numpy": np.__version__,
-        "platform": platform.platform(),
+        "platform": _platform(),
         "scenario": sim.name,
         "seed": sim.seed,
         "seed_drawn_from_entropy": sim.seed_drawn,
@@ -69,6 +76,7 @@ def build_manifest(sim: Simulation, status: str | None = None) -> dict[str, Any]
         "bus": sim.bus.stats(),
         "phases": list(PHASES),
         "log_every_ticks": sim._recorder.every,
+        "compiled_ticks": getattr(sim._span, "ticks", 0) if sim._span else 0,
         "log_columns": list(sim.log_columns) if sim.log_columns is not None else None,
     }
     if sim.error is not None:

@@ -1,8 +1,9 @@
 """Run outputs of a :class:`~marinesim.engine.simulation.Simulation`: recorder set-up, streaming.
 
-The engine does no file I/O itself: :meth:`Simulation.stream_to` resolves the log writer of
-:mod:`marinesim.io.log` lazily (registry ``"module:Attr"`` strings, as ``RunResult.save``
-does) and :class:`StreamOutput` passes it the recorder's chunks, the events and the manifest:
+The engine does no file I/O itself: :meth:`Simulation.stream_to` gets the run-log backend's
+writer from the registry (kind ``"run_log"``, declared by the io package; see
+:func:`~marinesim.engine.results.run_log`, as ``RunResult.save`` does) and
+:class:`StreamOutput` passes it the recorder's chunks, the events and the manifest:
 
 * at the first step, a manifest with status ``running`` (so a killed run says so);
 * every flush (a full chunk buffer, or ``flush_s`` seconds of wall time), one Parquet part
@@ -28,9 +29,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from marinesim.core.errors import ConfigError
-from marinesim.core.registry import resolve
 from marinesim.engine.recorder import Chunk, Recorder
-from marinesim.engine.results import LazySignals
+from marinesim.engine.results import LazySignals, run_log
 
 __all__ = ["StreamOutput", "log_every", "make_recorder", "stop_on_signals"]
 
@@ -98,7 +98,7 @@ class StreamOutput:
     @classmethod
     def open(cls, sim: Any, directory: str | Path, fmt: str = "parquet") -> StreamOutput:
         """Check the folder (before any step) and build the writer for ``sim``."""
-        writer_cls = resolve("marinesim.io.log:LogWriter")
+        writer_cls = run_log("writer")
         return cls(sim, writer_cls(directory, fmt=fmt, entities=sim.entity_rows()))
 
     def start(self) -> None:
@@ -178,7 +178,7 @@ class StreamOutput:
             self.files = self.writer.finish(manifest, self.sim._events, metrics)
         meta = recorder.meta
         t = recorder.times[: self.writer.frames]
-        loader = resolve("marinesim.io.log:lazy_signals")
+        loader = run_log("lazy_signals")
         return t, loader(self.directory, meta, recorder.n_rows, t), manifest
 
 

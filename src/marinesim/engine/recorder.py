@@ -125,6 +125,9 @@ class Recorder:
         self.current: dict[tuple[str, str], NDArray[np.float64]] = {}
         self._skip: set[str] = set()
         self._keep: set[str] = set()
+        #: Frames the run will record at most (None: unknown); a shorter run gets smaller
+        #: chunk buffers (no 16 MB of NaN for a few thousand frames).
+        self.frames_hint: int | None = None
         self._reset_storage()
 
     # storage ----------------------------------------------------------------------------
@@ -178,7 +181,11 @@ class Recorder:
         return 8 * self.n_rows * max(1, sum(len(lab) for lab in self.labels.values())) + 8
 
     def _alloc(self) -> None:
-        self._cap = int(max(1, min(_MAX_ROWS, self.chunk_bytes // self._bytes_per_frame())))
+        cap = min(_MAX_ROWS, self.chunk_bytes // self._bytes_per_frame())
+        left = None if self.frames_hint is None else self.frames_hint - self._flushed
+        if left is not None and left > 0:
+            cap = min(cap, left)
+        self._cap = int(max(1, cap))
         self._tbuf = np.empty(self._cap)
         self._buf = {
             name: np.full((len(self.labels[name]), self._cap, self.n_rows), np.nan)

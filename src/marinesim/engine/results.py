@@ -1,11 +1,13 @@
 """Run results: fixed-shape named signals, events, metrics and the manifest (architecture §3).
 
 ``signals[name].values`` has shape (N, T, k) for every signal — never squeezed, so one vehicle
-stays (1, T, k).  Writing, reading and plotting live in :mod:`marinesim.io` (the engine does no
-file I/O); :meth:`RunResult.save`, :meth:`RunResult.load` and :meth:`RunResult.to_pandas` call
-them through the registry's lazy ``"module:Attr"`` resolution.  A run streamed to disk (or
-loaded from it) holds :class:`LazySignals`: each signal is read from the log when first used,
-so a large run never has to fit in memory; :meth:`RunResult.sample` reads every k-th frame.
+stays (1, T, k).  Writing, reading and plotting live in the io layer (the engine does no file
+I/O and imports nothing above it): :meth:`RunResult.save`, :meth:`RunResult.load`,
+:meth:`RunResult.to_pandas` and ``Simulation.stream_to`` find the run-log backend in the
+registry by kind ``"run_log"`` (:func:`run_log`), which the io package declares.  A run
+streamed to disk (or loaded from it) holds :class:`LazySignals`: each signal is read from the
+log when first used, so a large run never has to fit in memory; :meth:`RunResult.sample`
+reads every k-th frame.
 The recorder lives in :mod:`marinesim.engine.recorder`.
 """
 
@@ -19,9 +21,30 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from marinesim.core.registry import resolve
+from marinesim.core import registry
+from marinesim.core.errors import EngineError, UnknownNameError
 
-__all__ = ["Event", "LazySignals", "RunResult", "Signal"]
+__all__ = ["Event", "LazySignals", "RunResult", "Signal", "run_log"]
+
+
+def run_log(part: str) -> Any:
+    """The run-log backend's ``part`` (registry kind ``"run_log"``), imported on first use.
+
+    Parts: ``writer`` (streaming log writer class), ``lazy_signals``, ``to_dataframe``,
+    ``save``, ``load``.
+
+    Raises
+    ------
+    EngineError
+        No package registered that part (the io layer is missing or was removed).
+    """
+    try:
+        return registry.get("run_log", part)
+    except UnknownNameError:
+        raise EngineError(
+            f"no run-log backend provides {part!r}: nothing registered kind 'run_log' "
+            "(marinesim's io package declares it in its registry.toml; is it installed?)"
+        ) from None
 
 
 def __getattr__(name: str) -> Any:  # Recorder moved to engine.recorder (import cycle)
@@ -160,8 +183,6 @@ class RunResult:
     def signal(self, name: str) -> Signal:
         """The named signal; unknown names raise ConfigError with suggestions."""
         if name not in self.signals:
-            from marinesim.core.errors import UnknownNameError
-
             raise UnknownNameError("signal", name, self.signals)
         return self.signals[name]
 
@@ -194,8 +215,6 @@ class RunResult:
         for i, e in enumerate(self.entities):
             if e["name"] == name:
                 return i
-        from marinesim.core.errors import UnknownNameError
-
         raise UnknownNameError("entity", name, [e["name"] for e in self.entities])
 
     def columns(self) -> dict[str, NDArray[np.float64]]:
@@ -222,7 +241,7 @@ class RunResult:
 
     def to_pandas(self) -> Any:
         """Long ``pandas.DataFrame`` (entity name, block, t, signal columns), time-major."""
-        return resolve("marinesim.io.log:to_dataframe")(self)
+        return run_log("to_dataframe")(self)
 
     def save(self, directory: str | Path, *, fmt: str = "both") -> dict[str, Path]:
         """Write the log (CSV and/or Parquet), ``manifest.json``, events and the resolved scenario.
@@ -232,9 +251,9 @@ class RunResult:
         dict of str to Path
             The written files by role.
         """
-        return resolve("marinesim.io.log:save_run")(self, directory, fmt=fmt)
+        return run_log("save")(self, directory, fmt=fmt)
 
     @classmethod
     def load(cls, directory: str | Path) -> RunResult:
         """Read a run written by :meth:`save`."""
-        return resolve("marinesim.io.log:load_run")(directory)
+        return run_log("load")(directory)

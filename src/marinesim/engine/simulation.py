@@ -15,6 +15,7 @@ manifest (:mod:`~marinesim.engine.manifest`) and snapshots (:mod:`~marinesim.eng
 from __future__ import annotations
 
 import contextlib
+import math
 import time as _time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -117,6 +118,10 @@ class Simulation:
         log_rate: float | None = None,
         log_columns: Sequence[str] | None = None,
     ) -> None:
+        #: Compiled spans (:mod:`marinesim.engine.span`): None where one applies, True
+        #: required, False never.  Set before :meth:`run`.
+        self.compiled: bool | None = None
+        self._span: Any = None
         self.log_rate = log_rate
         self.log_columns = None if log_columns is None else tuple(log_columns)
         self._output: StreamOutput | None = None
@@ -190,6 +195,9 @@ class Simulation:
             {b.name: b.n for b in self.blocks}, self.clock.dt, self.log_rate, self.log_columns
         )
         self._recorder.sink = self._output
+        n_ticks = self.clock.n_ticks
+        if n_ticks is not None:  # frames 0, every, 2·every, … and the last one
+            self._recorder.frames_hint = n_ticks // self._recorder.every + 2
         self._stop_request: str | None = None
         self._events: list[Event] = []
         self._metric_values: dict[str, float] = {}
@@ -415,6 +423,9 @@ class Simulation:
         try:
             if not self._started:
                 self._begin()
+            span = self._span_for_run()
+            span_end = self._end_tick()
+            span_next, gap = 0, 0
             while True:
                 reason = self._end_reason()
                 if reason is not None:
@@ -432,6 +443,15 @@ class Simulation:
                 if self._paused:
                     self._wall += _time.perf_counter() - t_wall
                     return self._finalise(final=False)
+                k = self.clock.k
+                if span is not None and progress is None and k >= span_next:
+                    ran = span.run(k, span_end) - k
+                    if ran > 0:  # the tick reached is the plugins' (or the end)
+                        gap = 0
+                        span_next = k + ran + 1
+                        continue
+                    gap = min(2 * gap + 1, 400)  # handed back at once: back off
+                    span_next = k + 1 + gap
                 self._tick()
                 if progress is not None:
                     progress(self.clock.t, self.clock.end)
@@ -442,6 +462,25 @@ class Simulation:
             raise
         self._wall += _time.perf_counter() - t_wall
         return self._finish()
+
+    def _span_for_run(self) -> Any:
+        """The compiled span of this run (:mod:`marinesim.engine.span`), found once."""
+        if self._span is None:
+            from marinesim.engine.span import find_span
+
+            self._span = find_span(self, self.compiled) or False
+        return self._span or None
+
+    def _end_tick(self) -> int:
+        """First tick at which the ``time`` end condition holds (a span stops there)."""
+        clock = self.clock
+        if clock.end is None:
+            return clock.k
+        end = clock.end - 1e-9 * clock.dt
+        k = max(int(math.ceil((end - clock.start) / clock.dt)) - 1, 0)
+        while clock.start + k * clock.dt < end:
+            k += 1
+        return k
 
     def pause(self) -> None:
         """Stop :meth:`run` at the next tick boundary (it returns a partial result)."""

@@ -1,18 +1,11 @@
-"""MOOS ``.alog`` logs (pLogger's format): a streaming writer, a reader, and run tables.
+"""MOOS ``.alog`` logs (pLogger's format) as marinesim run tables, and runs written as logs.
 
-Format (as pLogger writes it; ``reference/moos_live/README.md`` §2.1):
+The text format itself (header, line layout, multi-line values, the streaming
+:class:`AlogWriter` and the reader) is :mod:`marinesim.core.alog`, shared with
+``interop.moos``; this module re-exports it and adds the io side.
 
-* a header of ``%%`` lines: a rule of 59 ``%``, ``%% LOG FILE:`` with the file name,
-  ``%% FILE OPENED ON`` with a ``ctime`` date, ``%% LOGSTART`` with the MOOS time [s] the log
-  counts from (16 significant digits), and the rule again;
-* one data line per message: time since LOGSTART [s] left-aligned in 15 columns with 5
-  decimals, the variable in 20 columns, the source process in 15 columns, then the value
-  (a double with 5 decimals, at least 12 columns; a string as posted) and one space;
-* a string value may hold newlines: the lines that follow, up to the next line starting
-  with a ``TIME VARIABLE SOURCE`` triple, belong to it.
-
-Reading gives :class:`Alog` (records in file order; the time column is *not* sorted in
-pLogger's asynchronous logs).  :func:`alog_to_result` turns it into the
+Reading gives :class:`Alog` (records in file order, the time column unsorted as pLogger
+writes it, with a pandas view).  :func:`alog_to_result` turns it into the
 :class:`~marinesim.engine.results.RunResult` of a marinesim run (``truth.pos`` north/east/
 down from ``NAV_Y``/``NAV_X``/``NAV_DEPTH``, ``truth.heading``, ``truth.speed``; the ``*_GT``
 variables as truth and ``NAV_*`` as ``belief.pos`` when a log has both; every other numeric
@@ -33,14 +26,15 @@ from __future__ import annotations
 
 import math
 import re
-import time as _time
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
+from marinesim.core import alog as _fmt
+from marinesim.core.alog import AlogRecord, AlogWriter, format_line
 from marinesim.core.errors import DataError
 from marinesim.engine.results import Event, RunResult, Signal
 
@@ -56,99 +50,10 @@ __all__ = [
     "write_table_alog",
 ]
 
-_RULE = "%" * 59
-_DATA = re.compile(r"^(-?\d+\.\d+)\s+(\S+)\s+(\S+)\s+(.*)$", re.DOTALL)
-_NUM = re.compile(r"^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$")
-
-
-def format_line(t: float, var: str, src: str, value: float | str) -> str:
-    """One data line (without the newline): time since LOGSTART, variable, source, value."""
-    if isinstance(value, str):
-        val = value
-    else:
-        val = f"{float(value):<12.5f}"
-    return f"{t:<15.5f} {var:<20} {src:<15} {val} "
-
-
-class AlogWriter:
-    """Stream MOOS messages to an ``.alog`` file (pLogger's header and line format).
-
-    Parameters
-    ----------
-    path : str or Path
-        File to write (parent directories are created).
-    logstart : float
-        MOOS time [s] the log's time column counts from.
-    flush_every : int
-        Lines between flushes (a crash loses at most this many lines).
-
-    Notes
-    -----
-    Use as a context manager or call :meth:`close`; every line is written as it comes, so
-    the log of a run that stops early is kept.
-    """
-
-    def __init__(self, path: str | Path, *, logstart: float, flush_every: int = 64) -> None:
-        self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh: IO[str] | None = self.path.open("w", encoding="utf-8", newline="\n")
-        except OSError as exc:
-            raise DataError(f"cannot write log: {exc.strerror or exc}", file=str(path)) from None
-        self.logstart = float(logstart)
-        self.lines = 0
-        self._flush_every = max(1, int(flush_every))
-        fh = self._fh
-        fh.write(f"{_RULE}\n")
-        fh.write(f"%% LOG FILE:       {self.path}\n")
-        fh.write(f"%% FILE OPENED ON  {_time.ctime()}\n")
-        fh.write(f"%% LOGSTART           {self.logstart:.16g}\n")
-        fh.write(f"{_RULE}\n")
-        fh.flush()
-
-    def write(self, moos_time: float, var: str, src: str, value: float | str) -> None:
-        """Log one message posted at MOOS time ``moos_time`` [s] (NaN doubles are skipped)."""
-        if self._fh is None:
-            raise DataError("log already closed", file=str(self.path))
-        if not isinstance(value, str) and not math.isfinite(float(value)):
-            return
-        self._fh.write(format_line(moos_time - self.logstart, var, src, value) + "\n")
-        self.lines += 1
-        if self.lines % self._flush_every == 0:
-            self._fh.flush()
-
-    def flush(self) -> None:
-        """Push buffered lines to the file."""
-        if self._fh is not None:
-            self._fh.flush()
-
-    def close(self) -> None:
-        """Flush and close (idempotent)."""
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
-
-    def __enter__(self) -> AlogWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-@dataclass(frozen=True)
-class AlogRecord:
-    """One logged message: time since LOGSTART [s], variable, source, value, file line."""
-
-    t: float
-    var: str
-    src: str
-    value: float | str
-    line: int
-
 
 @dataclass
-class Alog:
-    """A read ``.alog``.
+class Alog(_fmt.Alog):
+    """A read ``.alog`` (:class:`marinesim.core.alog.Alog`) with a pandas view.
 
     Attributes
     ----------
@@ -161,27 +66,6 @@ class Alog:
     records : list of AlogRecord
         Data lines in file order.
     """
-
-    path: str
-    logstart: float
-    header: list[str]
-    records: list[AlogRecord] = field(default_factory=list)
-
-    def variables(self) -> list[str]:
-        """Variable names in order of first appearance."""
-        return list(dict.fromkeys(r.var for r in self.records))
-
-    def series(self, var: str, src: str | None = None) -> tuple[np.ndarray, list[Any]]:
-        """Times [s] (stable-sorted) and values of one variable (optionally of one source)."""
-        recs = [r for r in self.records if r.var == var and (src is None or r.src == src)]
-        recs.sort(key=lambda r: r.t)
-        return np.array([r.t for r in recs], dtype=float), [r.value for r in recs]
-
-    def numeric(self, var: str, src: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Times and float values of a numeric variable (string values skipped)."""
-        t, vals = self.series(var, src)
-        keep = [i for i, v in enumerate(vals) if not isinstance(v, str)]
-        return t[keep], np.array([vals[i] for i in keep], dtype=float)
 
     def to_pandas(self) -> Any:
         """Long table: ``t``, ``var``, ``src``, ``dval`` (NaN for strings), ``sval``."""
@@ -198,67 +82,16 @@ class Alog:
         )
 
 
-def _value(text: str) -> float | str:
-    if text.endswith(" "):
-        text = text[:-1]
-    if _NUM.match(text):
-        return float(text)
-    return text
-
-
-def _iter_records(lines: Iterable[str], path: str) -> Iterator[tuple[str, int, str]]:
-    for lineno, raw in enumerate(lines, start=1):
-        yield raw.rstrip("\n").rstrip("\r"), lineno, path
-
-
 def read_alog(path: str | Path) -> Alog:
-    """Read an ``.alog`` file (pLogger's or ours).
+    """Read an ``.alog`` file (pLogger's or ours); :func:`marinesim.core.alog.read_alog`.
 
     Raises
     ------
     DataError
         Missing or unreadable file, or a file with neither a header nor data lines.
     """
-    p = Path(path)
-    try:
-        fh = p.open("r", encoding="utf-8", errors="surrogateescape")
-    except FileNotFoundError:
-        raise DataError("file not found", file=str(p)) from None
-    except OSError as exc:
-        raise DataError(f"cannot read file: {exc.strerror or exc}", file=str(p)) from None
-    header: list[str] = []
-    logstart = math.nan
-    records: list[AlogRecord] = []
-    cur: list[Any] | None = None  # [t, var, src, text, line]
-
-    def done() -> None:
-        if cur is not None:
-            records.append(AlogRecord(cur[0], cur[1], cur[2], _value(cur[3]), cur[4]))
-
-    with fh:
-        for line, lineno, _ in _iter_records(fh, str(p)):
-            if line.startswith("%%"):
-                header.append(line)
-                if line.startswith("%% LOGSTART"):
-                    try:
-                        logstart = float(line.split()[2])
-                    except (IndexError, ValueError):
-                        raise DataError(
-                            f"bad LOGSTART line {line!r}", file=str(p), line=lineno
-                        ) from None
-                continue
-            m = _DATA.match(line)
-            if m is None or not m.group(1)[-1].isdigit():
-                if cur is None:
-                    raise DataError(f"not an alog line: {line[:60]!r}", file=str(p), line=lineno)
-                cur[3] += "\n" + line  # continuation of a multi-line string value
-                continue
-            done()
-            cur = [float(m.group(1)), m.group(2), m.group(3), m.group(4), lineno]
-        done()
-    if not header and not records:
-        raise DataError("empty alog", file=str(p))
-    return Alog(str(p), logstart, header, records)
+    log = _fmt.read_alog(path)
+    return Alog(log.path, log.logstart, log.header, log.records)
 
 
 def _hold(t: np.ndarray, v: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -279,7 +112,7 @@ _SETPOINTS = {
 }
 
 
-def _guess_prefix(alog: Alog) -> str:
+def _guess_prefix(alog: _fmt.Alog) -> str:
     names = set(alog.variables())
     if "NAV_X" in names:
         return "NAV"
@@ -289,7 +122,7 @@ def _guess_prefix(alog: Alog) -> str:
     return "NAV"
 
 
-def alog_to_result(alog: Alog, *, prefix: str | None = None) -> RunResult:
+def alog_to_result(alog: _fmt.Alog, *, prefix: str | None = None) -> RunResult:
     """The run table of an ``.alog``: one entity per source of ``<prefix>_X``.
 
     Frames are the ``<prefix>_X`` time stamps of the first source (every variable sampled

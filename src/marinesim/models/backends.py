@@ -1,7 +1,8 @@
 """Backends of the compiled models: one source, three ways to run it.
 
 Each model is written once as plain per-vehicle functions (``register_jitable``); a backend
-only decides how the vehicles are walked:
+only decides how the vehicles are walked (the launchers are :mod:`marinesim.core.compile`'s;
+this module holds the models' policy: the names, the default, the sources of the cache key):
 
 ``"cpu"`` (default)
     numba ``njit`` kernels, ``prange`` over vehicles (``parallel=True``) above
@@ -11,7 +12,7 @@ only decides how the vehicles are walked:
     kernels and for debugging.
 ``"cuda"``
     numba CUDA: the same functions compiled as device functions, one thread per vehicle.
-    Needs an NVIDIA GPU with a working driver; otherwise :func:`require_cuda` raises
+    Needs an NVIDIA GPU with a working driver; otherwise :func:`resolve` raises
     :class:`~marinesim.core.errors.ConfigError` saying why.
 
 Tolerances: on one backend, N = 1 and every N give bit-identical results (each vehicle runs
@@ -26,28 +27,17 @@ The default backend is ``cpu``; the environment variable ``MARINESIM_BACKEND`` c
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
-import numba
-
+from marinesim.core import compile as cc
+from marinesim.core.compile import BACKENDS, PARALLEL_MIN, Kernels
 from marinesim.core.errors import ConfigError
 
-__all__ = [
-    "BACKENDS",
-    "PARALLEL_MIN",
-    "Kernels",
-    "cuda_launch",
-    "kernels",
-    "require_cuda",
-    "resolve",
-    "run_cuda",
-]
+__all__ = ["BACKENDS", "PARALLEL_MIN", "Kernels", "kernels", "resolve", "source_stamp"]
 
-BACKENDS = ("cpu", "python", "cuda")
-#: Below this many vehicles the CPU kernels run serially (thread start-up costs more).
-PARALLEL_MIN = 256
-_THREADS = 128
+_HERE = Path(__file__).resolve().parent
 
 
 def resolve(backend: str | None = None) -> str:
@@ -64,132 +54,22 @@ def resolve(backend: str | None = None) -> str:
             f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}", param="backend"
         )
     if name == "cuda":
-        require_cuda()
+        cc.require_cuda()
     return name
 
 
-def require_cuda() -> Any:
-    """``numba.cuda`` when a CUDA device can run kernels (or the simulator is enabled).
-
-    Raises
-    ------
-    ConfigError
-        ``no CUDA device: …`` with the reason numba gives (no driver, no GPU, ...).
-    """
-    try:
-        from numba import cuda
-    except ImportError as exc:  # pragma: no cover - numba ships numba.cuda
-        raise ConfigError(f"no CUDA device: numba.cuda cannot be imported ({exc})") from None
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        return cuda
-    try:
-        ok = cuda.is_available()
-    except Exception as exc:  # noqa: BLE001 - the driver's own error is the reason
-        raise ConfigError(f"no CUDA device: {exc}", param="backend") from None
-    if not ok:
-        raise ConfigError(
-            "no CUDA device: numba finds no usable NVIDIA GPU/driver on this machine "
-            "(use backend 'cpu'; NUMBA_ENABLE_CUDASIM=1 runs the CUDA path in numba's "
-            "simulator)",
-            param="backend",
-        )
-    return cuda
+def source_stamp(one: Any, extra: Iterable[str | Path] = ()) -> str:
+    """Digest of the sources a model kernel of ``one`` is compiled from
+    (:func:`marinesim.core.compile.source_stamp`): ``one``'s package,
+    :mod:`marinesim.models.sixdof`, :mod:`marinesim.models.integrate`,
+    :mod:`marinesim.core.frames` and ``extra`` (files, or folders of ``*.py``)."""
+    core = _HERE.parent / "core"
+    return cc.source_stamp(
+        one, (_HERE / "sixdof", _HERE / "integrate.py", core / "frames.py", *extra)
+    )
 
 
-def cuda_launch(kernel: Any, n: int, *args: Any) -> None:
-    """Launch a CUDA kernel with one thread per vehicle (``n`` threads, blocks of 128)."""
-    blocks = max(1, (n + _THREADS - 1) // _THREADS)
-    kernel[blocks, _THREADS](*args)
-
-
-def run_cuda(kernel: Any, n: int, args: tuple, results: dict[int, Any]) -> None:
-    """Copy ``args`` to the device, launch ``kernel`` over ``n`` vehicles, copy back.
-
-    ``results`` maps argument positions to the host arrays that receive them.
-    """
-    cuda = require_cuda()
-    import numpy as np
-
-    dev = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
-    cuda_launch(kernel, n, *dev)
-    for k, host in results.items():
-        dev[k].copy_to_host(host)
-
-
-cuda: Any = None  # numba.cuda once a CUDA kernel is built (a module global for the simulator)
-
-
-@dataclass
-class Kernels:
-    """The kernels of one per-vehicle step function ``one(i, *args)`` (:func:`kernels`)."""
-
-    one: Any
-    size_arg: int
-    serial: Any
-    parallel: Any
-    _cuda: list[Any] = field(default_factory=list)
-
-    def cuda_kernel(self) -> Any:
-        """The CUDA kernel (one thread per vehicle), built on first use."""
-        global cuda
-        if not self._cuda:
-            cuda = require_cuda()
-            one, k = self.one, self.size_arg
-
-            @cuda.jit
-            def kernel(*args):  # noqa: ANN002, ANN202
-                i = cuda.grid(1)
-                if i < args[k].shape[0]:
-                    one(i, *args)
-
-            self._cuda.append(kernel)
-        return self._cuda[0]
-
-    def launch(self, backend: str | None, args: tuple, results: dict[int, Any]) -> None:
-        """Run ``one`` for every vehicle (``args[size_arg].shape[0]`` of them) on a backend.
-
-        ``results`` maps argument positions to the host arrays the kernel writes (copied
-        back from a GPU).
-        """
-        name = resolve(backend)
-        n = args[self.size_arg].shape[0]
-        if name == "cpu":
-            (self.parallel if n >= PARALLEL_MIN else self.serial)(*args)
-        elif name == "python":
-            for i in range(n):
-                self.one(i, *args)
-        else:
-            run_cuda(self.cuda_kernel(), n, args, results)
-
-
-def source_stamp(one: Any) -> str:
-    """Digest of the sources a kernel of ``one`` is compiled from.
-
-    numba's disk cache checks only the file of the cached function (here this module), not the
-    functions it calls; the digest is bound into the kernels (a closure constant, part of
-    numba's cache key), so editing any of these files recompiles instead of loading stale
-    machine code: ``one``'s module, every module of its package, :mod:`marinesim.models.sixdof`,
-    :mod:`marinesim.models.integrate` and :mod:`marinesim.core.frames`.
-    """
-    import hashlib
-    import sys
-    from pathlib import Path
-
-    here = Path(__file__).resolve().parent
-    files = {
-        *Path(sys.modules[one.__module__].__file__ or "").resolve().parent.glob("*.py"),
-        *(here / "sixdof").glob("*.py"),
-        here / "integrate.py",
-        here.parent / "core" / "frames.py",
-    }
-    h = hashlib.sha256()
-    for f in sorted(files):
-        if f.is_file():
-            h.update(f.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def kernels(one: Any, size_arg: int) -> Kernels:
+def kernels(one: Any, size_arg: int, extra: Iterable[str | Path] = ()) -> Kernels:
     """Serial and ``prange`` CPU kernels (cached on disk) and a CUDA kernel of ``one``.
 
     Parameters
@@ -198,21 +78,7 @@ def kernels(one: Any, size_arg: int) -> Kernels:
         ``one(i, *args)`` advances vehicle ``i``; registered with ``register_jitable``.
     size_arg : int
         Position in ``args`` of an array whose first axis is the vehicle axis N.
+    extra : iterable of path
+        Sources of laws ``one`` calls beyond those of :func:`source_stamp` (cache key).
     """
-    stamp = source_stamp(one)  # in the closure, hence in numba's cache key
-
-    @numba.njit(cache=True)
-    def serial(*args):  # noqa: ANN002, ANN202
-        if len(stamp) == 0:
-            return
-        for i in range(args[size_arg].shape[0]):
-            one(i, *args)
-
-    @numba.njit(cache=True, parallel=True)
-    def parallel(*args):  # noqa: ANN002, ANN202
-        if len(stamp) == 0:
-            return
-        for i in numba.prange(args[size_arg].shape[0]):
-            one(i, *args)
-
-    return Kernels(one, size_arg, serial, parallel)
+    return cc.kernels(one, size_arg, stamp=source_stamp(one, extra))

@@ -55,7 +55,6 @@ __all__ = [
     "quat_kinematics",
     "rzyx",
     "smtrx",
-    "ssa",
     "tzyx",
     "uuv_hydro_params",
     "uuv_hydrodynamic_terms",
@@ -65,11 +64,6 @@ __all__ = [
 
 F64 = NDArray[np.float64]
 _NO_ZERO = np.zeros((0, 2), dtype=np.int64)
-
-
-def ssa(angle: ArrayLike) -> F64:
-    """Smallest signed angle in [−π, π) (Fossen 2021, ``ssa``): :func:`frames.wrap_pi`."""
-    return frames.wrap_pi(angle)
 
 
 def _cols(a: ArrayLike) -> tuple:

@@ -32,7 +32,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from marinesim.core.errors import ConfigError
-from marinesim.core.frames import euler_from_quat, quat_from_euler, rotation_from_quat
+from marinesim.core.frames import (
+    euler_from_quat,
+    quat_from_euler,
+    rotation_from_quat,
+    rotation_quat_c,
+)
+from marinesim.models.sixdof.terms import cross3
 
 __all__ = [
     "KINDS",
@@ -152,6 +158,17 @@ class MotionModel:
         """Vehicles still running (N,)."""
         return np.asarray(state.alive, dtype=bool)
 
+    def nu(self, state: Any) -> F64:
+        """ν = [u, v, w, p, q, r] (N, 6) [m/s, rad/s] (the pose's velocities, side by side)."""
+        return np.concatenate(self.pose(state)[2:], axis=1)
+
+    def down_body(self, state: Any, quat: F64 | None = None) -> F64:
+        """(N, 3) the NED down axis in body axes, Rᵀ [0, 0, 1]: the last row of :meth:`rotation`.
+
+        ``quat`` : the state's attitude quaternion (N, 4) when the caller has it (``pose``).
+        """
+        return self.rotation(state)[:, 2, :]
+
     def eta_nu(self, state: Any) -> tuple[F64, F64]:
         """η = [x, y, z, φ, θ, ψ] (N, 6) [m, rad] and ν (N, 6)."""
         pos, quat, vel, ang = self.pose(state)
@@ -167,7 +184,9 @@ class MotionModel:
         """Gravity the model integrates with [m/s²]."""
         return water_gravity
 
-    def specific_force(self, nu0: F64, state1: Any, h: float, gravity: float) -> F64:
+    def specific_force(
+        self, nu0: F64, state1: Any, h: float, gravity: float, quat1: F64 | None = None
+    ) -> F64:
         """Body specific force [m/s²]: v̇ + ω × v − Rᵀ g, finite difference over the step.
 
         Parameters
@@ -179,10 +198,13 @@ class MotionModel:
             [s].
         gravity : float
             The water's gravity [m/s²] (a model with its own constant uses that).
+        quat1 : ndarray, shape (N, 4), optional
+            Attitude quaternion of ``state1`` (``pose(state1)[1]``) when the caller has it.
         """
-        _pos, _q, v1, w1 = self.pose(state1)
-        a = (v1 - nu0[:, :3]) / h + np.cross(w1, v1)
-        g_body = self.gravity(gravity) * self.rotation(state1)[:, 2, :]  # Rᵀ [0, 0, g]
+        nu1 = self.nu(state1)
+        v1, w1 = nu1[:, :3], nu1[:, 3:]
+        a = (v1 - nu0[:, :3]) / h + _cross(w1, v1)
+        g_body = self.gravity(gravity) * self.down_body(state1, quat1)  # Rᵀ [0, 0, g]
         return a - g_body
 
     def actuator_log(self, state: Any) -> tuple[F64, str, tuple[str, ...]] | None:
@@ -192,6 +214,23 @@ class MotionModel:
 
 def _euler_rotation(e: F64) -> F64:
     return rotation_from_quat(quat_from_euler(e[:, 0], e[:, 1], e[:, 2]))
+
+
+def _cross(a: F64, b: F64) -> F64:
+    """Row-wise a × b (N, 3) (:func:`~marinesim.models.sixdof.terms.cross3`, as ``np.cross``)."""
+    out = np.empty(a.shape)
+    out[:, 0], out[:, 1], out[:, 2] = cross3(a[:, 0], a[:, 1], a[:, 2], b[:, 0], b[:, 1], b[:, 2])
+    return out
+
+
+def _last_row(q: F64) -> F64:
+    """``rotation_from_quat(q)[:, 2, :]`` (the same entries) without building the matrices."""
+    r = rotation_quat_c(q[:, 0], q[:, 1], q[:, 2], q[:, 3])
+    out = np.empty((q.shape[0], 3))
+    out[:, 0] = r[6]
+    out[:, 1] = r[7]
+    out[:, 2] = r[8]
+    return out
 
 
 @dataclass(frozen=True)
@@ -235,11 +274,26 @@ class FossenMotion(MotionModel):
         )
         return clean, list(x1.events)
 
+    def nu(self, state: Any) -> F64:
+        """ν (a copy of the state's)."""
+        return state.nu.copy()
+
     def pose(self, state: Any) -> tuple[F64, F64, F64, F64]:
         """Pose of a fossen6dof State."""
         att = state.att
         quat = att if att.shape[1] == 4 else quat_from_euler(att[:, 0], att[:, 1], att[:, 2])
         return state.pos, quat, state.nu[:, :3], state.nu[:, 3:]
+
+    def down_body(self, state: Any, quat: F64 | None = None) -> F64:
+        """Last row of :meth:`rotation` (the same entries, through the attitude quaternion)."""
+        att = state.att
+        if self.built.attitude == "quaternion":
+            return _last_row(att)
+        if att.shape[1] != 3:
+            return super().down_body(state)
+        if quat is None:
+            quat = quat_from_euler(att[:, 0], att[:, 1], att[:, 2])
+        return _last_row(quat)
 
     def rotation(self, state: Any) -> F64:
         """Body → NED (N, 3, 3) from the model's own attitude."""
@@ -284,6 +338,17 @@ class _RowsMotion(MotionModel):
         """η and ν straight from the rows."""
         return state.x[:, 0:6], state.x[:, 6:12]
 
+    def nu(self, state: Any) -> F64:
+        """ν (a copy of the rows' columns)."""
+        return state.x[:, 6:12].copy()
+
+    def down_body(self, state: Any, quat: F64 | None = None) -> F64:
+        """Last row of the rotation of the rows' Euler angles (through their quaternion)."""
+        if quat is None:
+            e = state.x
+            quat = quat_from_euler(e[:, 3], e[:, 4], e[:, 5])
+        return _last_row(quat)
+
     def rotation(self, state: Any) -> F64:
         """Body → NED from the rows' Euler angles."""
         return _euler_rotation(state.x[:, 3:6])
@@ -320,7 +385,9 @@ class PvsMotion(_RowsMotion):
         """REMUS 100: rudder, stern plane [deg] and propeller [rpm]; Otter: propellers [rad/s]."""
         act = state.x[:, 12:]
         if self.name == "remus100":
-            vals = np.stack([np.degrees(act[:, 0]), np.degrees(act[:, 1]), act[:, 2]], axis=1)
+            vals = np.empty((act.shape[0], 3))
+            vals[:, :2] = np.degrees(act[:, :2])
+            vals[:, 2] = act[:, 2]
             return vals, "deg, deg, rpm", ("rudder_deg", "stern_deg", "propeller_rpm")
         return act, "rad/s", tuple(self.built.controls)
 

@@ -35,7 +35,6 @@ from numpy.typing import NDArray
 from marinesim.core.errors import ConfigError
 from marinesim.models import hydro
 from marinesim.models.sixdof import pvs_vehicles as pv
-from marinesim.models.sixdof.guard import events
 
 __all__ = [
     "OTTER_MODES",
@@ -495,13 +494,10 @@ def step_guarded(
         A NumericalError text per vehicle stopped in this step (index and time).
     """
     kind, par, zero = _kernel_params(p)
-    xs = np.ascontiguousarray(x, dtype=float)
-    cs = np.ascontiguousarray(np.asarray(cmd, dtype=float).reshape(-1, xs.shape[1] - 12))
-    al = np.array(alive, dtype=bool).reshape(xs.shape[0])
-    with np.errstate(all="ignore"):
-        y, status, size = pv.run(kind, par, zero, xs, cs, h, al, max_speed, max_rate, backend)
-    ev = events(status, size, t, max_speed, max_rate) if status.any() else []
-    return y, al, ev
+    return pv.step_guarded(
+        pv.STEP, kind, par, zero, x, cmd, h, alive, t, backend=backend, max_speed=max_speed,
+        max_rate=max_rate,
+    )  # fmt: skip
 
 
 def step_array(

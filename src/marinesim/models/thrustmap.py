@@ -100,6 +100,23 @@ def format_number_x(value: float, digits: int = 4) -> str:
     return s
 
 
+_F64 = NDArray[np.float64]
+
+
+def _thrust_on_segment(s: _F64, lt: _F64, ls: _F64, rt: _F64, rs: _F64) -> _F64:
+    """Thrust at speed ``s`` on the segment (lt, ls)–(rt, rs), as the program inverts it.
+
+    slope = (rs − ls)/(rt − lt), intercept b = ls − slope·lt, thrust (s − b)/slope; a flat
+    segment (slope 0) gives its left thrust, a segment of no positive run 0.
+    """
+    run = rt - lt
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = (rs - ls) / run
+        b = ls - slope * lt
+        val = np.where(slope == 0, lt, (s - b) / slope)
+    return np.where(run <= 0, 0.0, val)
+
+
 def _pair_text(t: float, s: float) -> str:
     return f"{format_number_x(t)}:{format_number_x(s)}"
 
@@ -495,14 +512,7 @@ class ThrustMap:
         top = ps[-1]
         k = np.searchsorted(ps, s, side="left")  # pairs with speed < s
         k = np.minimum(k, len(ps) - 1)
-        lt, ls = c["pos_lt"][k], c["pos_ls"][k]
-        rt, rs = pt[k], ps[k]
-        run = rt - lt
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slope = (rs - ls) / run
-            b = ls - slope * lt
-            val = np.where(slope == 0, lt, (s - b) / slope)
-        val = np.where(run <= 0, 0.0, val)
+        val = _thrust_on_segment(s, c["pos_lt"][k], c["pos_ls"][k], pt[k], ps[k])
         if compat == "moos":
             return np.where(s >= top, MAX_THRUST, val)
         # documented: a speed on a plateau (or beyond the top) → least thrust reaching it
@@ -521,14 +531,7 @@ class ThrustMap:
         low = ns[0]
         r = np.searchsorted(c["neg_rs"], s, side="left")  # first right point with speed >= s
         r = np.minimum(r, len(ns))
-        lt, ls = c["neg_lt"][r], c["neg_ls"][r]
-        rt, rs = c["neg_rt"][r], c["neg_rs"][r]
-        run = rt - lt
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slope = (rs - ls) / run
-            b = ls - slope * lt
-            val = np.where(slope == 0, lt, (s - b) / slope)
-        val = np.where(run <= 0, 0.0, val)
+        val = _thrust_on_segment(s, c["neg_lt"][r], c["neg_ls"][r], c["neg_rt"][r], c["neg_rs"][r])
         if compat == "moos":
             return np.where(s <= low, MIN_THRUST, val)
         # documented: least magnitude = the highest thrust among pairs with that speed

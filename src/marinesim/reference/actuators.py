@@ -20,7 +20,6 @@ from __future__ import annotations
 import ast
 import csv
 import io
-import json
 import math
 import operator
 import re
@@ -36,10 +35,11 @@ from marinesim.actuators import lift_drag as ld
 from marinesim.actuators import thrust_conversion as tc
 from marinesim.actuators import thruster as th
 from marinesim.actuators import thruster_dynamics as td
-from marinesim.actuators.uuv_names import from_uuv
+from marinesim.actuators.uuv_names import THRUSTER_KNOBS, from_uuv
 from marinesim.core.errors import DataError
 from marinesim.core.frames import rotation_from_euler
 from marinesim.core.params import validate
+from marinesim.reference.manifest import manifest_files
 from marinesim.reference.runner import CaseResult, ColumnResult
 
 __all__ = ["D2R_UUV", "THRUSTER_POSES", "load_table", "replay_file", "verify_path"]
@@ -180,16 +180,7 @@ def _thruster(params: Mapping[str, Any]) -> th.ThrusterParams:
         "dynamics": _model("dynamics", params["dynamics"]),
         "conversion": _model("conversion", params["conversion"]),
     }
-    names = {
-        "clampMin": "clamp_min",
-        "clampMax": "clamp_max",
-        "thrustMin": "thrust_min",
-        "thrustMax": "thrust_max",
-        "gain": "gain",
-        "thrust_efficiency": "thrust_efficiency",
-        "propeller_efficiency": "propeller_efficiency",
-    }
-    for key, ours in names.items():
+    for key, ours in THRUSTER_KNOBS.items():
         v = params.get(key)
         if not _absent(v):
             data[ours] = _leading_number(v, key)
@@ -765,17 +756,5 @@ def verify_path(path: Path, rel_tol: float = 1e-9) -> list[CaseResult]:
     """
     path = Path(path)
     manifest = path if path.is_file() else path / "manifest.json"
-    folder = manifest.parent
-    from marinesim.core.textio import read_input_text
-
-    text = read_input_text(manifest, what="actuator manifest", error=DataError)
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise DataError(f"cannot read actuator manifest: {exc}", file=manifest) from None
-    if not isinstance(data, dict):
-        raise DataError("the manifest must hold a JSON object", file=manifest)
-    files = data.get("files")
-    if not isinstance(files, dict) or not files:
-        raise DataError("manifest has no 'files'", file=manifest)
-    return [replay_file(folder, name, entry, rel_tol) for name, entry in files.items()]
+    files = manifest_files(manifest, "actuator manifest")
+    return [replay_file(manifest.parent, name, entry, rel_tol) for name, entry in files.items()]

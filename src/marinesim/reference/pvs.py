@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import io
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,7 @@ from numpy.typing import NDArray
 from marinesim.control import autopilots as ap
 from marinesim.core.errors import ConfigError, DataError
 from marinesim.models import pvs
+from marinesim.reference.manifest import manifest_files
 from marinesim.reference.runner import CaseResult, ColumnResult
 
 __all__ = ["PvsRun", "build", "parse_constructor", "simulate", "verify_file", "verify_path"]
@@ -430,19 +430,7 @@ def verify_path(path: Path) -> list[CaseResult]:
     """
     path = Path(path)
     folder = path.parent if path.is_file() else path
-    manifest_path = folder / "manifest.json"
-    from marinesim.core.textio import read_input_text
-
-    text = read_input_text(manifest_path, what="manifest", error=DataError)
-    try:
-        manifest = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise DataError(f"cannot read manifest: {exc}", file=manifest_path) from None
-    if not isinstance(manifest, dict):
-        raise DataError("the manifest must hold a JSON object", file=manifest_path)
-    files = manifest.get("files")
-    if not isinstance(files, dict) or not files:
-        raise DataError("manifest has no 'files'", file=manifest_path, param="files")
+    files = manifest_files(folder / "manifest.json")
     out = []
     for fname, entry in files.items():
         fpath = folder / fname

@@ -16,7 +16,6 @@ actuators_{k+1} = dynamics(...), η_{k+1} = attitudeEuler(η_k, ν_{k+1}).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,64 +34,55 @@ __all__ = ["LoopResult", "run"]
 F64 = NDArray[np.float64]
 
 
-def _stamp() -> str:
-    """Digest of the law sources outside this package (bound into the kernel's cache key)."""
-    root = Path(__file__).resolve().parents[1]
-    files = sorted((root / "models" / "sixdof" / "fleet").glob("*.py"))
-    files.append(root / "control" / "pvs_fleet.py")
-    files.append(root / "control" / "autopilots.py")
-    h = hashlib.sha256()
-    for f in files:
-        if f.is_file():
-            h.update(f.read_bytes())
-    return h.hexdigest()[:16]
+@register_jitable
+def loop_one(
+    i: int, kind: int, par: Any, zero: Any, code: int, cpar: Any, st: Any, x: Any, y: Any,
+    u: Any, table: Any, k0: int, steps: int, final: int, h: float, max_speed: float,
+    max_rate: float, alive: Any, status: Any, size: Any, ev_code: Any, ev_size: Any,
+    ev_step: Any, dolog: int, log: Any, logst: Any,
+) -> None:  # fmt: skip
+    """Vehicle ``i``: ``steps`` loop steps (control, dynamics, ``attitudeEuler``, guard) from
+    step ``k0``, then the control call of one more row if ``final``; rows logged if ``dolog``."""
+    xi, yi, ui, si = x[i], y[i], u[i], st[i]
+    cp = terms.row(cpar, i)
+    nx, m, ns = xi.shape[0], ui.shape[0], si.shape[0]
+    ev_step[i] = -1
+    for j in range(steps + final):
+        k = k0 + j
+        ctl.control_one(code, cp, si, xi[0:6], xi[6:12], k * h, h, table, k, ui)
+        if dolog != 0:
+            for c in range(12):
+                log[i, j, c] = xi[c]
+            for c in range(m):
+                log[i, j, 12 + c] = ui[c]
+            for c in range(12, nx):
+                log[i, j, m + c] = xi[c]
+            for c in range(ns):
+                logst[i, j, c] = si[c]
+        if j < steps:
+            kernel.step_one(
+                i, kind, par, zero, x, u, h, max_speed, max_rate, alive, y, status, size
+            )
+            if status[i] != 0 and ev_step[i] < 0:
+                ev_code[i] = status[i]
+                ev_size[i] = size[i]
+                ev_step[i] = k + 1
+            for c in range(nx):
+                xi[c] = yi[c]
 
 
-def _make_loop_one(stamp: str) -> Any:
-    """The per-vehicle closed loop; a closure over ``stamp`` so numba's disk cache sees edits
-    of the control and vehicle laws (its key holds the pickled function)."""
-
-    @register_jitable
-    def loop_one(
-        i: int, kind: int, par: Any, zero: Any, code: int, cpar: Any, st: Any, x: Any, y: Any,
-        u: Any, table: Any, k0: int, steps: int, final: int, h: float, max_speed: float,
-        max_rate: float, alive: Any, status: Any, size: Any, ev_code: Any, ev_size: Any,
-        ev_step: Any, dolog: int, log: Any, logst: Any,
-    ) -> None:  # fmt: skip
-        if len(stamp) == 0:
-            return
-        xi, yi, ui, si = x[i], y[i], u[i], st[i]
-        cp = terms.row(cpar, i)
-        nx, m, ns = xi.shape[0], ui.shape[0], si.shape[0]
-        ev_step[i] = -1
-        for j in range(steps + final):
-            k = k0 + j
-            ctl.control_one(code, cp, si, xi[0:6], xi[6:12], k * h, h, table, k, ui)
-            if dolog != 0:
-                for c in range(12):
-                    log[i, j, c] = xi[c]
-                for c in range(m):
-                    log[i, j, 12 + c] = ui[c]
-                for c in range(12, nx):
-                    log[i, j, m + c] = xi[c]
-                for c in range(ns):
-                    logst[i, j, c] = si[c]
-            if j < steps:
-                kernel.step_one(
-                    i, kind, par, zero, x, u, h, max_speed, max_rate, alive, y, status, size
-                )
-                if status[i] != 0 and ev_step[i] < 0:
-                    ev_code[i] = status[i]
-                    ev_size[i] = size[i]
-                    ev_step[i] = k + 1
-                for c in range(nx):
-                    xi[c] = yi[c]
-
-    return loop_one
-
-
-loop_one = _make_loop_one(_stamp())
-LOOP = backends.kernels(loop_one, 7)  # args[7] is the state (N, 12 + m)
+_SRC = Path(__file__).resolve().parents[1]
+#: Kernels of :func:`loop_one` (args[7] is the state (N, 12 + m)); the cache key covers the
+#: fleet's vehicle laws and the control laws too.
+LOOP = backends.kernels(
+    loop_one,
+    7,
+    (
+        _SRC / "models" / "sixdof" / "fleet",
+        _SRC / "control" / "pvs_fleet.py",
+        _SRC / "control" / "autopilots.py",
+    ),
+)
 
 
 @dataclass(frozen=True)

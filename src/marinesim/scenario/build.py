@@ -22,6 +22,7 @@ from marinesim.engine.entity import BlockSpec, PluginSpec, Spawn
 from marinesim.engine.env import Environment
 from marinesim.engine.plugins.script import EventScript, EventScriptParams, ScriptEvent
 from marinesim.engine.simulation import MetricCondition, Simulation
+from marinesim.scenario.current_field import load_current_field
 from marinesim.scenario.load import (
     LoadedScenario,
     load_file,
@@ -212,8 +213,6 @@ def _make_plugin(
 def _current_loader(
     path: Any, *, file: Any = None, line: Any = None, param: str = "current_field"
 ) -> Any:
-    from marinesim.interop.moos.files import load_current_field
-
     return load_current_field(path, file=file, line=line, param=param)
 
 

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from marinesim.core.errors import ConfigError
 from marinesim.core.params import ParamsBase, field
 
-__all__ = ["BOTTOM", "NONE", "WATER", "DvlParams", "dvl_measure"]
+__all__ = ["BOTTOM", "NONE", "WATER", "DvlParams", "dvl_measure", "sensor_velocity"]
 
 NONE, BOTTOM, WATER = 0, 1, 2
 
@@ -55,6 +55,23 @@ class DvlParams(ParamsBase):
             )
 
 
+def sensor_velocity(
+    vel_body: NDArray[np.float64], ang_vel: NDArray[np.float64], lever_arm: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Velocity of a point at ``lever_arm`` on the body: v + ω × r [m/s], (N, 3).
+
+    Parameters
+    ----------
+    vel_body : ndarray, shape (N, 3)
+        Body velocity at the origin [m/s].
+    ang_vel : ndarray, shape (N, 3)
+        Body angular rate ω [rad/s].
+    lever_arm : ndarray, shape (3,)
+        Sensor position r in body FRD [m].
+    """
+    return vel_body + np.cross(ang_vel, lever_arm)
+
+
 def dvl_measure(
     vel_body: NDArray[np.float64],
     ang_vel: NDArray[np.float64],
@@ -81,7 +98,7 @@ def dvl_measure(
     params : DvlParams
     """
     arm = np.asarray(params.lever_arm, dtype=float)
-    v_sensor = np.asarray(vel_body, float) + np.cross(np.asarray(ang_vel, float), arm)
+    v_sensor = sensor_velocity(np.asarray(vel_body, float), np.asarray(ang_vel, float), arm)
     alt = np.asarray(altitude, dtype=float)
     with np.errstate(invalid="ignore"):
         lock = (alt >= params.min_altitude) & (alt <= params.max_altitude)

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from marinesim.core.params import ParamsBase, field
+from marinesim.sensors.dvl import sensor_velocity
 
 __all__ = [
     "EkfParams",
@@ -222,7 +223,7 @@ def dvl_model(x: Arr, rot: Arr, omega: Arr, lever: Arr) -> tuple[Arr, Arr]:
     """Predicted DVL velocity R̂ᵀv + ω × r (N, 3) and its Jacobian H (N, 3, 9)."""
     n = x.shape[0]
     rt = np.swapaxes(rot, 1, 2)
-    zhat = np.einsum("nij,nj->ni", rt, x[:, 3:6]) + np.cross(omega, lever)
+    zhat = sensor_velocity(np.einsum("nij,nj->ni", rt, x[:, 3:6]), omega, lever)
     H = np.zeros((n, 3, 9))
     H[:, :, 3:6] = rt
     return zhat, H

@@ -9,15 +9,21 @@ has received no DESIRED_* value yet gets no command for that loop.
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
 
 from marinesim.control.pid import PidGains, heading_error, pid_init, pid_update
+from marinesim.core.frames import rotation_quat_c
 from marinesim.core.params import ParamsBase, field
 from marinesim.engine.plugin import Plugin
+from marinesim.engine.tick import heading_deg
 
 __all__ = ["HeadingSpeedDepthPid", "HeadingSpeedDepthPidParams"]
+
+#: Setpoint topic → its column in the ``desired`` state (heading, speed, depth).
+_SETPOINT_COLUMN = {"DESIRED_HEADING": 0, "DESIRED_SPEED": 1, "DESIRED_DEPTH": 2}
 
 
 class HeadingSpeedDepthPidParams(ParamsBase):
@@ -88,62 +94,108 @@ class HeadingSpeedDepthPid(Plugin):
             "DESIRED_ELEVATOR": ("%", "elevator command, ±max_elevator"),
         }
 
-    def _gains(self) -> tuple[PidGains, PidGains, PidGains]:
+    def _gains(self) -> PidGains:
+        """The three loops' gains as one block: columns heading, speed, depth (built once)."""
         p: Any = self.params
-        return (
-            PidGains(
-                p.heading_kp, p.heading_ki, p.heading_kd, p.heading_integral_limit, p.max_rudder
-            ),
-            PidGains(p.speed_kp, p.speed_ki, p.speed_kd, p.speed_integral_limit, p.max_thrust),
-            PidGains(p.depth_kp, p.depth_ki, p.depth_kd, p.depth_integral_limit, p.max_elevator),
+        cached = self.__dict__.get("_gains_cache")
+        if cached is not None and cached[0] is p:
+            return cached[1]
+        cols = (
+            (p.heading_kp, p.heading_ki, p.heading_kd, p.heading_integral_limit, p.max_rudder),
+            (p.speed_kp, p.speed_ki, p.speed_kd, p.speed_integral_limit, p.max_thrust),
+            (p.depth_kp, p.depth_ki, p.depth_kd, p.depth_integral_limit, p.max_elevator),
         )
+        gains = PidGains(*(np.array(v, dtype=float) for v in zip(*cols, strict=True)))
+        self.__dict__["_gains_cache"] = (p, gains)
+        return gains
 
     def start(self, ctx: Any, rng: Any) -> None:
         """Reset the loop memories and setpoints."""
         n = ctx.n
-        for loop in ("heading", "speed", "depth"):
-            ctx.state[f"{loop}_pid"] = pid_init(n)
-            ctx.state[f"desired_{loop}"] = np.full(n, np.nan)
+        # the three loops side by side, columns (heading, speed, depth): one batched update
+        ctx.state["pid"] = pid_init((n, 3))
+        ctx.state["desired"] = np.full((n, 3), np.nan)
         ctx.state["t_prev"] = np.nan
 
     def control(self, ctx: Any, rng: Any) -> None:
         """One update of the three loops from the latest setpoints and the belief."""
         st = ctx.state
-        for loop in ("heading", "speed", "depth"):
-            val, got = ctx.inbox.latest(f"DESIRED_{loop.upper()}")
-            st[f"desired_{loop}"] = np.where(got, val, st[f"desired_{loop}"])
+        desired = st["desired"]
+        msgs = ctx.inbox.messages
+        if msgs:  # the latest numeric local value of each setpoint, per row (Inbox.latest)
+            desired = desired.copy()
+            for m in msgs:
+                col = _SETPOINT_COLUMN.get(m.topic)
+                if col is None or m.scope != "local":
+                    continue
+                vals = np.asarray(m.value)
+                if vals.dtype == object:
+                    continue
+                desired[m.rows, col] = vals.reshape(len(m.rows), -1)[:, 0]
+            st["desired"] = desired
         t_prev = st["t_prev"]
-        dt = ctx.dt if not np.isfinite(t_prev) else max(ctx.t - t_prev, 1e-12)
+        dt = ctx.dt if not math.isfinite(t_prev) else max(ctx.t - t_prev, 1e-12)
         st["t_prev"] = ctx.t
         belief = ctx.belief
-        gh, gs, gd = self._gains()
+        gains = self._gains()
         active = ctx.active
         p: Any = self.params
 
-        e_h = heading_error(st["desired_heading"], belief.heading_deg)
-        rudder, st["heading_pid"] = pid_update(gh, st["heading_pid"], e_h, dt, active=active)
-        des_speed = st["desired_speed"]
-        e_s = des_speed - belief.vel[:, 0]
-        corr, st["speed_pid"] = pid_update(gs, st["speed_pid"], e_s, dt, active=active)
-        thrust = np.clip(p.speed_factor * des_speed + corr, -p.max_thrust, p.max_thrust)
-        e_d = st["desired_depth"] - belief.depth
-        elevator, st["depth_pid"] = pid_update(gd, st["depth_pid"], e_d, dt, active=active)
+        des_heading = desired[:, 0]
+        des_speed = desired[:, 1]
+        des_depth = desired[:, 2]
+        err = np.empty(desired.shape)
+        err[:, 0] = heading_error(des_heading, heading_deg(belief.quat))
+        err[:, 1] = des_speed - belief.vel[:, 0]
+        err[:, 2] = des_depth - belief.pos[:, 2]
+        out, st["pid"] = pid_update(gains, st["pid"], err, dt, active=active[:, None])
+        rudder = out[:, 0]
+        thrust = np.clip(p.speed_factor * des_speed + out[:, 1], -p.max_thrust, p.max_thrust)
+        elevator = out[:, 2]
         if p.depth_rate_kd > 0:
-            w_down = belief.vel_ned[:, 2]
+            w_down = _down_velocity(belief)
             damped = np.clip(elevator - p.depth_rate_kd * w_down, -p.max_elevator, p.max_elevator)
-            elevator = np.where(np.isfinite(st["desired_depth"]), damped, 0.0)
+            elevator = np.where(np.isfinite(des_depth), damped, 0.0)
 
-        for topic, value, desired in (
-            ("DESIRED_RUDDER", rudder, st["desired_heading"]),
-            ("DESIRED_THRUST", thrust, des_speed),
-            ("DESIRED_ELEVATOR", elevator, st["desired_depth"]),
+        ok = np.isfinite(desired)
+        ok &= active[:, None]
+        every = bool(ok.all())
+        for col, topic, value in (
+            (0, "DESIRED_RUDDER", rudder),
+            (1, "DESIRED_THRUST", thrust),
+            (2, "DESIRED_ELEVATOR", elevator),
         ):
-            rows = np.flatnonzero(np.isfinite(desired) & active)
+            if every:
+                ctx.publish(topic, value)
+                continue
+            rows = np.flatnonzero(ok[:, col])
             if rows.size:
-                ctx.publish(topic, np.asarray(value)[rows], rows=rows)
+                ctx.publish(topic, value[rows], rows=rows)
         ctx.log("rudder", rudder, "%")
         ctx.log("thrust", np.where(np.isfinite(des_speed), thrust, np.nan), "%")
         ctx.log("elevator", elevator, "%")
-        ctx.log("desired_heading", st["desired_heading"], "deg")
+        ctx.log("desired_heading", des_heading, "deg")
         ctx.log("desired_speed", des_speed, "m/s")
-        ctx.log("desired_depth", st["desired_depth"], "m")
+        ctx.log("desired_depth", des_depth, "m")
+
+
+def _down_velocity(state: Any) -> Any:
+    """(N,) down component of the NED velocity, exactly ``state.vel_ned[:, 2]`` (its bits).
+
+    The same rotation entries (:func:`~marinesim.core.frames.rotation_quat_c`) and the same
+    ``einsum`` contraction as :attr:`VehicleState.vel_ned`, on the matrices' last row only.
+    For one vehicle the entries are computed on Python floats: they use only +, − and ×,
+    which round the same on floats and on arrays, so the bits are those of the array path.
+    """
+    q = state.quat
+    n = q.shape[0]
+    if n == 1:
+        r = rotation_quat_c(*q[0].tolist())
+        row = np.array(r[6:9], dtype=float).reshape(1, 1, 3)
+    else:
+        r = rotation_quat_c(q[:, 0], q[:, 1], q[:, 2], q[:, 3])
+        row = np.empty((n, 1, 3))
+        row[:, 0, 0] = r[6]
+        row[:, 0, 1] = r[7]
+        row[:, 0, 2] = r[8]
+    return np.einsum("nij,nj->ni", row, state.vel)[:, 0]

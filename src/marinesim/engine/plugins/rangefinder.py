@@ -22,7 +22,7 @@ import numpy as np
 from marinesim.core.errors import ConfigError
 from marinesim.core.params import field
 from marinesim.engine.plugin import Plugin
-from marinesim.environment.terrain import BUILTIN_PROFILES, builtin_profile
+from marinesim.environment.terrain import BUILTIN_PROFILES, TerrainProfile, builtin_profile
 from marinesim.sensors.pipeline import DelayLine
 from marinesim.sensors.rangefinder import RangefinderParams, inject
 
@@ -46,13 +46,22 @@ ENVIRONMENT = "environment"
 
 
 def terrain_schedule(
-    terrain: str, delay: float, t_inject0: float | None, dt: float, interval: float = 0.1
+    terrain: str,
+    delay: float,
+    t_inject0: float | None,
+    dt: float,
+    interval: float = 0.1,
+    *,
+    profile: TerrainProfile | None = None,
 ) -> tuple[Any, int, int]:
     """(profile, first message tick, ticks between messages) for a shipped profile.
 
-    With ``terrain == 'environment'`` the profile is None and ``interval`` (s) sets the rate.
+    With ``terrain == 'environment'`` the profile is None and ``interval`` (s) sets the rate;
+    a ``profile`` object (Python API) replaces the shipped name.
     """
-    if terrain == ENVIRONMENT:
+    if t_inject0 is not None and t_inject0 < 0:
+        raise ConfigError(f"t_inject0 must be >= 0 s, got {t_inject0}", param="t_inject0")
+    if profile is None and terrain == ENVIRONMENT:
         iv = interval / dt
         if abs(iv - round(iv)) > 1e-6 or round(iv) < 1:
             raise ConfigError(
@@ -60,18 +69,19 @@ def terrain_schedule(
             )
         t0 = delay if t_inject0 is None else t_inject0
         return None, int(round(t0 / dt)), int(round(iv))
-    if terrain not in BUILTIN_PROFILES:
+    if profile is None and terrain not in BUILTIN_PROFILES:
         raise ConfigError(
             f"terrain {terrain!r} is not a shipped profile ({', '.join(BUILTIN_PROFILES)}) or "
             "'environment' (the scenario's environment.terrain); terrain profile files are not "
             "supported in scenarios yet (use 'marinesim surftrak run')",
             param="terrain",
         )
-    prof = builtin_profile(terrain)
+    prof = builtin_profile(terrain) if profile is None else profile
     iv = prof.interval / dt
     if abs(iv - round(iv)) > 1e-6:
         raise ConfigError(
-            f"terrain interval {prof.interval} s is not a multiple of dt", param="terrain"
+            f"terrain interval {prof.interval} s is not a multiple of the {dt * 1e3:g} ms tick",
+            param="terrain",
         )
     t0 = delay if t_inject0 is None else t_inject0
     return prof, int(round(t0 / dt)), int(round(iv))
@@ -87,10 +97,22 @@ class RangefinderSensor(Plugin):
         "rangefinder/signal_quality": "double",
     }
 
+    def __init__(self, name: str, params: Any = None) -> None:
+        super().__init__(name, params)
+        #: A terrain profile object instead of a shipped name (Python API, set before the run).
+        self.profile: TerrainProfile | None = None
+
     def start(self, ctx: Any, rng: Any) -> None:
         """Build the delay line and the message schedule."""
         p: Any = self.params
-        prof, k0, iv = terrain_schedule(p.terrain, p.delay, p.t_inject0, ctx.dt, p.interval)
+        if p.geometry_source not in ("truth", "belief"):
+            raise ConfigError(
+                f"geometry_source must be 'truth' or 'belief', got {p.geometry_source!r}",
+                param="geometry_source",
+            )
+        prof, k0, iv = terrain_schedule(
+            p.terrain, p.delay, p.t_inject0, ctx.dt, p.interval, profile=self.profile
+        )
         if prof is None and not getattr(ctx.env, "has_terrain", False):
             raise ConfigError(
                 "rangefinder terrain 'environment' needs environment.terrain in the scenario",
@@ -109,7 +131,8 @@ class RangefinderSensor(Plugin):
     def sense(self, ctx: Any, rng: Any) -> None:
         """Record truth z; inject a terrain row on message ticks."""
         st = ctx.state
-        z = -ctx.truth.pos[:, 2]
+        geo = ctx.belief if st["rf"].geometry_source == "belief" else ctx.truth
+        z = -geo.pos[:, 2]
         k = int(round((ctx.t - 0.0) / ctx.dt))
         prof = st["profile"]
         if prof is None:
@@ -130,6 +153,8 @@ class RangefinderSensor(Plugin):
         ctx.publish("rangefinder/signal_quality", rd.quality)
         ctx.log("rf_cm", rd.distance_cm, "cm")
         ctx.log("signal_quality", rd.quality, "%")
+        ctx.log("sub_cm", zd * 100.0, "cm")
+        ctx.log("terrain_cm", np.full(ctx.n, row * 100.0), "cm")
 
     def _sense_environment(self, ctx: Any, rng: Any, z: np.ndarray, k: int) -> None:
         """``terrain: environment``: seafloor from ``ctx.env`` under the true north/east."""

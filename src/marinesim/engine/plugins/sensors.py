@@ -77,8 +77,50 @@ def _buffer(ctx: Any, t_stamp: float, value: np.ndarray, ok: np.ndarray) -> None
     buf.append((float(t_stamp), np.array(value, dtype=float).reshape(ok.shape[0], -1), ok.copy()))
 
 
+def _deliver(ctx: Any, topic: str, value: np.ndarray, ok: np.ndarray, delay: float) -> None:
+    """Buffer a sample of t − ``delay`` and publish the rows delivered on ``topic``.
+
+    Parameters
+    ----------
+    value : ndarray, shape (N, k)
+        The sample of every vehicle.
+    ok : ndarray of bool, shape (N,)
+        Delivered (inactive vehicles never are).
+    delay : float
+        Sensor delay [s]: the sample describes t − delay.
+    """
+    ok = ok & np.asarray(ctx.active)
+    _buffer(ctx, ctx.t - delay, value, ok)
+    rows = np.flatnonzero(ok)
+    if rows.size:
+        ctx.publish(topic, value[rows], rows=rows, t_stamp=ctx.t - delay)
+
+
+def _log_position_quality(ctx: Any, cep: np.ndarray, cov: np.ndarray) -> None:
+    """Log CEP50 [m] (N,) and the position standard deviations of the covariance (N, 9, 9)."""
+    ctx.log("cep", cep, "m")
+    ctx.log(
+        "pos_std",
+        np.sqrt(np.diagonal(cov, axis1=1, axis2=2)[:, 0:3]),
+        "m",
+        ("north", "east", "down"),
+    )
+
+
 def _nav_payload(pos: np.ndarray, vel: np.ndarray, quat: np.ndarray, cov: np.ndarray) -> np.ndarray:
     return np.concatenate([pos, vel, quat, np.diagonal(cov, axis1=1, axis2=2)], axis=1)
+
+
+def _write_belief(ctx: Any) -> VehicleState | None:
+    """Write the belief that ``sense`` sampled and publish it on ``nav/state``.
+
+    Returns it, or None before the first sample (nothing written).
+    """
+    b: VehicleState | None = ctx.state.get("belief")
+    if b is not None:
+        ctx.set_belief(b)
+        ctx.publish("nav/state", _nav_payload(b.pos, b.vel, b.quat, b.cov))
+    return b
 
 
 class GpsSensor(Plugin):
@@ -97,10 +139,7 @@ class GpsSensor(Plugin):
         ne, fix = gps.gps_measure(pos, rng.normal(size=2), rng.uniform(size=1)[:, 0], p)
         fix &= np.asarray(ctx.active)
         ctx.log("fix", fix.astype(float), "")
-        _buffer(ctx, ctx.t - p.delay, ne, fix)
-        rows = np.flatnonzero(fix)
-        if rows.size:
-            ctx.publish("gps/fix", ne[rows], rows=rows, t_stamp=ctx.t - p.delay)
+        _deliver(ctx, "gps/fix", ne, fix, p.delay)
 
 
 class DepthSensor(Plugin):
@@ -124,11 +163,7 @@ class DepthSensor(Plugin):
             ctx.env.density,
             ctx.env.gravity,
         )
-        ok = ok & np.asarray(ctx.active)
-        _buffer(ctx, ctx.t - p.delay, d, ok)
-        rows = np.flatnonzero(ok)
-        if rows.size:
-            ctx.publish("depth/depth", d[rows, None], rows=rows, t_stamp=ctx.t - p.delay)
+        _deliver(ctx, "depth/depth", d[:, None], ok, p.delay)
 
 
 class ImuSensor(Plugin):
@@ -184,11 +219,7 @@ class ImuSensor(Plugin):
         ctx.log("accel_bias", ba, "m/s^2", ("x", "y", "z"))
         sample = np.concatenate([f, w, ok[:, None].astype(float)], axis=1)
         sample = _delayed(ctx, "line", sample, p.delay)  # (f, ω, delivered) of t − delay
-        ok = (sample[:, 6] > 0.5) & np.asarray(ctx.active)
-        _buffer(ctx, ctx.t - p.delay, sample[:, 0:6], ok)
-        rows = np.flatnonzero(ok)
-        if rows.size:
-            ctx.publish("imu/data", sample[rows, 0:6], rows=rows, t_stamp=ctx.t - p.delay)
+        _deliver(ctx, "imu/data", sample[:, 0:6], sample[:, 6] > 0.5, p.delay)
 
 
 class AhrsSensor(Plugin):
@@ -210,11 +241,7 @@ class AhrsSensor(Plugin):
         q_true = _delayed(ctx, "line", np.asarray(ctx.truth.quat), p.delay)
         q_true = q_true / np.linalg.norm(q_true, axis=1, keepdims=True)
         q, ok = ahrs.ahrs_measure(q_true, rng.normal(size=3), rng.uniform(size=1)[:, 0], p)
-        ok = ok & np.asarray(ctx.active)
-        _buffer(ctx, ctx.t - p.delay, q, ok)
-        rows = np.flatnonzero(ok)
-        if rows.size:
-            ctx.publish("ahrs/quat", q[rows], rows=rows, t_stamp=ctx.t - p.delay)
+        _deliver(ctx, "ahrs/quat", q, ok, p.delay)
 
 
 class DvlSensor(Plugin):
@@ -276,11 +303,7 @@ class DvlSensor(Plugin):
         ctx.log("altitude", alt, "m")
         val = np.concatenate([v, mode[:, None].astype(float)], axis=1)
         val = _delayed(ctx, "line", val, p.delay)
-        ok = (val[:, 3] > 0.5) & np.asarray(ctx.active)
-        _buffer(ctx, ctx.t - p.delay, val, ok)
-        rows = np.flatnonzero(ok)
-        if rows.size:
-            ctx.publish("dvl/velocity", val[rows], rows=rows, t_stamp=ctx.t - p.delay)
+        _deliver(ctx, "dvl/velocity", val, val[:, 3] > 0.5, p.delay)
 
 
 class NoisyStateSensor(Plugin):
@@ -316,11 +339,7 @@ class NoisyStateSensor(Plugin):
 
     def estimate(self, ctx: Any, rng: Any) -> None:
         """Write the belief, publish ``nav/state``."""
-        b = ctx.state.get("belief")
-        if b is None:
-            return
-        ctx.set_belief(b)
-        ctx.publish("nav/state", _nav_payload(b.pos, b.vel, b.quat, b.cov))
+        _write_belief(ctx)
 
 
 class SimpleInsSensor(Plugin):
@@ -388,20 +407,12 @@ class SimpleInsSensor(Plugin):
 
     def estimate(self, ctx: Any, rng: Any) -> None:
         """Write the belief; publish ``nav/state``, ``nav/cep``, ``nav/gps_fix``."""
-        b = ctx.state.get("belief")
+        b = _write_belief(ctx)
         if b is None:
             return
-        ctx.set_belief(b)
-        ctx.publish("nav/state", _nav_payload(b.pos, b.vel, b.quat, b.cov))
         ctx.publish("nav/cep", ctx.state["cep"])
         ctx.publish("nav/gps_fix", ctx.state["fix"].astype(float))
-        ctx.log("cep", ctx.state["cep"], "m")
-        ctx.log(
-            "pos_std",
-            np.sqrt(np.diagonal(b.cov, axis1=1, axis2=2)[:, 0:3]),
-            "m",
-            ("north", "east", "down"),
-        )
+        _log_position_quality(ctx, ctx.state["cep"], b.cov)
 
 
 class NavEkfEstimator(Plugin):
@@ -547,13 +558,7 @@ class NavEkfEstimator(Plugin):
         cep = nav.cep50(cov[:, 0:2, 0:2])
         ctx.publish("nav/state", _nav_payload(belief.pos, belief.vel, belief.quat, cov))
         ctx.publish("nav/cep", cep)
-        ctx.log("cep", cep, "m")
-        ctx.log(
-            "pos_std",
-            np.sqrt(np.diagonal(cov, axis1=1, axis2=2)[:, 0:3]),
-            "m",
-            ("north", "east", "down"),
-        )
+        _log_position_quality(ctx, cep, cov)
         ctx.log("cov_ne", cov[:, 0:2, 0:2].reshape(n, 4), "m^2", ("nn", "ne", "en", "ee"))
         ctx.log("rejected", sum(ekf.rejected.values()).astype(float), "")
 

@@ -357,24 +357,33 @@ class SixDofMotion(Plugin):
             cmd = self._commands(ctx, inbox, motion, x, h)
             if motion.input_is_wrench:
                 st["wrench"] = cmd
-        water = Water(np.zeros((n, 3)), ctx.env.density, ctx.env.gravity)
-        if not motion.current_in_constructor:
+        env = ctx.env
+        if motion.current_in_constructor:  # the still water of this model (never written)
+            water = st.get("still_water")
+            if water is None or water.current.shape[0] != n:
+                water = st["still_water"] = Water(np.zeros((n, 3)), env.density, env.gravity)
+        else:
+            water = Water(np.zeros((n, 3)), env.density, env.gravity)
             pos = motion.pose(x)[0]
-            water.current[:, :2] = ctx.env.current(pos[:, 0], pos[:, 1])
-        nu0 = np.concatenate(motion.pose(x)[2:], axis=1)
+            water.current[:, :2] = env.current(pos[:, 0], pos[:, 1])
         x1, events = motion.step(x, cmd, h, water)
+        pose = None
         if last:  # the truth's specific force describes t_{k+1}: only the last substep's
-            st["accel"] = motion.specific_force(nu0, x1, h, ctx.env.gravity)
+            pose = motion.pose(x1)
+            st["accel"] = motion.specific_force(motion.nu(x), x1, h, env.gravity, pose[1])
         for text in events:
             self._diverged(ctx, text, ctx.t + h)
-        st["bad"] = st["bad"] | ~motion.alive(x1)
+        alive = motion.alive(x1)
+        bad = st["bad"]
+        if not alive.all() or bad.any():
+            st["bad"] = bad | ~alive
         st["x"] = x1
         if last:
-            self._set_truth(ctx)
-            self._log(ctx)
+            self._set_truth(ctx, pose)
+            self._log(ctx, pose)
             if self.plant is not None:
                 self._publish(ctx)
-        elif np.any(st["bad"]):
+        elif st["bad"].any():
             self._set_truth(ctx)
 
     # inputs -----------------------------------------------------------------------------------
@@ -384,7 +393,7 @@ class SixDofMotion(Plugin):
         cmd = st["cmd"]
         new = cmd
         col = 0
-        for topic, _kind, w in motion.inputs:
+        for topic, _kind, w in motion.inputs if inbox.messages else ():
             view = cmd[:, col : col + w]
             part = _rows_value(inbox, topic, view)
             if part is not view:
@@ -507,9 +516,9 @@ class SixDofMotion(Plugin):
             rows=[i],
         )
 
-    def _set_truth(self, ctx: Any) -> None:
+    def _set_truth(self, ctx: Any, pose: Any = None) -> None:
         st = ctx.state
-        pos, quat, vel, ang = st["motion"].pose(st["x"])
+        pos, quat, vel, ang = st["motion"].pose(st["x"]) if pose is None else pose
         bad = st["bad"]
         accel = st["accel"]
         if np.any(bad):
@@ -522,10 +531,10 @@ class SixDofMotion(Plugin):
             VehicleState(pos.copy(), quat.copy(), vel.copy(), ang.copy(), accel.copy(), ctx.t)
         )
 
-    def _log(self, ctx: Any) -> None:
+    def _log(self, ctx: Any, pose: Any = None) -> None:
         st = ctx.state
         motion: MotionModel = st["motion"]
-        pos, quat, vel, ang = motion.pose(st["x"])
+        pos, quat, vel, ang = motion.pose(st["x"]) if pose is None else pose
         eul = np.degrees(euler_from_quat(quat))
         ctx.log("euler", eul, "deg", ("roll", "pitch", "yaw"))
         ctx.log("nu", np.concatenate([vel, ang], axis=1), "SI", ("u", "v", "w", "p", "q", "r"))

@@ -1,21 +1,35 @@
-"""SURFTRAK inside the engine: the ``surftrak`` controller and the ``sitl_vertical`` motion.
+"""SURFTRAK inside the engine: the ``surftrak`` controller, the ``sitl_vertical`` motion and the
+``baro`` belief.
 
 * ``surftrak`` (controller) wraps :class:`marinesim.control.surftrak.ArduSubVertical`:
   DISTANCE_SENSOR messages from the ``rangefinder`` sensor (local topics), the 20 Hz
   rangefinder cycle on ticks k mod 20 = 0, ALT_HOLD until the ``switch_after``-th reading,
   then ``mode``; a scripted pilot stick; publishes ``thrust`` (−1…1) and the GCS texts on
   ``gcs/statustext`` (also as run events).  Reads belief (z = −depth, vz, az).  Needs
-  dt = 2.5 ms (ArduSub's 400 Hz loop).  Logs the CTUN quantities in ArduSub units.
+  dt = 2.5 ms (ArduSub's 400 Hz loop).  Logs ArduSub's CTUN quantities at 10 Hz (ticks
+  k mod 40 = 0) and, with ``trace: true``, a 400 Hz trace of the vertical controller.
 * ``sitl_vertical`` (motion) wraps :mod:`marinesim.models.heave`: 1-DOF heave with the hard
-  seafloor of the same shipped terrain profile.
+  seafloor of the same terrain profile.
+* ``baro`` (sensor, belief writer): belief = truth with the z of a noisy barometer/EKF
+  (``sitl_vertical``'s ``baro_noise_m``: SITL fused a baro, σ ≈ 0.01 m).
 
 With a block named ``vehicle`` and a sensor instance named ``rangefinder`` the noise streams
-are those of ``marinesim surftrak run``, so both give the same numbers.
+are those of :func:`marinesim.interop.surftrak_runner.run_surftrak` (which runs this
+scenario).  For one vehicle the three plugins run as one compiled loop when numba is
+installed (:mod:`marinesim.engine.plugins.surftrak_span`).
+
+Python hooks (set on the plugin instances before the run; not scenario keys):
+``SurftrakController.events`` — ``[(t, fn(autopilot)), …]`` called at the first tick with
+time ≥ t; ``SurftrakController.scripts`` — ``[(period_ticks, fn(autopilot)), …]`` called on
+ticks k mod period = 0; ``SitlVerticalMotion.thrust_override`` — ``fn(t, thrust) -> thrust``;
+``profile`` (both terrain users) — a :class:`~marinesim.environment.terrain.TerrainProfile`
+instead of a shipped name.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -31,6 +45,9 @@ from marinesim.engine.plugins.rangefinder import terrain_schedule
 from marinesim.models.heave import HeaveParams, step_zv
 
 __all__ = [
+    "TRACE_SIGNALS",
+    "BaroBelief",
+    "BaroParams",
     "SitlVerticalMotion",
     "SitlVerticalParams",
     "SurftrakController",
@@ -38,6 +55,17 @@ __all__ = [
 ]
 
 _TICK_US = 2500
+#: CTUN quantities the controller logs at 10 Hz: (signal, unit).
+CTUN_SIGNALS = (
+    ("ThI", ""), ("ThO", ""), ("DAlt", "m"), ("Alt", "m"), ("DSAlt", "m"),
+    ("SAlt", "m"), ("TAlt", "m"), ("DCRt", "cm/s"), ("CRt", "cm/s"), ("healthy", ""),
+    ("mode_state", ""),
+)  # fmt: skip
+#: 400 Hz trace signals (``trace: true``; cm units as in ArduSub).
+TRACE_SIGNALS = (
+    "pos_target", "off_target", "z", "vz", "target", "limit", "at_bottom", "at_surface",
+    "healthy", "filt", "dist", "stick",
+)  # fmt: skip
 
 
 class SurftrakControllerParams(ParamsBase):
@@ -45,10 +73,13 @@ class SurftrakControllerParams(ParamsBase):
 
     ardusub: SurftrakParams = Field(default_factory=SurftrakParams)
     mode: int = field(SURFTRAK, description="mode after the switch (21 SURFTRAK, 2 ALT_HOLD)")
-    switch_after: int = field(10, description="readings (dropouts count) before the switch", ge=1)
+    switch_after: int = field(
+        10, description="readings (dropouts count) before the switch; 0: never", ge=0
+    )
     pilot: list[tuple[float, str, float]] = field(
         default_factory=list, description="stick timeline: [t, throttle|climb, value]"
     )
+    trace: bool = field(False, description="log the 400 Hz controller trace (trace.*)")
 
 
 class SurftrakController(Plugin):
@@ -62,6 +93,12 @@ class SurftrakController(Plugin):
     }
     publishes: ClassVar[dict[str, str]] = {"thrust": "double", "gcs/statustext": "string"}
 
+    def __init__(self, name: str, params: ParamsBase | None = None) -> None:
+        super().__init__(name, params)
+        self.events: list[tuple[float, Callable[[ArduSubVertical], None]]] = []
+        self.scripts: list[tuple[int, Callable[[ArduSubVertical], None]]] = []
+        self.pilot_script: PilotScript | None = None
+
     @staticmethod
     def _num(x: Any, n: int) -> Any:
         return float(x[0]) if n == 1 else np.asarray(x, dtype=float).copy()
@@ -74,25 +111,36 @@ class SurftrakController(Plugin):
             )
         p: Any = self.params
         n = ctx.n
-        b = ctx.belief
-        z = self._num(-b.pos[:, 2] * 100.0, n)
+        z = self._num(-ctx.belief.pos[:, 2] * 100.0, n)
         thr = 0.5 + HeaveParams().hover_thrust / 2.0
         ap = ArduSubVertical(p.ardusub, z, z * 0.0, z * 0.0, z * 0.0 + thr, ctx.dt)
-        ctx.state["ap"] = ap
-        ctx.state["readings"] = 0
-        ctx.state["sent_msgs"] = 0
-        ctx.state["pilot"] = PilotScript.from_steps(p.pilot, p.ardusub.stick()) if p.pilot else None
+        st = ctx.state
+        st["ap"] = ap
+        st["readings"] = 0
+        st["sent_msgs"] = 0
+        pilot = self.pilot_script
+        if pilot is None and p.pilot:
+            pilot = PilotScript.from_steps(p.pilot, p.ardusub.stick())
+        st["pilot"] = pilot
+        st["events"] = sorted(self.events, key=lambda e: e[0])
+        st["ev_i"] = 0
+        for every, fn in self.scripts:
+            if int(every) < 1:
+                raise ConfigError(f"script {fn!r} needs a period of at least one tick")
 
     def control(self, ctx: Any, rng: Any) -> None:
         """One 400 Hz loop."""
         st = ctx.state
         ap: ArduSubVertical = st["ap"]
+        p: Any = self.params
         n = ctx.n
         b = ctx.belief
         zc = self._num(-b.pos[:, 2] * 100.0, n)
-        vc = self._num(-b.vel[:, 2] * 100.0, n)
-        ac = self._num(-b.accel[:, 2] * 100.0, n)
+        # 0 − x rather than −x: at rest the climb rate is +0.0 (ArduSub's CRt), not −0.0
+        vc = self._num(0.0 - b.vel[:, 2] * 100.0, n)
+        ac = self._num(0.0 - b.accel[:, 2] * 100.0, n)
         k = ctx.tick
+        t = ctx.t
         ap.now_us = float(k * _TICK_US)
         dist, got = ctx.inbox.latest("rangefinder/distance_cm", default=-1.0)
         switch = False
@@ -100,7 +148,7 @@ class SurftrakController(Plugin):
             sq, _ = ctx.inbox.latest("rangefinder/signal_quality", default=-1.0)
             sent = got & (dist >= 0)
             st["readings"] += 1
-            switch = st["readings"] == self.params.switch_after  # type: ignore[attr-defined]
+            switch = st["readings"] == p.switch_after
             if sent.any():
                 if n == 1:
                     ap.handle_distance_sensor(True, float(dist[0]), 50.0, 5000.0, float(sq[0]))
@@ -111,9 +159,18 @@ class SurftrakController(Plugin):
             ap.rangefinder_cycle()
         if switch:
             ap.z, ap.vz, ap.az = zc, vc, ac
-            ap.set_mode(self.params.mode)  # type: ignore[attr-defined]
+            ap.set_mode(p.mode)
+        ev = st["events"]
+        while st["ev_i"] < len(ev) and ev[st["ev_i"]][0] <= t + 1e-9:
+            ap.z, ap.vz, ap.az = zc, vc, ac
+            ev[st["ev_i"]][1](ap)
+            st["ev_i"] += 1
+        for every, fn in self.scripts:
+            if k % every == 0:
+                ap.z, ap.vz, ap.az = zc, vc, ac
+                fn(ap)
         pilot = st["pilot"]
-        stick = 500.0 if pilot is None else float(pilot.sample(np.array([ctx.t]))[0])
+        stick = 500.0 if pilot is None else float(pilot.sample(np.array([t]))[0])
         thrust = ap.run(stick, zc, vc, ac) if pilot is not None else ap.run_climb(0.0, zc, vc, ac)
         ap.detect(
             -b.pos[:, 2] if n > 1 else float(-b.pos[0, 2]),
@@ -125,14 +182,39 @@ class SurftrakController(Plugin):
             ctx.publish("gcs/statustext", m.text, rows=[m.vehicle])
         st["sent_msgs"] = len(ap.messages)
         if k % 40 == 0:
-            h = ap.health
-            ctx.log("DAlt", np.broadcast_to(ap.zctl.pos_target * 0.01, (n,)), "m")
-            ctx.log("Alt", np.broadcast_to(zc * 0.01, (n,)), "m")
-            ctx.log("DSAlt", np.broadcast_to(ap.target_cm * 0.01, (n,)), "m")
-            ctx.log("SAlt", np.broadcast_to(h.distance_cm * 0.01, (n,)), "m")
-            ctx.log("TAlt", np.broadcast_to(h.terrain_offset_cm * 0.01, (n,)), "m")
-            ctx.log("DCRt", np.broadcast_to(np.trunc(ap.zctl.vel_target), (n,)), "cm/s")
-            ctx.log("CRt", np.broadcast_to(np.trunc(vc), (n,)), "cm/s")
+            self._log_ctun(ctx, ap, zc, vc)
+        if p.trace:
+            self._log_trace(ctx, ap, zc, vc, stick)
+
+    @staticmethod
+    def _log_ctun(ctx: Any, ap: ArduSubVertical, zc: Any, vc: Any) -> None:
+        """The CTUN row of this tick (ArduSub units; DCRt/CRt truncated as int16 fields; BAlt
+        is the truth the frame records)."""
+        n = ctx.n
+        h = ap.health
+        tgt = ap.target_cm
+        if ap.mode == SURFTRAK:
+            ms = 1.0 + (tgt > 0) + 1.0 * ap.pilot_in_control
+        else:
+            ms = 0.0
+        vals = (
+            ap.zctl.throttle, ap.motors.throttle, ap.zctl.pos_target * 0.01, zc * 0.01,
+            tgt * 0.01, h.distance_cm * 0.01, h.terrain_offset_cm * 0.01,
+            np.trunc(ap.zctl.vel_target), np.trunc(vc), 1.0 * ap.rangefinder_alt_ok(), ms,
+        )  # fmt: skip
+        for (name, unit), v in zip(CTUN_SIGNALS, vals, strict=True):
+            ctx.log(name, np.broadcast_to(np.asarray(v, dtype=float), (n,)), unit)
+
+    @staticmethod
+    def _log_trace(ctx: Any, ap: ArduSubVertical, zc: Any, vc: Any, stick: float) -> None:
+        n = ctx.n
+        vals = (
+            ap.zctl.pos_target, ap.zctl.off_target, zc, vc, ap.target_cm, ap.motors.limit,
+            ap.detector.at_bottom, ap.detector.at_surface, ap.rangefinder_alt_ok(),
+            ap.health.filt_cm, ap.health.distance_cm, stick,
+        )  # fmt: skip
+        for name, v in zip(TRACE_SIGNALS, vals, strict=True):
+            ctx.log(f"trace.{name}", np.broadcast_to(np.asarray(v, dtype=float), (n,)), "")
 
 
 class SitlVerticalParams(HeaveParams):
@@ -160,10 +242,15 @@ class SitlVerticalMotion(Plugin):
     Params = SitlVerticalParams
     subscribes: ClassVar[dict[str, str]] = {"thrust": "double"}
 
+    def __init__(self, name: str, params: ParamsBase | None = None) -> None:
+        super().__init__(name, params)
+        self.thrust_override: Callable[[float, Any], Any] | None = None
+        self.profile: Any = None
+
     def start(self, ctx: Any, rng: Any) -> None:
         """Start at the spawn depth, at rest, trimmed."""
         p: Any = self.params
-        prof, k0, _ = terrain_schedule(p.terrain, p.delay, p.t_inject0, ctx.dt)
+        prof, k0, _ = terrain_schedule(p.terrain, p.delay, p.t_inject0, ctx.dt, profile=self.profile)
         ctx.state["profile"] = prof
         if prof is None:
             if not getattr(ctx.env, "has_terrain", False):
@@ -181,6 +268,11 @@ class SitlVerticalMotion(Plugin):
         ctx.state["thrust"] = np.full(ctx.n, p.hover_thrust)
         n = ctx.n
         z = -ctx.truth.pos[:, 2]
+        if prof is not None and float(np.min(z)) < float(prof.heights[0]):
+            raise ConfigError(
+                f"start z {float(np.min(z))} m is below the seafloor ({prof.heights[0]} m)",
+                param="spawn.depth",
+            )
         ctx.state["zva"] = (
             (z.copy(), np.zeros(n), np.zeros(n)) if n > 1 else (float(z[0]), 0.0, 0.0)
         )
@@ -200,11 +292,13 @@ class SitlVerticalMotion(Plugin):
             floor = -np.asarray(ctx.env.seafloor_depth(ne[:, 0], ne[:, 1]), float)
             floor = float(floor[0]) if n == 1 else floor
         else:
-            floor = _floor_at(st, t1)
+            floor = floor_at(st["heights"], st["interval"], st["attrib0"], t1)
         if p.contact_floor is not None:
             floor = max(floor, p.contact_floor) if n == 1 else np.maximum(floor, p.contact_floor)
         z, v, _ = st["zva"]
         thrust = float(st["thrust"][0]) if n == 1 else st["thrust"]
+        if self.thrust_override is not None:
+            thrust = self.thrust_override(ctx.t, thrust)
         z, v, a = step_zv(p, z, v, thrust, floor, ctx.h)
         st["zva"] = (z, v, a)
         old: VehicleState = ctx.truth
@@ -220,8 +314,36 @@ class SitlVerticalMotion(Plugin):
         ctx.set_truth(old.replace(pos=pos, vel=vel, accel=acc))
 
 
-def _floor_at(st: dict[str, Any], t: float) -> float:
-    """Seafloor z (m) at time ``t`` from the profile rows (row j covers [t0 + jΔ, +Δ))."""
-    j = max(int(math.floor((t - st["attrib0"]) / st["interval"] + 1e-9)), 0)
-    heights = st["heights"]
+def floor_at(heights: list[float], interval: float, attrib0: float, t: float) -> float:
+    """Seafloor z (m, up) at time ``t`` [s] from the profile rows (row j covers [t0 + jΔ, +Δ))."""
+    j = max(int(math.floor((t - attrib0) / interval + 1e-9)), 0)
     return heights[j % len(heights)]
+
+
+class BaroParams(ParamsBase):
+    """Barometer/EKF depth noise of the belief."""
+
+    noise_std: float = field(0.01, unit="m", description="z noise σ of the belief", ge=0)
+
+
+class BaroBelief(Plugin):
+    """Belief = truth, with z corrupted by white noise (one draw per tick and vehicle)."""
+
+    kind: ClassVar[str] = "sensor"
+    Params = BaroParams
+    writes_belief: ClassVar[bool] = True
+
+    def sense(self, ctx: Any, rng: Any) -> None:
+        """Measure at t: the truth with z + σ·N(0, 1)."""
+        tr: VehicleState = ctx.truth
+        pos = tr.pos.copy()
+        pos[:, 2] = pos[:, 2] - self.params.noise_std * rng.normal(size=1)[:, 0]  # type: ignore[attr-defined]
+        ctx.state["obs"] = tr.replace(pos=pos)
+
+    def estimate(self, ctx: Any, rng: Any) -> None:
+        """Belief at t: the measurement of this tick."""
+        ctx.set_belief(ctx.state["obs"])
+
+
+# the compiled span of this block registers itself with the engine
+import marinesim.engine.plugins.surftrak_span  # noqa: E402, F401

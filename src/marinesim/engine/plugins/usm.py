@@ -17,6 +17,7 @@ initialises the model's drift and a current field is added to it every step (spe
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -56,6 +57,21 @@ def _from_mapping(
         base_dir=base_dir,
         load_current_field=loader,
     )
+
+
+def _columns(*cols: Any) -> np.ndarray:
+    """(N, k) float array of k (N,) columns (``np.stack(cols, axis=1)``, without its checks)."""
+    out = np.empty((cols[0].shape[0], len(cols)))
+    for j, c in enumerate(cols):
+        out[:, j] = c
+    return out
+
+
+@functools.cache
+def _nav_signals(prefix: str) -> tuple[tuple[str, str], ...]:
+    """(name, unit) of the logged navigation publications with ``prefix``."""
+    units = (("X", "m"), ("Y", "m"), ("HEADING", "deg"), ("SPEED", "m/s"), ("DEPTH", "m"))
+    return tuple((f"{prefix}_{suffix}", unit) for suffix, unit in units)
 
 
 class UsmParams(ParamsBase):
@@ -253,7 +269,7 @@ class UsmMotion(Plugin):
                     posts.extend(p)
                     self._warn(ctx, w, sel)
             else:
-                if np.all(val == val[0]):
+                if val.shape[0] == 1 or (val == val[0]).all():
                     st, p, w = kinematic.apply_mail(
                         cfg,
                         st,
@@ -327,7 +343,7 @@ class UsmMotion(Plugin):
         pitch = st.gt_pitch if gt else st.pitch
         speed = st.gt_speed if gt else st.speed
         n = st.n
-        pos = np.stack([y, x, depth], axis=1)
+        pos = _columns(y, x, depth)
         quat = quat_from_euler(np.zeros(n), pitch, np.radians(heading))
         vel = np.zeros((n, 3))
         vel[:, 0] = speed
@@ -336,30 +352,25 @@ class UsmMotion(Plugin):
     def _log(self, ctx: Any, st: Any, pubs: Mapping[str, Any]) -> None:
         ctx.log(
             "drift",
-            np.stack([st.drift_x + st.current_x, st.drift_y + st.current_y], axis=1),
+            _columns(st.drift_x + st.current_x, st.drift_y + st.current_y),
             "m/s",
             ("east", "north"),
         )
-        ctx.log("current", np.stack([st.current_x, st.current_y], axis=1), "m/s", ("east", "north"))
+        ctx.log("current", _columns(st.current_x, st.current_y), "m/s", ("east", "north"))
         ctx.log(
             "actuators",
-            np.stack([st.thrust, st.rudder, st.elevator], axis=1),
+            _columns(st.thrust, st.rudder, st.elevator),
             "%",
             ("thrust", "rudder", "elevator"),
         )
         ctx.log("paused", st.paused.astype(float), "")
-        cfg = self._config(ctx)
-        for suffix, unit in (
-            ("X", "m"),
-            ("Y", "m"),
-            ("HEADING", "deg"),
-            ("SPEED", "m/s"),
-            ("DEPTH", "m"),
-        ):
-            name = f"{cfg.prefix}_{suffix}"
+        if not pubs:
+            return
+        n = st.n
+        for name, unit in _nav_signals(self._config(ctx).prefix):
             if name in pubs:
                 arr = np.asarray(pubs[name], dtype=float)
-                ctx.log(name, np.broadcast_to(arr, (ctx.n,)), unit)
+                ctx.log(name, arr if arr.shape == (n,) else np.broadcast_to(arr, (n,)), unit)
 
 
 class UsmV22Motion(UsmMotion):

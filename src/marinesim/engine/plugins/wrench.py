@@ -255,13 +255,14 @@ class DepthHeadingAutopilot(Plugin):
         st = ctx.state
         h = _interval(ctx)
         inbox = ctx.inbox
-        val, got = inbox.latest("DESIRED_DEPTH")
-        st["depth"] = np.where(got, np.clip(val, 0.0, 100.0), st["depth"])
-        val, got = inbox.latest("DESIRED_HEADING")
-        st["heading"] = np.where(got, val, st["heading"])
-        if p.rpm_per_speed > 0:
-            val, got = inbox.latest("DESIRED_SPEED")
-            st["rpm"] = np.where(got, np.clip(p.rpm_per_speed * val, 0.0, 1525.0), st["rpm"])
+        if inbox.messages:  # (no message: every set-point is held as it is)
+            val, got = inbox.latest("DESIRED_DEPTH")
+            st["depth"] = np.where(got, np.clip(val, 0.0, 100.0), st["depth"])
+            val, got = inbox.latest("DESIRED_HEADING")
+            st["heading"] = np.where(got, val, st["heading"])
+            if p.rpm_per_speed > 0:
+                val, got = inbox.latest("DESIRED_SPEED")
+                st["rpm"] = np.where(got, np.clip(p.rpm_per_speed * val, 0.0, 1525.0), st["rpm"])
         b = ctx.belief
         eta = np.concatenate([b.pos, b.euler], axis=1)
         nu = np.concatenate([b.vel, b.ang_vel], axis=1)
@@ -289,24 +290,26 @@ class DepthHeadingAutopilot(Plugin):
         )
         u, ap_new = remus_depth_heading_autopilot(gains, ap, eta, nu, h)
         act = ctx.active
-        st["ap"] = RemusDepthHeadingState(
-            *(
-                np.where(act, getattr(ap_new, f.name), getattr(ap, f.name))
-                for f in dataclasses.fields(ap)
+        if act.all():  # every row advances (np.where would copy the same values)
+            st["ap"] = ap_new
+        else:
+            st["ap"] = RemusDepthHeadingState(
+                *(
+                    np.where(act, getattr(ap_new, f.name), getattr(ap, f.name))
+                    for f in dataclasses.fields(ap)
+                )
             )
-        )
-        u = np.where(act[:, None], u, 0.0)
+            u = np.where(act[:, None], u, 0.0)
         ctx.publish("fins/cmd", u[:, :2])
         ctx.publish("propeller/cmd", u[:, 2])
-        ctx.log(
-            "command",
-            np.column_stack([np.degrees(u[:, :2]), u[:, 2]]),
-            "deg, deg, rpm",
-            ("rudder_deg", "stern_deg", "propeller_rpm"),
-        )
-        ctx.log(
-            "desired", np.column_stack([st["depth"], st["heading"]]), "m, deg", ("depth", "heading")
-        )
+        command = np.empty((u.shape[0], 3))
+        command[:, :2] = np.degrees(u[:, :2])
+        command[:, 2] = u[:, 2]
+        ctx.log("command", command, "deg, deg, rpm", ("rudder_deg", "stern_deg", "propeller_rpm"))
+        desired = np.empty((u.shape[0], 2))
+        desired[:, 0] = st["depth"]
+        desired[:, 1] = st["heading"]
+        ctx.log("desired", desired, "m, deg", ("depth", "heading"))
 
 
 # ------------------------------------------------------------------------------------------

@@ -29,12 +29,12 @@ from typing import Any
 
 import numpy as np
 
+from marinesim.core.alog import AlogWriter
 from marinesim.core.errors import ConfigError
 from marinesim.interop.moos.client import RETRY_PERIOD, MoosClient, MoosConnectionError
 from marinesim.interop.moos.files import LoadedConfig
 from marinesim.interop.moos.moosfile import MoosFile
 from marinesim.interop.moos.wire import MoosMsg
-from marinesim.io.alog import AlogWriter
 from marinesim.models import kinematic
 
 __all__ = [

@@ -2,7 +2,8 @@
 
 Layer L3: the pure parsers live in L1 (:mod:`marinesim.environment.current`,
 :mod:`marinesim.models.usm_config`); this module opens the files and passes text and loader
-callables to them.
+callables to them.  :func:`load_current_field` is the scenario layer's
+(:mod:`marinesim.scenario.current_field`), re-exported here.
 """
 
 from __future__ import annotations
@@ -11,57 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from marinesim.core.errors import ConfigError, ConfigWarning
-from marinesim.core.textio import read_input_text
-from marinesim.environment.current import CurrentField
+from marinesim.core.errors import ConfigWarning
 from marinesim.interop.moos.moosfile import MoosFile, read_moos_file
 from marinesim.models.usm_config import UsmConfig, configure
+from marinesim.scenario.current_field import load_current_field
 
 __all__ = ["LoadedConfig", "block_for", "load_current_field", "load_usm_config"]
 
 Compat = Literal["doc", "moos"]
 Variant = Literal["usm", "usm_v22"]
-
-
-def load_current_field(
-    path: str | Path,
-    *,
-    file: str | Path | None = None,
-    line: int | None = None,
-    param: str = "current_field",
-) -> tuple[CurrentField, list[ConfigWarning]]:
-    """Read and parse a ``.cfd`` current-field file.
-
-    Parameters
-    ----------
-    path : str or Path
-        The ``.cfd`` file.
-    file, line, param
-        Where the file was named (the configuration line), for errors.
-
-    Returns
-    -------
-    (CurrentField, list of ConfigWarning)
-        The field, and one warning per bad line of the ``.cfd`` file.
-
-    Raises
-    ------
-    ConfigError
-        Missing, unreadable or empty file, naming the configuration file, line and parameter.
-    """
-    p = Path(path)
-    text = read_input_text(
-        p,
-        what="current-field file",
-        ref_file=file,
-        ref_line=line,
-        param=param if (file is not None or line is not None) else None,
-    )
-    if not text.strip():
-        raise ConfigError(
-            f"current-field file {str(p)!r} is empty", file=file, line=line, param=param
-        )
-    return CurrentField.parse(text, file=p)
 
 
 def block_for(variant: Variant | None, block: str | None, mf: MoosFile) -> tuple[str, Variant]:

@@ -35,9 +35,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from marinesim.core.alog import Alog, AlogWriter, read_alog
 from marinesim.core.errors import ConfigError, DataError
 from marinesim.interop.moos.files import load_usm_config
-from marinesim.io.alog import Alog, AlogWriter, read_alog
 from marinesim.models import kinematic
 
 __all__ = [

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from marinesim.core.alog import Alog, read_alog
 from marinesim.core.errors import DataError
-from marinesim.io.alog import Alog, read_alog
 
 __all__ = ["MissionTrack", "compare_tracks", "mission_track"]
 

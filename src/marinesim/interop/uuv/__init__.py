@@ -38,7 +38,7 @@ import yaml
 from marinesim.actuators import thruster as th
 from marinesim.actuators.actuator_set import ActuatorSet
 from marinesim.actuators.fins import FinParams
-from marinesim.actuators.uuv_names import SECTIONS, from_uuv
+from marinesim.actuators.uuv_names import SECTIONS, THRUSTER_KNOBS, from_uuv
 from marinesim.core.errors import ConfigError, ConfigWarning, suggest
 from marinesim.core.params import validate
 
@@ -85,15 +85,6 @@ _FIELD_OF: dict[str, dict[str, str]] = {
     sec: {tag: f for _, (_, tags) in types.items() for tag, f in tags.items()}
     for sec, types in SECTIONS.items()
 }
-_KNOBS = {
-    "clampMin": "clamp_min",
-    "clampMax": "clamp_max",
-    "thrustMin": "thrust_min",
-    "thrustMax": "thrust_max",
-    "gain": "gain",
-    "thrust_efficiency": "thrust_efficiency",
-    "propeller_efficiency": "propeller_efficiency",
-}
 
 
 @dataclass
@@ -118,6 +109,10 @@ class _Node:
                 out.append(c)
             out.extend(c.iter(tag))
         return out
+
+    def error(self, message: str, file: str | None, param: str | None) -> ConfigError:
+        """A ConfigError located at this element (file, line, column, param)."""
+        return ConfigError(message, file=file, line=self.line, column=self.column, param=param)
 
 
 def _parse_tree(text: str, file: str | None) -> _Node:
@@ -183,12 +178,8 @@ def _parse_tree(text: str, file: str | None) -> _Node:
 def _check_expanded(node: _Node, file: str | None) -> None:
     for value in [node.text, *node.attrib.values()]:
         if "${" in value:
-            raise ConfigError(
-                "unexpanded xacro expression ${...}: run `xacro` on the file first",
-                file=file,
-                line=node.line,
-                column=node.column,
-                param=node.tag,
+            raise node.error(
+                "unexpanded xacro expression ${...}: run `xacro` on the file first", file, node.tag
             )
     for c in node.children:
         _check_expanded(c, file)
@@ -203,20 +194,10 @@ def _vec(text: str | None, node: _Node, file: str | None, what: str) -> tuple[fl
     except ValueError:
         vals = []
     if len(vals) != 3:
-        raise ConfigError(
-            f"{what} must be 3 numbers (got {text!r})",
-            file=file,
-            line=node.line,
-            column=node.column,
-            param=what,
-        )
+        raise node.error(f"{what} must be 3 numbers (got {text!r})", file, what)
     if not all(math.isfinite(v) and abs(v) <= 1e9 for v in vals):
-        raise ConfigError(
-            f"{what} must be 3 finite numbers of magnitude <= 1e9 (got {text!r})",
-            file=file,
-            line=node.line,
-            column=node.column,
-            param=what,
+        raise node.error(
+            f"{what} must be 3 finite numbers of magnitude <= 1e9 (got {text!r})", file, what
         )
     return (vals[0], vals[1], vals[2])
 
@@ -253,13 +234,7 @@ def _joints(root: _Node, file: str | None) -> dict[str, _Joint]:
         if axis is not None:
             ax = _vec(axis.attrib.get("xyz", "1 0 0"), axis, file, "axis.xyz")
             if math.hypot(*ax) < 1e-9:
-                raise ConfigError(
-                    f"joint {name!r}: the axis is the zero vector",
-                    file=file,
-                    line=axis.line,
-                    column=axis.column,
-                    param="axis.xyz",
-                )
+                raise axis.error(f"joint {name!r}: the axis is the zero vector", file, "axis.xyz")
         lim = j.child("limit")
         lower = upper = None
         if lim is not None:
@@ -269,13 +244,7 @@ def _joints(root: _Node, file: str | None) -> dict[str, _Joint]:
                 if not all(math.isfinite(v) for v in (lower, upper) if v is not None):
                     raise ValueError
             except ValueError:
-                raise ConfigError(
-                    "joint limit must be a finite number",
-                    file=file,
-                    line=lim.line,
-                    column=lim.column,
-                    param="limit",
-                ) from None
+                raise lim.error("joint limit must be a finite number", file, "limit") from None
         parent = j.child("parent")
         out[name] = _Joint(
             j, xyz, rpy, lower, upper, parent.attrib.get("link", "") if parent else ""
@@ -294,13 +263,11 @@ def _joints(root: _Node, file: str | None) -> dict[str, _Joint]:
 def _mounted(jt: _Joint, file: str | None) -> _Joint:
     """The joint, if it hangs directly on the base link (poses are not composed yet)."""
     if jt.nested:
-        raise ConfigError(
+        raise jt.node.error(
             f"not supported yet: actuator joint on link {jt.parent!r}, which is not the base link "
             "(poses along a chain of joints are not composed)",
-            file=file,
-            line=jt.node.line,
-            column=jt.node.column,
-            param="joint.parent",
+            file,
+            "joint.parent",
         )
     return jt
 
@@ -313,30 +280,20 @@ def _block(
     where: dict[str, _Node] = {}
     for c in node.children:
         if c.children:
-            raise ConfigError(
+            raise c.error(
                 f"<{c.tag}> inside <{section}> must hold a value, not elements",
-                file=file,
-                line=c.line,
-                column=c.column,
-                param=f"{section}.{c.tag}",
+                file,
+                f"{section}.{c.tag}",
             )
         if c.tag in raw:
-            raise ConfigError(
-                f"<{c.tag}> given twice in <{section}>",
-                file=file,
-                line=c.line,
-                column=c.column,
-                param=f"{section}.{c.tag}",
-            )
+            raise c.error(f"<{c.tag}> given twice in <{section}>", file, f"{section}.{c.tag}")
         raw[c.tag] = c.text.strip()
         where[c.tag] = c
     try:
         data, notes = from_uuv(section, raw)
     except ConfigError as exc:
         at = where.get(exc.param or "", node)
-        raise ConfigError(
-            exc.message, file=file, line=at.line, column=at.column, param=f"{section}.{exc.param}"
-        ) from None
+        raise at.error(exc.message, file, f"{section}.{exc.param}") from None
     for tag, msg in notes:
         warn.append((where.get(tag, node), f"{section}.{tag}", msg))
     return data
@@ -345,12 +302,10 @@ def _block(
 def _unknown(c: _Node, kind: str, known: set[str], file: str | None) -> ConfigError:
     close = suggest(c.tag, known)
     hint = f"; did you mean <{close[0]}>?" if close else ""
-    return ConfigError(
+    return c.error(
         f"unknown tag <{c.tag}> in a {kind} plugin{hint} (known: {', '.join(sorted(known))})",
-        file=file,
-        line=c.line,
-        column=c.column,
-        param=c.tag,
+        file,
+        c.tag,
     )
 
 
@@ -358,17 +313,9 @@ def _float(c: _Node, file: str | None) -> float:
     try:
         v = float(c.text.strip())
     except ValueError:
-        raise ConfigError(
-            f"<{c.tag}> must be a number (got {c.text.strip()!r})",
-            file=file,
-            line=c.line,
-            column=c.column,
-            param=c.tag,
-        ) from None
+        raise c.error(f"<{c.tag}> must be a number (got {c.text.strip()!r})", file, c.tag) from None
     if not math.isfinite(v):
-        raise ConfigError(
-            f"<{c.tag}> must be finite", file=file, line=c.line, column=c.column, param=c.tag
-        )
+        raise c.error(f"<{c.tag}> must be finite", file, c.tag)
     return v
 
 
@@ -376,14 +323,51 @@ def _flip_position(p: tuple[float, float, float]) -> tuple[float, float, float]:
     return (p[0], -p[1], -p[2])
 
 
+@dataclass(frozen=True)
+class _Kind:
+    """What tells a thruster ``<plugin>`` from a fin ``<plugin>`` when reading one."""
+
+    name: str  #: "thruster" or "fin" (in messages)
+    tags: frozenset[str]  #: tags read
+    ignored: frozenset[str]  #: tags accepted and ignored
+    blocks: tuple[str, str]  #: the two required sub-blocks
+    joint_tag: str
+    link_tag: str
+    id_tag: str
+    knobs: Mapping[str, str]  #: scalar tag → field name
+    label: str  #: default name prefix before the id
+    is_fin: bool  #: a fin needs its joint (pose and limits) and keeps the fin-link frame
+
+
+_THRUSTER = _Kind(
+    "thruster",
+    frozenset(_THRUSTER_TAGS),
+    frozenset(_THRUSTER_IGNORED),
+    ("dynamics", "conversion"),
+    "jointName",
+    "linkName",
+    "thrusterID",
+    THRUSTER_KNOBS,
+    "thruster_",
+    False,
+)
+_FIN = _Kind(
+    "fin",
+    frozenset(_FIN_TAGS),
+    frozenset(_FIN_IGNORED),
+    ("dynamics", "liftdrag"),
+    "joint_name",
+    "link_name",
+    "fin_id",
+    {},
+    "fin",
+    True,
+)
+
+
 def _scan_plugin(
     plugin: _Node,
-    kind: str,
-    tags: frozenset[str] | set[str],
-    ignored: frozenset[str] | set[str],
-    blocks: tuple[str, str],
-    names: tuple[str, str, str],
-    knobs: Mapping[str, str],
+    kind: _Kind,
     file: str | None,
     warn: list[tuple[_Node, str, str]],
     marks: dict[str, tuple[int, int]],
@@ -391,86 +375,71 @@ def _scan_plugin(
 ) -> tuple[dict[str, Any], str | None, str | None, int | None]:
     """Read the children of a thruster or fin ``<plugin>`` block.
 
-    ``blocks`` are the two required sub-blocks (e.g. ``dynamics``, ``conversion``), ``names``
-    the tags of the joint name, link name and integer id, ``knobs`` scalar tags → field names.
-    Returns the data read, the joint name, the link name and the id.
+    Returns the data read (sub-blocks and knobs), the joint name, the link name and the id.
     """
     data: dict[str, Any] = {}
     seen: set[str] = set()
     joint_name = link_name = None
     ident: int | None = None
-    joint_tag, link_tag, id_tag = names
     for c in plugin.children:
-        if c.tag in ignored:
+        if c.tag in kind.ignored:
             continue
-        if c.tag not in tags:
-            raise _unknown(c, kind, set(tags) | set(ignored), file)
+        if c.tag not in kind.tags:
+            raise _unknown(c, kind.name, set(kind.tags) | set(kind.ignored), file)
         if c.tag in seen:
-            raise ConfigError(
-                f"<{c.tag}> given twice", file=file, line=c.line, column=c.column, param=c.tag
-            )
+            raise c.error(f"<{c.tag}> given twice", file, c.tag)
         seen.add(c.tag)
-        if c.tag in blocks:
+        if c.tag in kind.blocks:
             data[c.tag] = _block(c, c.tag, file, warn)
             marks[f"{prefix}.{c.tag}"] = (c.line, c.column)
             for g in c.children:
                 name = _FIELD_OF[c.tag].get(g.tag, g.tag)
                 marks[f"{prefix}.{c.tag}.{name}"] = (g.line, g.column)
-        elif c.tag in knobs:
-            data[knobs[c.tag]] = _float(c, file)
-            marks[f"{prefix}.{knobs[c.tag]}"] = (c.line, c.column)
-        elif c.tag == joint_tag:
+        elif c.tag in kind.knobs:
+            data[kind.knobs[c.tag]] = _float(c, file)
+            marks[f"{prefix}.{kind.knobs[c.tag]}"] = (c.line, c.column)
+        elif c.tag == kind.joint_tag:
             joint_name = c.text.strip()
-        elif c.tag == link_tag:
+        elif c.tag == kind.link_tag:
             link_name = c.text.strip()
-        elif c.tag == id_tag:
+        elif c.tag == kind.id_tag:
             try:
                 ident = int(c.text.strip())
             except ValueError:
-                raise ConfigError(
-                    f"<{id_tag}> must be an integer",
-                    file=file,
-                    line=c.line,
-                    column=c.column,
-                    param=c.tag,
-                ) from None
-    for tag in blocks:
+                raise c.error(f"<{kind.id_tag}> must be an integer", file, c.tag) from None
+    for tag in kind.blocks:
         if tag not in data:
-            raise ConfigError(
-                f"{kind} plugin without <{tag}>",
-                file=file,
-                line=plugin.line,
-                column=plugin.column,
-                param=tag,
-            )
+            raise plugin.error(f"{kind.name} plugin without <{tag}>", file, tag)
     return data, joint_name, link_name, ident
 
 
-def _thruster(
+def _actuator(
     plugin: _Node,
+    kind: _Kind,
     joints: Mapping[str, _Joint],
     file: str | None,
     warn: list[tuple[_Node, str, str]],
     marks: dict[str, tuple[int, int]],
     prefix: str,
 ) -> tuple[int | None, dict[str, Any]]:
-    data, joint_name, link_name, tid = _scan_plugin(
-        plugin,
-        "thruster",
-        _THRUSTER_TAGS,
-        _THRUSTER_IGNORED,
-        ("dynamics", "conversion"),
-        ("jointName", "linkName", "thrusterID"),
-        _KNOBS,
-        file,
-        warn,
-        marks,
-        prefix,
-    )
+    """One thruster or fin: its data, mounted at its joint (FLU → FRD), and its id.
+
+    A thruster without its joint in the file sits at CO with thrust along +x (warned); a fin
+    needs its joint, whose ``<limit>`` gives the joint limits.
+    """
+    data, joint_name, link_name, ident = _scan_plugin(plugin, kind, file, warn, marks, prefix)
     data["name"] = link_name or (
-        f"thruster_{tid}" if tid is not None else plugin.attrib.get("name", "")
+        f"{kind.label}{ident}" if ident is not None else plugin.attrib.get("name", "")
     )
-    if joint_name and joint_name not in joints:
+    jt = joints.get(joint_name or "")
+    if jt is None and kind.is_fin:
+        raise plugin.error(
+            f"fin plugin: joint {joint_name!r} not found; paste the fin's <joint> (with <origin> and "
+            "<limit lower= upper=>) beside the plugin or load the whole URDF",
+            file,
+            "joint_name",
+        )
+    if jt is None and joint_name:
         warn.append(
             (
                 plugin,
@@ -479,63 +448,21 @@ def _thruster(
                 "(load the whole URDF or paste the <joint> to get its pose)",
             )
         )
-    if joint_name and joint_name in joints:
-        jt = _mounted(joints[joint_name], file)
+    if jt is not None:
+        jt = _mounted(jt, file)
+        if kind.is_fin and (jt.lower is None or jt.upper is None):
+            raise jt.node.error(
+                f"joint {joint_name!r} of a fin has no <limit lower= upper=>", file, "limit"
+            )
         data["position"] = _flip_position(jt.xyz)
         r, p, y = jt.rpy
-        data["rpy"] = (r, -p, -y)
+        # a fin keeps the Gazebo fin-link frame: R_m = T·R_FLU (module docstring)
+        data["rpy"] = (r + math.pi if kind.is_fin else r, -p, -y)
+        if kind.is_fin:
+            data["lower"], data["upper"] = jt.lower, jt.upper
+            marks[f"{prefix}.lower"] = marks[f"{prefix}.upper"] = (jt.node.line, jt.node.column)
     marks[prefix] = (plugin.line, plugin.column)
-    return tid, data
-
-
-def _fin(
-    plugin: _Node,
-    joints: Mapping[str, _Joint],
-    file: str | None,
-    warn: list[tuple[_Node, str, str]],
-    marks: dict[str, tuple[int, int]],
-    prefix: str,
-) -> tuple[int | None, dict[str, Any]]:
-    data, joint_name, link_name, fid = _scan_plugin(
-        plugin,
-        "fin",
-        _FIN_TAGS,
-        _FIN_IGNORED,
-        ("dynamics", "liftdrag"),
-        ("joint_name", "link_name", "fin_id"),
-        {},
-        file,
-        warn,
-        marks,
-        prefix,
-    )
-    data["name"] = link_name or (f"fin{fid}" if fid is not None else plugin.attrib.get("name", ""))
-    jt = joints.get(joint_name or "")
-    if jt is None:
-        raise ConfigError(
-            f"fin plugin: joint {joint_name!r} not found; paste the fin's <joint> (with <origin> and "
-            "<limit lower= upper=>) beside the plugin or load the whole URDF",
-            file=file,
-            line=plugin.line,
-            column=plugin.column,
-            param="joint_name",
-        )
-    jt = _mounted(jt, file)
-    if jt.lower is None or jt.upper is None:
-        raise ConfigError(
-            f"joint {joint_name!r} of a fin has no <limit lower= upper=>",
-            file=file,
-            line=jt.node.line,
-            column=jt.node.column,
-            param="limit",
-        )
-    data["position"] = _flip_position(jt.xyz)
-    r, p, y = jt.rpy
-    data["rpy"] = (r + math.pi, -p, -y)
-    data["lower"], data["upper"] = jt.lower, jt.upper
-    marks[prefix] = (plugin.line, plugin.column)
-    marks[f"{prefix}.lower"] = marks[f"{prefix}.upper"] = (jt.node.line, jt.node.column)
-    return fid, data
+    return ident, data
 
 
 _VARIANTS = {
@@ -585,9 +512,7 @@ def _sorted(
 def _emit(warn: list[tuple[_Node, str, str]], file: str | None, strict: bool) -> None:
     for node, param, msg in warn:
         if strict:
-            raise ConfigError(
-                msg + " (strict mode)", file=file, line=node.line, column=node.column, param=param
-            )
+            raise node.error(msg + " (strict mode)", file, param)
         warnings.warn(
             ConfigWarning(msg, file=file, line=node.line, column=node.column, param=param),
             stacklevel=3,
@@ -632,19 +557,15 @@ def parse_uuv_xml(
         tags = {c.tag for c in plugin.children}
         if "conversion" in tags:
             m: dict[str, tuple[int, int]] = {}
-            i, d = _thruster(plugin, joints, fname, warn, m, "thrusters.?")
+            i, d = _actuator(plugin, _THRUSTER, joints, fname, warn, m, "thrusters.?")
             thr.append((i, d, m))
         elif "liftdrag" in tags:
             m = {}
-            i, d = _fin(plugin, joints, fname, warn, m, "fins.?")
+            i, d = _actuator(plugin, _FIN, joints, fname, warn, m, "fins.?")
             fins.append((i, d, m))
         elif not robot_mode:
-            raise ConfigError(
-                "plugin is neither a thruster (<conversion>) nor a fin (<liftdrag>)",
-                file=fname,
-                line=plugin.line,
-                column=plugin.column,
-                param="plugin",
+            raise plugin.error(
+                "plugin is neither a thruster (<conversion>) nor a fin (<liftdrag>)", fname, "plugin"
             )
     if not thr and not fins:
         raise ConfigError("no thruster or fin plugin found", file=fname, line=1)

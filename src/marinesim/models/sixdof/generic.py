@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numba
 import numpy as np
 from numba.extending import register_jitable
 from numpy.typing import NDArray
@@ -225,13 +224,8 @@ def derivative_one(
     derivative(pr, zero, state[i], tr, cr, rho, g, quat, out[i])
 
 
-@numba.njit(cache=True)
-def _cpu_derivatives(par, zero, state, tau, cur, rho, g, quat, out):  # noqa: ANN001, ANN202
-    for i in range(state.shape[0]):
-        derivative_one(i, par, zero, state, tau, cur, rho, g, quat, out)
-
-
 STEP = backends.kernels(step_one, 2)  # args[2] is the state (N, m)
+DERIVATIVE = backends.kernels(derivative_one, 2)
 
 
 def run(
@@ -295,11 +289,8 @@ def derivatives(
     par: F64, zero: NDArray[np.int64], state: F64, tau: F64, cur: F64, rho: float, g: float,
     *, quat: bool, backend: str | None = None,
 ) -> F64:  # fmt: skip
-    """ẋ of N vehicles (shapes as :func:`run`); ``cpu`` or ``python`` backend."""
+    """ẋ of N vehicles (shapes as :func:`run`) on a backend."""
     out = np.empty_like(state)
-    if backends.resolve(backend) == "python":
-        for i in range(state.shape[0]):
-            derivative_one(i, par, zero, state, tau, cur, float(rho), float(g), quat, out)
-    else:
-        _cpu_derivatives(par, zero, state, tau, cur, float(rho), float(g), quat, out)
+    args = (par, zero, state, tau, cur, float(rho), float(g), quat, out)
+    DERIVATIVE.launch(backends.resolve(backend), args, {8: out})
     return out

@@ -37,7 +37,7 @@ __all__ = [
     "hull_lift_drag",
     "pack_otter",
     "pack_remus100",
-    "run",
+    "step_guarded",
     "step_one",
 ]
 
@@ -358,65 +358,47 @@ def attitude_euler_row(x: Any, y: Any, h: float, trig: tuple, rot: tuple) -> Non
 STEP = backends.kernels(step_one, 3)  # args[3] is the state (N, 12 + m)
 
 
-def run(
-    kind: int,
-    par: F64,
-    zero: NDArray[np.int64],
-    state: F64,
-    cmd: F64,
-    h: float,
-    alive: NDArray[np.bool_],
-    max_speed: float = 50.0,
-    max_rate: float = 50.0,
-    backend: str | None = None,
-) -> tuple[F64, NDArray[np.int8], F64]:
-    """One guarded loop step of N vehicles.
+def step_guarded(
+    step: backends.Kernels, kind: int, par: F64, zero: NDArray[np.int64], x: F64, cmd: F64,
+    h: float, alive: NDArray[np.bool_], t: float, *, backend: str | None = None,
+    max_speed: float = 50.0, max_rate: float = 50.0,
+) -> tuple[F64, NDArray[np.bool_], list[str]]:  # fmt: skip
+    """One guarded loop step of N vehicles on packed rows (N = 1 included).
+
+    Runs a kernel with :func:`step_one`'s argument layout: :data:`STEP` (REMUS 100, Otter)
+    or the PVS fleet's (:mod:`marinesim.models.sixdof.fleet.kernel`).
 
     Parameters
     ----------
+    step : Kernels
     kind : int
-        :data:`REMUS100` or :data:`OTTER`.
-    par : ndarray, shape (1, size)
-        :func:`pack_remus100` / :func:`pack_otter`.
+        Vehicle kind the kernel's ``step_one`` dispatches on (:data:`REMUS100` ...).
+    par : ndarray, shape (1, size) or (N, size)
+        Packed parameters (shared or per vehicle).
     zero : ndarray of int, shape (K, 2)
         C_A entries removed.
-    state : ndarray, shape (N, 12 + m)
-    cmd : ndarray, shape (1, m) or (N, m)
-    h : float
-        Sample time [s].
-    alive : ndarray of bool, shape (N,)
-        Updated in place.
-    max_speed, max_rate : float
-        Divergence bounds [m/s], [rad/s].
-    backend : str, optional
-        ``cpu`` (default), ``python`` or ``cuda``.
+    x, cmd, h, alive, t, backend, max_speed, max_rate
+        The state rows, commands, sample time, running vehicles, time of the new state,
+        backend and divergence bounds of :func:`marinesim.models.pvs.step_guarded`.
 
     Returns
     -------
-    out : ndarray, shape (N, 12 + m)
-    status, size : ndarray, shape (N,)
-        Guard codes and magnitudes of the vehicles stopped in this step.
-    """
-    return launch(STEP, kind, par, zero, state, cmd, h, alive, max_speed, max_rate, backend)
-
-
-def launch(
-    step: backends.Kernels, kind: int, par: F64, zero: NDArray[np.int64], state: F64, cmd: F64,
-    h: float, alive: NDArray[np.bool_], max_speed: float, max_rate: float,
-    backend: str | None,
-) -> tuple[F64, NDArray[np.int8], F64]:  # fmt: skip
-    """Run a guarded loop-step kernel with :func:`step_one`'s arguments (see :func:`run`).
-
-    Shared by every kernel of that layout (REMUS 100 and Otter here, the PVS fleet).
+    x_next, alive, events
+        As :func:`marinesim.models.pvs.step_guarded`.
     """
     name = backends.resolve(backend)
-    n = state.shape[0]
-    out = np.empty_like(state)
+    xs = np.ascontiguousarray(x, dtype=float)
+    cs = np.ascontiguousarray(np.asarray(cmd, dtype=float).reshape(-1, xs.shape[1] - 12))
+    al = np.array(alive, dtype=bool).reshape(xs.shape[0])
+    n = xs.shape[0]
+    out = np.empty_like(xs)
     status = np.zeros(n, dtype=np.int8)
     size = np.zeros(n)
     args = (
-        kind, par, zero, state, cmd, float(h), float(max_speed), float(max_rate), alive, out,
-        status, size,
+        kind, par, zero, xs, cs, float(h), float(max_speed), float(max_rate), al, out, status,
+        size,
     )  # fmt: skip
-    step.launch(name, args, {8: alive, 9: out, 10: status, 11: size})
-    return out, status, size
+    with np.errstate(all="ignore"):
+        step.launch(name, args, {8: al, 9: out, 10: status, 11: size})
+    ev = guard.events(status, size, t, max_speed, max_rate) if status.any() else []
+    return out, al, ev

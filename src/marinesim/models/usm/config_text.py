@@ -16,6 +16,7 @@ from typing import Any
 
 from marinesim.core.errors import ConfigError, ConfigWarning, suggest
 from marinesim.core.frames import moos_angle360_c as _angle360
+from marinesim.core.frames import moos_heading_to_radians
 from marinesim.models.thrustmap import (
     ThrustMap,
     format_number_x,
@@ -67,12 +68,7 @@ def drift_from_vector(ang: float, mag: float) -> tuple[float, float]:
     The program's arithmetic (§3.10): angle360, θ = ((90 − ang)·π)/180 wrapped once into
     [−π, π], then (cos θ·mag, sin θ·mag).  A negative magnitude flips the direction.
     """
-    a = _angle360(ang)
-    theta = ((90.0 - a) * math.pi) / 180.0
-    if theta > math.pi:
-        theta -= 2.0 * math.pi
-    elif theta < -math.pi:
-        theta += 2.0 * math.pi
+    theta = float(moos_heading_to_radians(_angle360(ang)))
     return math.cos(theta) * mag, math.sin(theta) * mag
 
 
@@ -204,14 +200,21 @@ class _Eval:
     def warn(self, msg: str, ln: _Line, param: str) -> None:
         self.warnings.append(ConfigWarning(msg, file=self.file, line=ln.line, param=param))
 
+    def error(self, msg: str, ln: _Line, param: str) -> None:
+        self.errors.append(ConfigError(msg, file=self.file, line=ln.line, param=param))
+
+    def reject(self, doc_msg: str, moos_msg: str, ln: _Line, param: str) -> None:
+        """A line the program does not take: doc → error, moos → warning (line ignored)."""
+        if self.compat == "doc":
+            self.error(doc_msg, ln, param)
+        else:
+            self.warn(moos_msg, ln, param)
+
     def invalid(self, msg: str, ln: _Line, param: str, moos_action: str) -> None:
         """A known parameter with an invalid value: doc → error, moos → program + warning."""
         p = _BY_NAME.get(param)
         self.noted.add(p.field if p is not None and p.field else param)
-        if self.compat == "doc":
-            self.errors.append(ConfigError(msg, file=self.file, line=ln.line, param=param))
-        else:
-            self.warn(f"{msg}; {moos_action}", ln, param)
+        self.reject(msg, f"{msg}; {moos_action}", ln, param)
 
     def set(self, name: str, value: Any, ln: _Line) -> None:
         self.values[name] = value
@@ -234,14 +237,7 @@ class _Eval:
             )
         if v is None:
             if self.compat == "doc":
-                self.errors.append(
-                    ConfigError(
-                        f"expected a number, got {ln.value!r}",
-                        file=self.file,
-                        line=ln.line,
-                        param=p.name,
-                    )
-                )
+                self.error(f"expected a number, got {ln.value!r}", ln, p.name)
             elif doc_v is None:
                 self.warn(
                     f"value {ln.value!r} is not a number: unhandled config line, "
@@ -274,30 +270,18 @@ class _Eval:
             close = suggest(key, _known_names(self.variant))
             hint = f"; did you mean {close[0]!r}?" if close else ""
             self.noted.add("unknown:" + key)
-            if self.compat == "doc":
-                self.errors.append(
-                    ConfigError(
-                        f"unknown parameter {ln.key!r}{hint}",
-                        file=self.file,
-                        line=ln.line,
-                        param=ln.key,
-                    )
-                )
-            else:
-                self.warn(
-                    f"unknown parameter {ln.key!r} (unhandled config line, ignored){hint}",
-                    ln,
-                    ln.key,
-                )
+            self.reject(
+                f"unknown parameter {ln.key!r}{hint}",
+                f"unknown parameter {ln.key!r} (unhandled config line, ignored){hint}",
+                ln,
+                ln.key,
+            )
             return
         getattr(self, "_k_" + p.kind)(ln, p)
 
     def _unsupported(self, ln: _Line, key: str, what: str) -> None:
         msg = f"{what} ({key!r}) is not supported yet"
-        if self.compat == "doc":
-            self.errors.append(ConfigError(msg, file=self.file, line=ln.line, param=key))
-        else:
-            self.warn(msg + "; line ignored", ln, key)
+        self.reject(msg, msg + "; line ignored", ln, key)
 
     def _k_unsupported(self, ln: _Line, p: Param) -> None:
         self._unsupported(ln, p.name, "parameter")
@@ -401,28 +385,18 @@ class _Eval:
                 )
             return
         if v is None:
-            self.errors.append(
-                ConfigError(
-                    f"expected true or false, got {ln.value!r}",
-                    file=self.file,
-                    line=ln.line,
-                    param=p.name,
-                )
-            )
+            self.error(f"expected true or false, got {ln.value!r}", ln, p.name)
             return
         if (
             p.minimum is not None
             and isinstance(v, float)
             and not (p.minimum <= v <= (p.maximum if p.maximum is not None else math.inf))
         ):
-            self.errors.append(
-                ConfigError(
-                    f"value {format_number_x(v, 9)} is outside [{format_number_x(p.minimum)}, "
-                    f"{format_number_x(p.maximum or math.inf)}]",
-                    file=self.file,
-                    line=ln.line,
-                    param=p.name,
-                )
+            self.error(
+                f"value {format_number_x(v, 9)} is outside [{format_number_x(p.minimum)}, "
+                f"{format_number_x(p.maximum or math.inf)}]",
+                ln,
+                p.name,
             )
             return
         if p.name == "turn_loss" and v != 0.85:
@@ -467,14 +441,11 @@ class _Eval:
             self.set("current_field", str(path), ln)
             return
         if self.loader is None:
-            self.errors.append(
-                ConfigError(
-                    "current_field needs a file reader: load the configuration through "
-                    "marinesim.interop.moos (or pass load_current_field=)",
-                    file=self.file,
-                    line=ln.line,
-                    param=p.name,
-                )
+            self.error(
+                "current_field needs a file reader: load the configuration through "
+                "marinesim.interop.moos (or pass load_current_field=)",
+                ln,
+                p.name,
             )
             return
         try:
@@ -518,7 +489,7 @@ class _Eval:
         vals, problem = parse_start_pos(ln.value, self.compat)
         if problem is not None:
             if self.compat == "doc":
-                self.errors.append(ConfigError(problem, file=self.file, line=ln.line, param=p.name))
+                self.error(problem, ln, p.name)
                 return
             self.noted.update(_START_POSITIONAL)
             self.warn(

@@ -66,6 +66,18 @@ def _yaw_of(h: F64) -> F64:
     return y
 
 
+def _reverse_heading(h: F64) -> F64:
+    """Reverse mode's heading [deg]: angle360(h + 180)."""
+    return _angle360(h + 180)
+
+
+def _reverse_yaw(yaw: F64) -> F64:
+    """Reverse mode's yaw [rad]: yaw + π with the program's π = 3.1415926, less 2π once
+    above 2π."""
+    ny = yaw + _PI_TRUNC
+    return np.where(ny > 2 * _PI_TRUNC, ny - 2 * _PI_TRUNC, ny)
+
+
 def _clip100(a: F64) -> F64:
     """clip(a, -100, 100)."""
     return np.clip(a, -100.0, 100.0)
@@ -325,10 +337,8 @@ def _propagate_record(
 
     # ---- V22 reverse mode: +180 inside the model, before the position step (§12)
     if v22 and any_rev:
-        h1 = np.where(rev, _angle360(h1 + 180), h1)
-        ny = yaw + _PI_TRUNC
-        ny = np.where(ny > 2 * _PI_TRUNC, ny - 2 * _PI_TRUNC, ny)
-        yaw = np.where(rev, ny, yaw)
+        h1 = np.where(rev, _reverse_heading(h1), h1)
+        yaw = np.where(rev, _reverse_yaw(yaw), yaw)
 
     # ---- position, speed averaging, SOG, HOG (§3.5)
     hs0, hc0, _r = _refresh(rec["hkey"], h0, rec["hsin"], rec["hcos"])

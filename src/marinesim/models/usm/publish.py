@@ -12,13 +12,18 @@ from marinesim.core.frames import moos_angle360 as _angle360
 from marinesim.models.usm.declarations import (
     _BUOYANCY_DELAY,
     _PI,
-    _PI_TRUNC,
     _REPORT_INTERVAL,
     F64,
     BoolA,
 )
 from marinesim.models.usm.moos_math import _const_strings, drift_summary, snap_speed
-from marinesim.models.usm.propagate import _actuator_terms, _propagate_record, _select
+from marinesim.models.usm.propagate import (
+    _actuator_terms,
+    _propagate_record,
+    _reverse_heading,
+    _reverse_yaw,
+    _select,
+)
 from marinesim.models.usm.state import _RECORD, UsmState, _evolve
 from marinesim.models.usm_config import UsmConfig
 
@@ -195,11 +200,9 @@ def _publish(config: UsmConfig, st: UsmState, t: F64) -> tuple[UsmState, dict[st
         heading, hog, yaw = st.heading, st.hog, st.yaw
         if not v22 and bool(st.reverse.any()):
             rv = st.reverse
-            heading = np.where(rv, _angle360(heading + 180), heading)
-            hog = np.where(rv, _angle360(hog + 180), hog)
-            ny = yaw + _PI_TRUNC
-            ny = np.where(ny > 2 * _PI_TRUNC, ny - 2 * _PI_TRUNC, ny)
-            yaw = np.where(rv, ny, yaw)
+            heading = np.where(rv, _reverse_heading(heading), heading)
+            hog = np.where(rv, _reverse_heading(hog), hog)
+            yaw = np.where(rv, _reverse_yaw(yaw), yaw)
         speed = st.speed
         if v22 and bool(st.obstacle_hit.any()):
             speed = np.where(st.obstacle_hit, 0.0, speed)

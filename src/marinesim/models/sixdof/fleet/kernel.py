@@ -35,7 +35,7 @@ from marinesim.models.sixdof.fleet.tanker import tanker_step
 from marinesim.models.sixdof.fleet.torpedo import torpedo_step
 from marinesim.models.sixdof.pvs_vehicles import attitude_euler_row
 
-__all__ = ["REMUS_CA_ZERO", "run", "step_guarded", "step_one"]
+__all__ = ["REMUS_CA_ZERO", "STEP", "step_guarded", "step_one"]
 
 F64 = NDArray[np.float64]
 
@@ -80,76 +80,19 @@ def step_one(
 STEP = backends.kernels(step_one, 3)  # args[3] is the state (N, 12 + m)
 
 
-def run(
-    kind: int, par: F64, state: F64, cmd: F64, h: float, alive: NDArray[np.bool_],
-    max_speed: float = 50.0, max_rate: float = 50.0, backend: str | None = None,
-) -> tuple[F64, NDArray[np.int8], F64]:  # fmt: skip
-    """One guarded loop step of N vehicles of one kind.
-
-    Parameters
-    ----------
-    kind : int
-        :data:`.base.DSRV` … :data:`.base.TORPEDO`.
-    par : ndarray, shape (1, size) or (N, size)
-        Packed parameters (shared or per vehicle).
-    state : ndarray, shape (N, 12 + m)
-    cmd : ndarray, shape (1, m) or (N, m)
-    h : float
-        Sample time [s].
-    alive : ndarray of bool, shape (N,)
-        Updated in place.
-    max_speed, max_rate : float
-        Divergence bounds [m/s], [rad/s].
-    backend : str, optional
-        ``cpu`` (default), ``python`` or ``cuda``.
-
-    Returns
-    -------
-    out : ndarray, shape (N, 12 + m)
-    status, size : ndarray, shape (N,)
-        Guard codes and magnitudes of the vehicles stopped in this step.
-    """
-    return pv.launch(
-        STEP, kind, par, REMUS_CA_ZERO, state, cmd, h, alive, max_speed, max_rate, backend
-    )
-
-
 def step_guarded(
     v: base.FleetVehicle, x: F64, cmd: F64, h: float, alive: NDArray[np.bool_], t: float, *,
     backend: str | None = None, max_speed: float = 50.0, max_rate: float = 50.0,
     par: F64 | None = None,
 ) -> tuple[F64, NDArray[np.bool_], list[str]]:  # fmt: skip
-    """One guarded loop step of N vehicles on packed rows (N = 1 included).
+    """One guarded loop step of N fleet vehicles of one kind (N = 1 included).
 
-    Parameters
-    ----------
-    v : FleetVehicle
-    x : ndarray, shape (N, 12 + m)
-    cmd : ndarray, shape (N, m) or (1, m)
-        Commanded actuator values (units of ``v.units``).
-    h : float
-        Sample time [s].
-    alive : ndarray of bool, shape (N,)
-        Vehicles still running (not modified).
-    t : float
-        Time of the new state [s] (for the event texts).
-    backend : str, optional
-    max_speed, max_rate : float
-        Divergence bounds on |ν₁| [m/s] and |ω| [rad/s].
-    par : ndarray, shape (N, size), optional
-        Per-vehicle parameter rows (default: ``v.row`` for all).
-
-    Returns
-    -------
-    x_next : ndarray, shape (N, 12 + m)
-    alive : ndarray of bool, shape (N,)
-    events : list of str
+    :func:`marinesim.models.sixdof.pvs_vehicles.step_guarded` with this module's kernel, the
+    kind and parameter rows of ``v`` (or ``par``, shape (N, size), one row per vehicle), and
+    commands in the units of ``v.units``; returns (x_next, alive, events) as it does.
     """
-    xs = np.ascontiguousarray(x, dtype=float)
-    cs = np.ascontiguousarray(np.asarray(cmd, dtype=float).reshape(-1, xs.shape[1] - 12))
-    al = np.array(alive, dtype=bool).reshape(xs.shape[0])
     pr = np.ascontiguousarray(v.row if par is None else par, dtype=float)
-    with np.errstate(all="ignore"):
-        y, status, size = run(v.kind, pr, xs, cs, h, al, max_speed, max_rate, backend)
-    ev = guard.events(status, size, t, max_speed, max_rate) if status.any() else []
-    return y, al, ev
+    return pv.step_guarded(
+        STEP, v.kind, pr, REMUS_CA_ZERO, x, cmd, h, alive, t, backend=backend,
+        max_speed=max_speed, max_rate=max_rate,
+    )  # fmt: skip

@@ -1,0 +1,268 @@
+"""Compiled kernels from one per-row function: serial, parallel, CUDA or interpreted.
+
+A law that runs on N rows (vehicles) is written once as ``one(i, *args)``, a plain function
+registered with ``numba.extending.register_jitable`` that advances row ``i``.  :func:`kernels`
+builds from it every way of walking the rows:
+
+``serial`` / ``parallel``
+    numba ``njit`` loops cached on disk (``cache=True``); the ``prange`` loop
+    (``parallel=True``) from ``parallel_min`` rows on, the serial loop below (thread start-up
+    costs more than it saves on a few rows).
+``python``
+    ``one`` interpreted in a Python loop (slow: a check on the compiled kernels, debugging).
+``cuda``
+    numba CUDA, ``one`` compiled as a device function, one thread per row (built on first
+    use; :func:`require_cuda` raises :class:`~marinesim.core.errors.ConfigError` saying why
+    when no device can run it).
+
+Every row runs the same instructions whatever N is, so N = 1 and any N give bit-identical rows
+on one backend.  Which backend names a layer accepts, and how it picks its default, is the
+layer's own policy (``marinesim.models.backends``, ``marinesim.allocation.kernels``); this
+module only runs an already chosen name.
+
+numba's disk cache checks only the file of the cached function (this module), not the
+functions it calls: :func:`source_stamp` digests the files the kernels are compiled from and
+the digest is bound into the kernels' closure, part of numba's cache key, so editing a law
+recompiles instead of loading stale machine code.
+
+numba is imported only when kernels are built or run (importing this module does not need it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from marinesim.core.errors import ConfigError
+
+__all__ = [
+    "BACKENDS",
+    "PARALLEL_MIN",
+    "THREADS",
+    "Kernels",
+    "cuda_launch",
+    "kernels",
+    "require_cuda",
+    "run_cuda",
+    "source_stamp",
+]
+
+#: Every way :meth:`Kernels.launch` can run the rows.
+BACKENDS = ("cpu", "python", "cuda")
+#: Default row count from which the CPU runs the ``prange`` loop.
+PARALLEL_MIN = 256
+#: CUDA threads per block.
+THREADS = 128
+
+cuda: Any = None  # numba.cuda once a CUDA kernel is built (a module global for the simulator)
+
+
+def require_cuda() -> Any:
+    """``numba.cuda`` when a CUDA device can run kernels (or numba's simulator is enabled).
+
+    Raises
+    ------
+    ConfigError
+        ``no CUDA device: …`` with the reason numba gives (no driver, no GPU, ...).
+    """
+    try:
+        from numba import cuda as nb_cuda
+    except ImportError as exc:  # pragma: no cover - numba ships numba.cuda
+        raise ConfigError(
+            f"no CUDA device: numba.cuda cannot be imported ({exc})", param="backend"
+        ) from None
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return nb_cuda
+    try:
+        ok = nb_cuda.is_available()
+    except Exception as exc:  # noqa: BLE001 - the driver's own error is the reason
+        raise ConfigError(f"no CUDA device: {exc}", param="backend") from None
+    if not ok:
+        raise ConfigError(
+            "no CUDA device: numba finds no usable NVIDIA GPU/driver on this machine "
+            "(use backend 'cpu'; NUMBA_ENABLE_CUDASIM=1 runs the CUDA path in numba's "
+            "simulator)",
+            param="backend",
+        )
+    return nb_cuda
+
+
+def cuda_launch(kernel: Any, n: int, *args: Any) -> None:
+    """Launch a CUDA kernel with one thread per row (``n`` threads, blocks of :data:`THREADS`)."""
+    blocks = max(1, (n + THREADS - 1) // THREADS)
+    kernel[blocks, THREADS](*args)
+
+
+def run_cuda(kernel: Any, n: int, args: tuple, results: dict[int, Any]) -> None:
+    """Copy ``args`` to the device, launch ``kernel(n, *args)`` over ``n`` rows, copy back.
+
+    ``results`` maps argument positions (in ``args``) to the host arrays that receive them.
+    """
+    nb_cuda = require_cuda()
+    import numpy as np
+
+    dev = [nb_cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
+    cuda_launch(kernel, n, n, *dev)
+    for k, host in results.items():
+        dev[k].copy_to_host(host)
+
+
+def source_stamp(one: Any, extra: Iterable[str | Path] = ()) -> str:
+    """Digest (16 hex digits) of the sources kernels of ``one`` are compiled from.
+
+    Parameters
+    ----------
+    one : function
+        The per-row function: every ``*.py`` of its module's folder is digested.
+    extra : iterable of path
+        More sources: a file, or a folder (its ``*.py``), e.g. the laws ``one`` calls from
+        other packages.
+    """
+    files = set(Path(sys.modules[one.__module__].__file__ or "").resolve().parent.glob("*.py"))
+    for e in extra:
+        p = Path(e).resolve()
+        files.update(p.glob("*.py") if p.is_dir() else (p,))
+    h = hashlib.sha256()
+    for f in sorted(files):
+        if f.is_file():
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+@dataclass
+class Kernels:
+    """The kernels of one per-row function ``one(i, *args)`` (built by :func:`kernels`).
+
+    ``size`` locates the array whose first axis is the row axis N: ``args[size]``, or
+    ``args[size[0]][size[1]]`` when the arguments travel as tuples.
+    """
+
+    one: Any
+    size: int | tuple[int, int]
+    serial: Any
+    parallel: Any
+    parallel_min: int = PARALLEL_MIN
+    _cuda: list[Any] = field(default_factory=list)
+
+    def rows(self, args: tuple) -> int:
+        """N, the number of rows ``args`` hold."""
+        if isinstance(self.size, int):
+            return int(args[self.size].shape[0])
+        return int(args[self.size[0]][self.size[1]].shape[0])
+
+    def cuda_kernel(self) -> Any:
+        """The CUDA kernel (one thread per row), built on first use."""
+        global cuda
+        if not self._cuda:
+            if not isinstance(self.size, int):
+                raise ConfigError(
+                    "backend 'cuda' takes flat array arguments, not (inputs, outputs) tuples",
+                    param="backend",
+                )
+            cuda = require_cuda()
+            one = self.one
+
+            @cuda.jit
+            def kernel(n, *args):  # noqa: ANN001, ANN002, ANN202
+                i = cuda.grid(1)
+                if i < n:
+                    one(i, *args)
+
+            self._cuda.append(kernel)
+        return self._cuda[0]
+
+    def launch(self, backend: str, args: tuple, results: dict[int, Any] | None = None) -> None:
+        """Run ``one`` for every row of ``args`` on ``backend`` (a name of :data:`BACKENDS`).
+
+        ``results`` maps argument positions to the host arrays the kernel writes (copied
+        back from a GPU; the CPU backends write them in place).
+
+        Raises
+        ------
+        ConfigError
+            A name not in :data:`BACKENDS`, or ``cuda`` without a usable device.
+        """
+        n = self.rows(args)
+        if backend == "cpu":
+            (self.parallel if n >= self.parallel_min else self.serial)(n, *args)
+        elif backend == "python":
+            for i in range(n):
+                self.one(i, *args)
+        elif backend == "cuda":
+            run_cuda(self.cuda_kernel(), n, args, results or {})
+        else:
+            raise ConfigError(
+                f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}",
+                param="backend",
+            )
+
+
+def kernels(
+    one: Any,
+    size: int | tuple[int, int],
+    *,
+    stamp: str | None = None,
+    parallel_min: int = PARALLEL_MIN,
+    error_model: str = "python",
+) -> Kernels:
+    """Serial and ``prange`` CPU kernels (cached on disk) and a CUDA kernel of ``one``.
+
+    Parameters
+    ----------
+    one : function
+        ``one(i, *args)`` advances row ``i``; registered with ``register_jitable``.
+    size : int or (int, int)
+        Where the row axis is: ``args[size]``, or ``args[size[0]][size[1]]`` when the
+        arguments are two tuples ``(ins, outs)`` (then ``one(i, ins, outs)``; CPU and
+        ``python`` only).
+    stamp : str, optional
+        Cache key of the sources (:func:`source_stamp`); default: ``one``'s own package.
+    parallel_min : int
+        Rows from which ``cpu`` runs the ``prange`` loop.
+    error_model : {"python", "numpy"}
+        numba's error model (``"numpy"``: no zero-divisor checks).
+    """
+    import numba
+
+    key = source_stamp(one) if stamp is None else stamp
+    if not key:
+        raise ValueError("the source stamp must not be empty")
+    opts = {"cache": True, "error_model": error_model}
+    if isinstance(size, int):
+
+        @numba.njit(**opts)
+        def serial(n, *args):  # noqa: ANN001, ANN002, ANN202
+            if len(key) == 0:  # the stamp is in the closure, hence in numba's cache key
+                return
+            for i in range(n):
+                one(i, *args)
+
+        @numba.njit(parallel=True, **opts)
+        def parallel(n, *args):  # noqa: ANN001, ANN002, ANN202
+            if len(key) == 0:
+                return
+            for i in numba.prange(n):
+                one(i, *args)
+
+    else:  # two tuples (inputs, outputs): named, as a parfor takes no tuple of tuples
+
+        @numba.njit(**opts)
+        def serial(n, ins, outs):  # noqa: ANN001, ANN202
+            if len(key) == 0:
+                return
+            for i in range(n):
+                one(i, ins, outs)
+
+        @numba.njit(parallel=True, **opts)
+        def parallel(n, ins, outs):  # noqa: ANN001, ANN202
+            if len(key) == 0:
+                return
+            for i in numba.prange(n):
+                one(i, ins, outs)
+
+    return Kernels(one, size, serial, parallel, parallel_min)

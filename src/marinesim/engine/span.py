@@ -1,0 +1,59 @@
+"""Compiled spans: many engine ticks of a whole block in one compiled call.
+
+A *span* runs the tick of a scenario whose plugins it knows — the same phases, the same
+law functions, the same frames — over plain floats in one compiled loop, and hands the
+tick back to the plugins whenever something only they do is due (see
+:mod:`marinesim.engine.plugins.surftrak_span`, the SURFTRAK block).  Plugin modules
+register a factory here; :meth:`Simulation.run <marinesim.engine.simulation.Simulation.run>`
+asks the factories once, then alternates spans and plugin ticks.
+
+``Simulation.compiled``: None (default) uses a span where one applies and numba is installed
+(``MARINESIM_JIT=0`` turns spans off), True requires one (ConfigError saying why not), False
+runs every tick through the plugins.  Both routes give bit-identical results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from marinesim.core.errors import ConfigError
+
+__all__ = ["Span", "find_span", "register_span"]
+
+
+class Span(Protocol):
+    """A compiled span over a built simulation."""
+
+    ticks: int
+
+    def run(self, k: int, kend: int) -> int:
+        """Run ticks k… (at most to ``kend``), leaving the engine at the tick returned."""
+
+
+#: Factories ``f(sim, compiled) -> Span | None`` (raise ConfigError when ``compiled`` is True
+#: and their span does not apply).
+_FACTORIES: list[Callable[[Any, bool | None], Span | None]] = []
+
+
+def register_span(factory: Callable[[Any, bool | None], Span | None]) -> None:
+    """Register a span factory (a plugin module does it when imported)."""
+    if factory not in _FACTORIES:
+        _FACTORIES.append(factory)
+
+
+def find_span(sim: Any, compiled: bool | None) -> Span | None:
+    """The span for ``sim``, or None; ConfigError if ``compiled`` is True and none applies."""
+    if compiled is False:
+        return None
+    for f in _FACTORIES:
+        span = f(sim, compiled)
+        if span is not None:
+            return span
+    if compiled:
+        raise ConfigError(
+            "no compiled span applies to this scenario (spans: the SURFTRAK block of "
+            "sitl_vertical + rangefinder + surftrak, one vehicle)",
+            param="compiled",
+        )
+    return None

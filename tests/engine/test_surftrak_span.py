@@ -1,0 +1,100 @@
+"""The SURFTRAK block's compiled span against the plugins' ticks, on the engine route.
+
+The span runs the same tick as the plugins (control, heave step, sensor at t_{k+1}, frame):
+every recorded signal, the events and the bus/call counts must be bit-identical whether the
+ticks run compiled or through the plugins; a non-finite step, a hand-back and a full chunk
+give the tick back to the plugins.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from marinesim.core.errors import ConfigError
+from marinesim.scenario.build import load_simulation
+
+numba = pytest.importorskip("numba")
+
+
+def _run(compiled: bool | None, **sets: object):  # noqa: ANN202
+    sim = load_simulation("surftrak_sawtooth", sets={"time.end": 20, **sets}, seed=3)
+    sim.compiled = compiled
+    return sim.run()
+
+
+def _same(a, b) -> None:  # noqa: ANN001
+    assert list(a.signals) == list(b.signals)
+    np.testing.assert_array_equal(a.t, b.t, strict=True)
+    for name in a.signals:
+        x, y = a[name], b[name]
+        assert x.tobytes() == y.tobytes(), name  # bit for bit, NaN and -0.0 included
+    assert [(e.t, e.kind, e.text) for e in a.events] == [(e.t, e.kind, e.text) for e in b.events]
+
+
+def test_bundled_scenario_compiled_equals_plugin_ticks() -> None:
+    a, b = _run(False), _run(True)
+    _same(a, b)
+    assert a.manifest["compiled_ticks"] == 0
+    assert b.manifest["compiled_ticks"] > 0.99 * 8000  # a handful of plugin ticks only
+    assert a.manifest["bus"] == b.manifest["bus"]
+    calls = lambda r: [p["calls"] for p in r.manifest["plugins"]]  # noqa: E731
+    assert calls(a) == calls(b)
+
+
+@pytest.mark.parametrize("every_hz", [400, 10, 400 / 57])
+def test_decimated_frames_match(every_hz: float) -> None:
+    _same(_run(False, log_rate=every_hz), _run(True, log_rate=every_hz))
+
+
+def test_small_chunks_flush_between_spans() -> None:
+    from marinesim.engine import recorder
+
+    old = recorder._MAX_ROWS
+    recorder._MAX_ROWS = 97  # the span stops at every full chunk, the recorder flushes
+    try:
+        _same(_run(False), _run(True))
+    finally:
+        recorder._MAX_ROWS = old
+
+
+def test_nonfinite_divergence_is_the_plugins_tick() -> None:
+    sets = {"entities.0.motion.params.thrust_accel": 1e308}
+    with pytest.warns(RuntimeWarning):
+        a, b = _run(False, **sets), _run(True, **sets)
+    assert a.status == b.status == "diverged"
+    _same(a, b)
+
+
+def test_replay_after_a_nonfinite_stop_restores_the_inputs(monkeypatch) -> None:  # noqa: ANN001
+    # the kernel reports a non-finite step after running (and mutating) 500 ticks: the
+    # driver must restore every input and replay up to that tick
+    from marinesim.engine.plugins import surftrak_span
+
+    real = surftrak_span.kernel_for(True)
+    faked: list[int] = []
+
+    def kernel(*args):  # noqa: ANN002, ANN202
+        k, kend = args[0], args[1]
+        if not faked and kend - k > 600:
+            faked.append(k)
+            reached = real(k, k + 500, *args[2:])
+            args[21][6] = 1  # counters: non-finite
+            return reached
+        return real(*args)
+
+    monkeypatch.setitem(surftrak_span._CACHE, "kernel", kernel)
+    b = _run(True)
+    assert faked, "the fake non-finite stop happened"
+    _same(_run(False), b)
+
+
+def test_compiled_true_says_why_it_cannot() -> None:
+    sim = load_simulation("surftrak_sawtooth", sets={"time.end": 1, "time.time_warp": 1.0})
+    sim.compiled = True
+    with pytest.raises(ConfigError, match="time_warp"):
+        sim.run()
+    sim = load_simulation("demo_survey", sets={"time.end": 1})
+    sim.compiled = True
+    with pytest.raises(ConfigError, match="no compiled span applies"):
+        sim.run()
