@@ -34,6 +34,8 @@ __all__ = [
     "moos_heading_to_radians",
     "quat_from_euler",
     "quat_rates_c",
+    "rotate_c",
+    "rotate_t_c",
     "rotation_from_euler",
     "rotation_from_quat",
     "rotation_quat_c",
@@ -84,6 +86,26 @@ def rotation_zyx_c(cphi: Any, sphi: Any, cth: Any, sth: Any, cpsi: Any, spsi: An
         -sth,
         cth * sphi,
         cth * cphi,
+    )
+
+
+@register_jitable
+def rotate_c(rot: tuple, x0: Any, x1: Any, x2: Any) -> tuple:
+    """R x: a body vector in NED axes, R given by its 9 row-major entries (``*_c`` rotations)."""
+    return (
+        rot[0] * x0 + rot[1] * x1 + rot[2] * x2,
+        rot[3] * x0 + rot[4] * x1 + rot[5] * x2,
+        rot[6] * x0 + rot[7] * x1 + rot[8] * x2,
+    )
+
+
+@register_jitable
+def rotate_t_c(rot: tuple, x0: Any, x1: Any, x2: Any) -> tuple:
+    """Rᵀ x: a NED vector in body axes, R given by its 9 row-major entries."""
+    return (
+        rot[0] * x0 + rot[3] * x1 + rot[6] * x2,
+        rot[1] * x0 + rot[4] * x1 + rot[7] * x2,
+        rot[2] * x0 + rot[5] * x1 + rot[8] * x2,
     )
 
 

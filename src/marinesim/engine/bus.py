@@ -63,6 +63,9 @@ class Message:
     source: str = ""
 
 
+_new_message = object.__new__
+
+
 @dataclass
 class Subscription:
     """A plugin's subscription: topic names, its block, queue size and its inbox."""
@@ -188,10 +191,7 @@ class Bus:
             )
         if not (0.0 <= delay < math.inf):  # also refuses NaN
             raise EngineError(f"message delay must be finite and >= 0, got {delay!r} on {topic!r}")
-        key = (topic, block)
-        seq = self._seq.get(key, 0)
-        self._seq[key] = seq + 1
-        msg = Message(
+        return self.enqueue(
             topic,
             block,
             np.asarray(rows, dtype=np.int64),
@@ -200,12 +200,50 @@ class Bus:
             float(t_pub),
             float(t_pub if t_stamp is None else t_stamp),
             float(t_pub + delay),
-            seq,
             scope,
             source,
         )
+
+    def enqueue(
+        self,
+        topic: str,
+        block: str,
+        rows: NDArray[np.int64],
+        sender: NDArray[np.int64],
+        value: NDArray[Any],
+        t_pub: float,
+        t_stamp: float,
+        t_deliver: float,
+        scope: str,
+        source: str,
+    ) -> Message:
+        """:meth:`publish` without its checks: arguments already typed and valid.
+
+        ``rows``/``sender`` int64 arrays, times floats, ``scope`` ``"local"`` or ``"global"``,
+        ``t_deliver ≥ t_pub`` finite.  For callers that validated them (the hook context).
+        """
+        key = (topic, block)
+        seq = self._seq.get(key, 0)
+        self._seq[key] = seq + 1
+        # the dataclass's own __init__ sets the same eleven fields one object.__setattr__ at a
+        # time (it is frozen); filling the instance dict at once is the same message, cheaper
+        msg = _new_message(Message)
+        msg.__dict__.update(
+            topic=topic,
+            block=block,
+            rows=rows,
+            sender=sender,
+            value=value,
+            t_pub=t_pub,
+            t_stamp=t_stamp,
+            t_deliver=t_deliver,
+            seq=seq,
+            scope=scope,
+            source=source,
+        )
         self.pending.append(msg)
-        self.published[topic] = self.published.get(topic, 0) + 1
+        published = self.published
+        published[topic] = published.get(topic, 0) + 1
         return msg
 
     def deliver(self, t: float) -> int:

@@ -269,6 +269,13 @@ class HookContext:
                 )
         if len(r) == 0:
             return
+        if scope == "local" and delay == 0.0 and t_stamp is None:  # the usual message
+            t = float(self.t)
+            sender = np.asarray(block.ids[r], dtype=np.int64)
+            bus.enqueue(
+                topic, self._block_name, r, sender, payload, t, t, t + 0.0, scope, plugin.name
+            )
+            return
         bus.publish(
             topic,
             self._block_name,

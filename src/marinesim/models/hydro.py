@@ -357,9 +357,7 @@ def euler_kinematics(eta: F64, nu: F64) -> F64:
     u, v, w, p, q, rr = _cols(nu)
     return np.stack(
         (
-            r[0] * u + r[1] * v + r[2] * w,
-            r[3] * u + r[4] * v + r[5] * w,
-            r[6] * u + r[7] * v + r[8] * w,
+            *frames.rotate_c(r, u, v, w),
             *frames.euler_rates_c(cphi, sphi, cth, sth, p, q, rr),
         ),
         axis=1,

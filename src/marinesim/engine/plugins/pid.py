@@ -22,6 +22,9 @@ from marinesim.engine.tick import heading_deg
 
 __all__ = ["HeadingSpeedDepthPid", "HeadingSpeedDepthPidParams"]
 
+#: ``np.clip`` on float arrays without its Python dispatch (the same ufunc, the same bits).
+_clip = getattr(getattr(np, "_core", None) and np._core.umath, "clip", np.clip)
+
 #: Setpoint topic → its column in the ``desired`` state (heading, speed, depth).
 _SETPOINT_COLUMN = {"DESIRED_HEADING": 0, "DESIRED_SPEED": 1, "DESIRED_DEPTH": 2}
 
@@ -150,15 +153,15 @@ class HeadingSpeedDepthPid(Plugin):
         err[:, 2] = des_depth - belief.pos[:, 2]
         out, st["pid"] = pid_update(gains, st["pid"], err, dt, active=active[:, None])
         rudder = out[:, 0]
-        thrust = np.clip(p.speed_factor * des_speed + out[:, 1], -p.max_thrust, p.max_thrust)
+        thrust = _clip(p.speed_factor * des_speed + out[:, 1], -p.max_thrust, p.max_thrust)
         elevator = out[:, 2]
+        finite = np.isfinite(desired)
         if p.depth_rate_kd > 0:
             w_down = _down_velocity(belief)
-            damped = np.clip(elevator - p.depth_rate_kd * w_down, -p.max_elevator, p.max_elevator)
-            elevator = np.where(np.isfinite(des_depth), damped, 0.0)
+            damped = _clip(elevator - p.depth_rate_kd * w_down, -p.max_elevator, p.max_elevator)
+            elevator = np.where(finite[:, 2], damped, 0.0)
 
-        ok = np.isfinite(desired)
-        ok &= active[:, None]
+        ok = finite & active[:, None]
         every = bool(ok.all())
         for col, topic, value in (
             (0, "DESIRED_RUDDER", rudder),
@@ -172,7 +175,7 @@ class HeadingSpeedDepthPid(Plugin):
             if rows.size:
                 ctx.publish(topic, value[rows], rows=rows)
         ctx.log("rudder", rudder, "%")
-        ctx.log("thrust", np.where(np.isfinite(des_speed), thrust, np.nan), "%")
+        ctx.log("thrust", np.where(finite[:, 1], thrust, np.nan), "%")
         ctx.log("elevator", elevator, "%")
         ctx.log("desired_heading", des_heading, "deg")
         ctx.log("desired_speed", des_speed, "m/s")

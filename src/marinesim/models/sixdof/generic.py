@@ -129,9 +129,7 @@ def derivative(
     )
     acc = terms.mat6_times(par, M_INV, rhs)
     wc = terms.cross3(p, q, r, nc[0], nc[1], nc[2])
-    out[0] = rot[0] * u + rot[1] * v + rot[2] * w
-    out[1] = rot[3] * u + rot[4] * v + rot[5] * w
-    out[2] = rot[6] * u + rot[7] * v + rot[8] * w
+    out[0], out[1], out[2] = frames.rotate_c(rot, u, v, w)
     if quat:
         qd = frames.quat_rates_c(x[3], x[4], x[5], x[6], p, q, r)
         out[3], out[4], out[5], out[6] = qd[0], qd[1], qd[2], qd[3]

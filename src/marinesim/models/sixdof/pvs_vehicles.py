@@ -346,9 +346,10 @@ def attitude_euler_row(x: Any, y: Any, h: float, trig: tuple, rot: tuple) -> Non
     (row-major, :func:`marinesim.core.frames.rotation_zyx_c`).
     """
     u, v, w, p, q, r = y[6], y[7], y[8], y[9], y[10], y[11]
-    y[0] = x[0] + h * (rot[0] * u + rot[1] * v + rot[2] * w)
-    y[1] = x[1] + h * (rot[3] * u + rot[4] * v + rot[5] * w)
-    y[2] = x[2] + h * (rot[6] * u + rot[7] * v + rot[8] * w)
+    pd = frames.rotate_c(rot, u, v, w)
+    y[0] = x[0] + h * pd[0]
+    y[1] = x[1] + h * pd[1]
+    y[2] = x[2] + h * pd[2]
     ed = frames.euler_rates_c(trig[0], trig[1], trig[2], trig[3], p, q, r)
     y[3] = x[3] + h * ed[0]
     y[4] = x[4] + h * ed[1]

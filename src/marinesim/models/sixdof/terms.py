@@ -14,6 +14,8 @@ from typing import Any
 
 from numba.extending import register_jitable
 
+from marinesim.core import frames
+
 __all__ = [
     "added_mass_coriolis",
     "row",
@@ -238,8 +240,4 @@ def linear_restoring(par: Any, o_g: int, o_g0: int, eta: Vec) -> Vec:
 @register_jitable
 def current_in_body(rot: Vec, c0: float, c1: float, c2: float) -> Vec:
     """Rᵀ v_c: a NED current [m/s] in body axes, R given by its 9 row-major entries."""
-    return (
-        rot[0] * c0 + rot[3] * c1 + rot[6] * c2,
-        rot[1] * c0 + rot[4] * c1 + rot[7] * c2,
-        rot[2] * c0 + rot[5] * c1 + rot[8] * c2,
-    )
+    return frames.rotate_t_c(rot, c0, c1, c2)
