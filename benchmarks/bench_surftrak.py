@@ -14,8 +14,8 @@ Every row runs on the engine (``run_surftrak`` builds the harness block: ``sitl_
   with an empty numba cache (compilation) and with the cache filled;
 * ``bundled scenario`` — ``marinesim.run("surftrak_sawtooth")``: the same span with every
   tick recorded (the scenario keeps no ``log_rate``);
-* ``surftrak N=n`` — the same plugins on (N,) arrays, aggregate real-time factor
-  (vehicles × simulated seconds / wall seconds).
+* ``surftrak N=n`` — the compiled span over n vehicles (all cores from 16 vehicles),
+  aggregate real-time factor (vehicles × simulated seconds / wall seconds).
 
 Usage::
 

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from marinesim.control import autopilots as ap
 from marinesim.control import pvs_fleet
+from marinesim.core.frames import wrap_pi
 
 H = 0.02
 R_MAX = 5 * math.pi / 180
@@ -281,7 +282,9 @@ def test_otter_step_input(t: float, on: bool) -> None:
     assert _same(ap.otter_step_input(t, 2), np.tile([80.0, 120.0] if on else [0.0, 0.0], (2, 1)))
 
 
-def test_ssa_is_frames_wrap_pi() -> None:
+def test_frames_wrap_pi_is_upstream_ssa() -> None:
+    """The autopilots' ssa is the one angle wrapping, :func:`frames.wrap_pi` (no alias)."""
     x = np.array([-7.0, -math.pi, -0.0, 0.0, math.pi, 1e6, math.nan])
     with np.errstate(invalid="ignore"):
-        assert _same(ap.ssa(x), _up_ssa(x))
+        assert _same(wrap_pi(x), _up_ssa(x))
+    assert not hasattr(ap, "ssa")

@@ -161,9 +161,30 @@ def test_env_switch_disables_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None
     assert run_surftrak("sawtooth", duration=2.0, seed=1).manifest["compiled_ticks"] > 700
 
 
+def test_compiled_span_runs_many_vehicles_bit_identically() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kw = {"pilot": PilotScript(times=(6.0, 8.0), sticks=(800.0, 500.0)), "terrain": "stress"}
+        a = run_surftrak(duration=20.0, n=5, jit=False, seed=3, **kw)
+        b = run_surftrak(duration=20.0, n=5, jit=True, seed=3, **kw)
+    assert b.manifest["compiled_ticks"] > 7000 and a.manifest["compiled_ticks"] == 0
+    assert_same_run(a, b)
+    one = run_surftrak(duration=20.0, n=1, jit=True, seed=3, **kw)
+    for k, v in one.columns.items():
+        assert np.array_equal(v[0], b.columns[k][0]), k  # N = 1 is row 0 of the batch
+
+
+def test_compiled_span_on_all_cores_equals_plugin_ticks() -> None:
+    from marinesim.engine.plugins.surftrak_span import PARALLEL_MIN
+
+    n = PARALLEL_MIN + 3  # the prange kernel
+    a = run_surftrak("trapezoid", duration=8.0, n=n, jit=False, seed=5)
+    b = run_surftrak("trapezoid", duration=8.0, n=n, jit=True, seed=5)
+    assert b.manifest["compiled_ticks"] > 2500
+    assert_same_run(a, b)
+
+
 def test_jit_true_rejects_python_only_features() -> None:
-    with pytest.raises(ConfigError, match="one vehicle"):
-        run_surftrak("sawtooth", duration=1.0, n=2, jit=True)
     with pytest.raises(ConfigError, match="trace"):
         run_surftrak("sawtooth", duration=1.0, trace=True, jit=True)
     with pytest.raises(ConfigError, match="Python hooks"):

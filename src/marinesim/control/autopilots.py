@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any, Self
 
-import numba
 import numpy as np
+from numba.extending import register_jitable
 from numpy.typing import NDArray
 
 from marinesim.control import pvs_fleet as fleet
@@ -36,7 +37,7 @@ from marinesim.control.pvs_fleet import integral_smc as _smc_law
 from marinesim.control.pvs_fleet import pid_core as _pid_law
 from marinesim.control.pvs_fleet import ref_model3 as _ref_law
 from marinesim.control.pvs_fleet import remus_law as _remus_law
-from marinesim.core.frames import wrap_pi
+from marinesim.core import compile as cc
 
 __all__ = [
     "OtterHeadingGains",
@@ -50,59 +51,57 @@ __all__ = [
     "ref_model3",
     "remus_depth_heading_autopilot",
     "remus_step_input",
-    "ssa",
 ]
 
 F64 = NDArray[np.float64]
 _D2R = math.pi / 180
 
 
-def ssa(angle: F64) -> F64:
-    """Smallest signed angle, (a + π) mod 2π − π [rad] (Fossen 2021): :func:`frames.wrap_pi`."""
-    return wrap_pi(angle)
+# --------------------------------------------------------------------------- compiled rows
+# One vehicle ``i`` per call; :func:`marinesim.core.compile.kernels` builds the serial and
+# ``prange`` loops over the vehicles from it.  error_model="numpy": a zero divisor gives inf/NaN
+# as upstream's numpy does (no exception); it also drops numba's per-division zero checks
+# (about half the REMUS loop's time, measured).
 
 
-# --------------------------------------------------------------------------- compiled loops
-# error_model="numpy": a zero divisor gives inf/NaN as upstream's numpy does (no exception);
-# it also drops numba's per-division zero checks (about half the REMUS loop's time, measured).
-_JIT = {"cache": True, "error_model": "numpy"}
+@register_jitable
+def _ref_row(i, p, s, r, h):  # noqa: ANN001, ANN202
+    _ref_law(p, 0, s[i], r[i], h)
 
 
-@numba.njit(**_JIT)
-def _ref_loop(p, s, r, h):  # noqa: ANN001, ANN202
-    for i in range(s.shape[0]):
-        _ref_law(p, 0, s[i], r[i], h)
+@register_jitable
+def _pid_row(i, p, s, e_x, e_v, h, u):  # noqa: ANN001, ANN202
+    u[i] = _pid_law(p, s[i], e_x[i], e_v[i], h)
 
 
-@numba.njit(**_JIT)
-def _pid_loop(p, s, e_x, e_v, h, u):  # noqa: ANN001, ANN202
-    for i in range(s.shape[0]):
-        u[i] = _pid_law(p, s[i], e_x[i], e_v[i], h)
-
-
-@numba.njit(**_JIT)
-def _smc_loop(p, s, e_x, e_v, h, u):  # noqa: ANN001, ANN202
+@register_jitable
+def _smc_row(i, p, s, e_x, e_v, h, u):  # noqa: ANN001, ANN202
     # s[i] = ∫ssa(e), x_d, v_d, a_d: the SMC, then refModel3 on x_d, v_d, a_d (as remus_law)
-    for i in range(s.shape[0]):
-        u[i] = _smc_law(p, s[i], e_x[i], e_v[i], h)
-        _ref_law(p, 7, s[i, 1:4], p[11], h)
+    u[i] = _smc_law(p, s[i], e_x[i], e_v[i], h)
+    _ref_law(p, 7, s[i, 1:4], p[11], h)
 
 
-@numba.njit(**_JIT)
-def _remus_loop(p, s, eta, nu, h, u):  # noqa: ANN001, ANN202
-    for i in range(s.shape[0]):
-        _remus_law(p[0] if p.shape[0] == 1 else p[i], s[i], eta[i], nu[i], h, u[i])
+@register_jitable
+def _remus_row(i, p, s, eta, nu, h, u):  # noqa: ANN001, ANN202
+    _remus_law(p[0] if p.shape[0] == 1 else p[i], s[i], eta[i], nu[i], h, u[i])
 
 
-@numba.njit(parallel=True, **_JIT)
-def _remus_loop_parallel(p, s, eta, nu, h, u):  # noqa: ANN001, ANN202
-    for i in numba.prange(s.shape[0]):
-        _remus_law(p[0] if p.shape[0] == 1 else p[i], s[i], eta[i], nu[i], h, u[i])
-
-
-#: Vehicles from which the REMUS autopilot runs its threaded loop (same bytes as the serial
+#: Vehicles from which the autopilots run their threaded loop (same bytes as the serial
 #: one).  On a loaded 2-core machine the threads lost even at N = 10⁴; raise it there.
 PARALLEL_FROM = 4096
+
+_FRAMES = Path(__file__).resolve().parents[1] / "core" / "frames.py"
+_STAMP = cc.source_stamp(_remus_row, (_FRAMES,))  # this package and the angle wrapping
+_REF, _PID, _SMC, _REMUS = (
+    cc.kernels(one, 1, stamp=_STAMP, error_model="numpy")
+    for one in (_ref_row, _pid_row, _smc_row, _remus_row)
+)
+
+
+def _launch(k: cc.Kernels, *args: Any) -> None:
+    """Run the rows of ``args`` (vehicles on the first axis of ``args[1]``) on the CPU."""
+    k.parallel_min = PARALLEL_FROM  # read at each call (tests move it)
+    k.launch("cpu", args)
 
 
 def _pack(*arrays: Any) -> tuple[tuple[int, ...], F64]:
@@ -121,9 +120,9 @@ def _unpack(shape: tuple[int, ...], block: F64) -> list[F64]:
 
 
 def _run_on_errors(
-    loop: Any, p: F64, states: tuple[F64, ...], e_x: F64, e_v: F64, h: float
+    kern: cc.Kernels, p: F64, states: tuple[F64, ...], e_x: F64, e_v: F64, h: float
 ) -> tuple[F64, list[F64]]:
-    """``loop(p, block, e_x, e_v, h, u)`` on the packed (N,) states and errors.
+    """Rows ``kern(p, block, e_x, e_v, h, u)`` on the packed (N,) states and errors.
 
     Returns the command u and the advanced states, each of the broadcast input shape.
     """
@@ -131,7 +130,7 @@ def _run_on_errors(
     k = len(states)
     u = np.empty(block.shape[0])
     e = np.ascontiguousarray(block[:, k:].T)
-    loop(p, block, e[0], e[1], float(h), u)
+    _launch(kern, p, block, e[0], e[1], float(h), u)
     return u.reshape(shape), _unpack(shape, block)[:k]
 
 
@@ -159,7 +158,7 @@ def ref_model3(
     """
     shape, block = _pack(x_d, v_d, a_d, r)
     p = np.array(fleet.ref3_row(wn_d, zeta_d, v_max), dtype=float)
-    _ref_loop(p, block, np.ascontiguousarray(block[:, 3]), float(h))
+    _launch(_REF, p, block, np.ascontiguousarray(block[:, 3]), float(h))
     x_new, v_new, a_new, _ = _unpack(shape, block)
     return x_new, v_new, a_new
 
@@ -213,7 +212,7 @@ def pid_pole_placement(
     kd = m * 2.0 * zeta * wn - d
     ki = (wn / 10.0) * kp
     p = np.array([0.0, kp, kd, ki, *fleet.ref3_row(wn_d, zeta_d, v_max), r, 1.0], dtype=float)
-    u, (x_d, v_d, a_d, e_int) = _run_on_errors(_pid_loop, p, (x_d, v_d, a_d, e_int), e_x, e_v, h)
+    u, (x_d, v_d, a_d, e_int) = _run_on_errors(_PID, p, (x_d, v_d, a_d, e_int), e_x, e_v, h)
     return u, e_int, x_d, v_d, a_d
 
 
@@ -267,9 +266,7 @@ def integral_smc(
          *fleet.ref3_row(wn_d, zeta_d, v_max), r],
         dtype=float,
     )  # fmt: skip
-    delta, (e_int, x_d, v_d, a_d) = _run_on_errors(
-        _smc_loop, p, (e_int, x_d, v_d, a_d), e_x, e_v, h
-    )
+    delta, (e_int, x_d, v_d, a_d) = _run_on_errors(_SMC, p, (e_int, x_d, v_d, a_d), e_x, e_v, h)
     return delta, e_int, x_d, v_d, a_d
 
 
@@ -350,8 +347,8 @@ def remus_depth_heading_autopilot(
             f"{p.shape[0]} set-points (ref_z, ref_psi, ref_n) for {st.shape[0]} vehicles"
         )
     u5 = np.empty((st.shape[0], 5))
-    loop = _remus_loop_parallel if st.shape[0] >= PARALLEL_FROM else _remus_loop
-    loop(p, st, np.ascontiguousarray(eta, float), np.ascontiguousarray(nu, float), float(h), u5)
+    eta_c, nu_c = np.ascontiguousarray(eta, float), np.ascontiguousarray(nu, float)
+    _launch(_REMUS, p, st, eta_c, nu_c, float(h), u5)
     # remus_law commands the torpedo's [δ_r, −δ_r, δ_s, −δ_s, n]; REMUS takes [δ_r, −δ_s, n]
     u = u5[:, [0, 3, 4]]
     return u, RemusDepthHeadingState(*st.T.copy())

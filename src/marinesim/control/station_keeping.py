@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from marinesim.control.autopilots import ssa
-from marinesim.core.frames import rotation_from_quat
+from marinesim.core.frames import rotation_from_quat, wrap_pi
 
 __all__ = ["StationKeepingOutput", "StationKeepingState", "station_keeping_pid"]
 
@@ -129,7 +128,7 @@ def station_keeping_pid(
     integ = np.clip(integ, -lim, lim)
     f_ned = kp * e_ned + ki * integ - kd * vel_ned
     f_body = np.einsum("nji,nj->ni", rot, f_ned)  # Rᵀ f
-    e_yaw = ssa(np.radians(target[:, 3]) - euler[:, 2])
+    e_yaw = wrap_pi(np.radians(target[:, 3]) - euler[:, 2])
     r = ang_vel[:, 2]
     frozen_y = (np.abs(unmet[:, 5]) > p.unmet_tolerance) & (np.sign(unmet[:, 5]) == np.sign(e_yaw))
     lim_y = p.integral_limit_moment / p.ki_yaw if p.ki_yaw > 0 else 0.0

@@ -141,13 +141,13 @@ class BlockRNG:
                     buf[i, pos:] = g.standard_normal(k) if dist == "normal" else g.random(k)
 
     def buffered(self, dist: str) -> tuple[np.ndarray, int]:
-        """Row 0 of the pre-drawn block of ``dist`` ("normal" or "uniform") and the position of
+        """The pre-drawn block (N, B) of ``dist`` ("normal" or "uniform") and the position of
         the next value (a compiled loop reads ahead in it, then calls :meth:`set_position`).
 
         Draws the block now if there is none (the stream's values are the same either way).
         """
         self._take(dist, 0)
-        return self._buf[dist][0], self._pos.get(dist, 0)
+        return self._buf[dist], self._pos.get(dist, 0)
 
     def set_position(self, dist: str, pos: int) -> None:
         """Move the read position of the ``dist`` block (values before it are used)."""

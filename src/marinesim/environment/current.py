@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.errors import ConfigError, ConfigWarning
+from marinesim.core.frames import moos_heading_to_radians
 from marinesim.core.moostext import is_moos_number, moos_atof
 
 __all__ = ["CurrentField", "vector_velocity"]
@@ -78,14 +79,11 @@ def vector_velocity(
 ) -> tuple[float, float]:
     """Velocity (east, north) [m/s] of one field vector.
 
-    θ = ((90 − ang)·π)/180 wrapped once into [−π, π] (ang [deg] is not wrapped first), then
+    θ = ((90 − ang)·π)/180 wrapped once into [−π, π] (ang [deg] is not wrapped first; MOOS-IvP
+    ``headingToRadians``, :func:`~marinesim.core.frames.moos_heading_to_radians`), then
     (cos θ·mag + xdot, sin θ·mag + ydot).
     """
-    theta = ((90.0 - ang) * math.pi) / 180.0
-    if theta > math.pi:
-        theta -= 2.0 * math.pi
-    elif theta < -math.pi:
-        theta += 2.0 * math.pi
+    theta = float(moos_heading_to_radians(ang))
     return math.cos(theta) * mag + xdot, math.sin(theta) * mag + ydot
 
 

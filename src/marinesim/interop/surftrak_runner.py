@@ -6,7 +6,7 @@ per reading, SURFTRAK spec §11.1) and the ``surftrak`` controller (ArduSub's ve
 autopilot, :class:`~marinesim.control.surftrak.ArduSubVertical`, switching to SURFTRAK after
 the 10th reading) at 400 Hz — runs it on the engine, and reads the CTUN rows (10 Hz, §13),
 the stamped rangefinder rows and the GCS messages back from the run.  There is no loop here:
-the engine's tick is the only one, and for a single vehicle it runs as one compiled span
+the engine's tick is the only one, and the block runs as one compiled span
 (:mod:`marinesim.engine.plugins.surftrak_span`) when numba is installed.
 """
 
@@ -272,7 +272,7 @@ def run_surftrak(
         :class:`~marinesim.control.surftrak.ButtonTargets` (``surftrak_buttons``); run at
         t = 0, period, 2·period, … (after the events of that loop).
     jit : bool, optional
-        The engine's compiled span (numba) for single-vehicle runs without Python hooks:
+        The engine's compiled span (numba) for runs without Python hooks:
         ``None`` (default) uses it when numba is installed and ``MARINESIM_JIT`` is not ``0``,
         ``True`` requires it (ConfigError saying why not), ``False`` runs the plugins tick by
         tick.  Both give bit-identical logs.

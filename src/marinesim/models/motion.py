@@ -216,8 +216,14 @@ def _euler_rotation(e: F64) -> F64:
     return rotation_from_quat(quat_from_euler(e[:, 0], e[:, 1], e[:, 2]))
 
 
+# One vehicle: the same law functions on Python floats.  They use only +, − and ×, which round
+# the same on floats as on arrays (no fused operations), so the bits are the batch path's.
+
+
 def _cross(a: F64, b: F64) -> F64:
     """Row-wise a × b (N, 3) (:func:`~marinesim.models.sixdof.terms.cross3`, as ``np.cross``)."""
+    if a.shape[0] == 1:
+        return np.array([cross3(*a[0].tolist(), *b[0].tolist())])
     out = np.empty(a.shape)
     out[:, 0], out[:, 1], out[:, 2] = cross3(a[:, 0], a[:, 1], a[:, 2], b[:, 0], b[:, 1], b[:, 2])
     return out
@@ -225,6 +231,8 @@ def _cross(a: F64, b: F64) -> F64:
 
 def _last_row(q: F64) -> F64:
     """``rotation_from_quat(q)[:, 2, :]`` (the same entries) without building the matrices."""
+    if q.shape[0] == 1:
+        return np.array([rotation_quat_c(*q[0].tolist())[6:9]])
     r = rotation_quat_c(q[:, 0], q[:, 1], q[:, 2], q[:, 3])
     out = np.empty((q.shape[0], 3))
     out[:, 0] = r[6]

@@ -18,8 +18,6 @@ the terms come from :func:`marinesim.models.hydro.uuv_hydrodynamic_terms`).
 from __future__ import annotations
 
 import ast
-import csv
-import io
 import math
 import operator
 import re
@@ -41,6 +39,7 @@ from marinesim.core.frames import rotation_from_euler
 from marinesim.core.params import validate
 from marinesim.reference.manifest import manifest_files
 from marinesim.reference.runner import CaseResult, ColumnResult
+from marinesim.reference.tables import load_table
 
 __all__ = ["D2R_UUV", "THRUSTER_POSES", "load_table", "replay_file", "verify_path"]
 
@@ -81,54 +80,6 @@ _ALIASES = {
 }
 
 # ----------------------------------------------------------------------------- CSV input
-
-
-def load_table(path: Path) -> tuple[list[str], dict[str, NDArray[Any]]]:
-    """Read a reference CSV (``.csv`` or ``.csv.gz``): header and columns.
-
-    Parameters
-    ----------
-    path : Path
-        The file.
-
-    Returns
-    -------
-    header : list of str
-        Column names in file order.
-    columns : dict
-        Column name → float array, or an object array of strings where a cell is not a number.
-
-    Raises
-    ------
-    DataError
-        Unreadable file, ragged rows.
-    """
-    from marinesim.core.textio import read_input_text
-
-    text = read_input_text(
-        path, what="reference table", error=DataError, gz=path.name.endswith(".gz")
-    )
-    try:
-        rows = list(csv.reader(io.StringIO(text)))
-    except csv.Error as exc:
-        raise DataError(f"malformed CSV: {exc}", file=path) from None
-    if not rows:
-        raise DataError("empty reference table", file=path)
-    header = [h.strip() for h in rows[0]]
-    body = [r for r in rows[1:] if r]
-    for i, r in enumerate(body):
-        if len(r) != len(header):
-            raise DataError(
-                f"row has {len(r)} cells, header has {len(header)}", file=path, line=i + 2
-            )
-    cols: dict[str, NDArray[Any]] = {}
-    for j, name in enumerate(header):
-        cells = [r[j] for r in body]
-        try:
-            cols[name] = np.array([float(c) for c in cells], dtype=float)
-        except ValueError:
-            cols[name] = np.array(cells, dtype=object)
-    return header, cols
 
 
 def _find_csv(folder: Path, name: str) -> Path:

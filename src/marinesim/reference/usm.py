@@ -19,7 +19,6 @@ Public functions: :func:`verify_path` (for ``marinesim verify``), :func:`replay_
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ from marinesim.core.errors import DataError
 from marinesim.models import kinematic as km
 from marinesim.models.usm_config import configure
 from marinesim.reference.runner import CaseResult, ColumnResult
+from marinesim.reference.tables import load_table
 
 __all__ = [
     "COLUMNS",
@@ -177,30 +177,12 @@ def read_expected(path: str | Path) -> Any:
     """Read an expected CSV (plain or ``.gz``) as a pandas DataFrame; blanks become NaN.
 
     Numbers are parsed with Python's ``float`` so the ``%.17g`` values read back as the
-    exact doubles the program wrote; non-numeric columns (``map_id``…) stay text.
+    exact doubles the program wrote; non-numeric columns (``map_id``…) stay text
+    (:func:`marinesim.reference.tables.load_table`).
     """
-    import csv
-
     import pandas as pd
 
-    from marinesim.core.textio import read_input_text
-
-    p = Path(path)
-    text = read_input_text(p, what="CSV file", error=DataError, gz=p.suffix == ".gz")
-    try:
-        rows = list(csv.reader(io.StringIO(text)))
-    except csv.Error as exc:
-        raise DataError(f"malformed CSV: {exc}", file=p) from None
-    if not rows:
-        raise DataError("empty CSV", file=p)
-    header, body = rows[0], [r for r in rows[1:] if r]
-    cols: dict[str, Any] = {}
-    for j, name in enumerate(header):
-        cells = [r[j] if j < len(r) else "" for r in body]
-        try:
-            cols[name] = np.array([float(c) if c.strip() else np.nan for c in cells])
-        except ValueError:
-            cols[name] = cells
+    _, cols = load_table(path, what="CSV file")
     return pd.DataFrame(cols)
 
 

@@ -15,8 +15,8 @@
 
 With a block named ``vehicle`` and a sensor instance named ``rangefinder`` the noise streams
 are those of :func:`marinesim.interop.surftrak_runner.run_surftrak` (which runs this
-scenario).  For one vehicle the three plugins run as one compiled loop when numba is
-installed (:mod:`marinesim.engine.plugins.surftrak_span`).
+scenario).  A block of these three plugins runs as one compiled span when numba is installed
+(:mod:`marinesim.engine.plugins.surftrak_span`).
 
 Python hooks (set on the plugin instances before the run; not scenario keys):
 ``SurftrakController.events`` — ``[(t, fn(autopilot)), …]`` called at the first tick with

@@ -1,7 +1,8 @@
 """The SURFTRAK block as one compiled span of engine ticks.
 
-A block of one vehicle whose plugins are exactly ``sitl_vertical`` (motion), ``rangefinder``
-(sensor) and ``surftrak`` (controller) can run many ticks in one call of :func:`_span`: the
+A block (any number of vehicles) whose plugins are exactly ``sitl_vertical`` (motion),
+``rangefinder`` (sensor) and ``surftrak`` (controller) can run many ticks in one call of
+:func:`_span` — every vehicle its own loop, on all cores from :data:`PARALLEL_MIN` vehicles: the
 same engine tick — the controller's 400 Hz loop (message handling, 20 Hz rangefinder cycle,
 ArduSub's vertical autopilot, detector, CTUN log), the heave step, the rangefinder's delay
 line and injection at t_{k+1}, the frame the recorder keeps — over floats, calling the pure
@@ -11,8 +12,10 @@ surftrak, heave, rangefinder, pipeline), compiled from their own source with num
 The span hands the tick back to the plugins (it returns before the tick, nothing of it
 done) whenever something only they do is due: the mode switch and, in SURFTRAK, setting a
 rangefinder target (first target, pilot release), which send GCS messages; a non-finite
-state; the end of the noise block; a full recorder chunk.  The engine then runs that tick
-through the plugins and tries the span again.  Both routes give bit-identical logs.
+state; the end of the noise block; a full recorder chunk.  The block stops at the first such
+tick of any vehicle (the others are replayed up to it).  The engine then runs that tick
+through the plugins and tries the span again.  Both routes give bit-identical logs, and
+vehicle i of a block of N is bit-identical to a block of one.
 
 ``Simulation.compiled`` chooses: None (default) uses the span where it applies and numba is
 installed (``MARINESIM_JIT=0`` turns it off), True requires it (ConfigError saying why not),
@@ -48,6 +51,8 @@ from marinesim.sensors.rangefinder import inject_values
 __all__ = ["SurftrakSpan", "span_for"]
 
 TICK_US = 2500.0
+#: Vehicles from which the span runs them on all cores (numba ``prange``).
+PARALLEL_MIN = 16
 #: Packed autopilot state: (object, attribute, is_bool).
 _AP_STATE = (
     [("ap", name, name == "pilot_in_control") for name in (
@@ -82,13 +87,33 @@ SIGNALS = (
 def _span(
     k, kend, dt, start, k0, iv, switch_after, surftrak, rows, heights, interval, attrib0,
     climbs, normals, zbuf, consts, hcoef, rfcoef, shaping, loops, sv, counters, cur,
+    tbuf, bufs, comps, known, every, stops,
+):  # noqa: ANN001, ANN202 (numba-compiled; floats, ints and float arrays)
+    """Run engine ticks k… of every vehicle of the block until ``kend`` or its hand-back.
+
+    ``stops[i]`` is the tick vehicle i reached.  Vehicles are independent (one row each of
+    ``sv``, ``counters``, ``cur``, ``zbuf``'s columns, ``normals``); the caller replays the
+    span up to the smallest stop when they differ, so the block stops at one tick.
+    """
+    for i in prange(sv.shape[0]):  # noqa: F821 (numba.prange when compiled parallel)
+        stops[i] = _span_row(
+            i, k, kend, dt, start, k0, iv, switch_after, surftrak, rows, heights, interval,
+            attrib0, climbs, normals[i], zbuf[:, i], consts, hcoef, rfcoef, shaping, loops,
+            sv[i], counters[i], cur[i], tbuf, bufs, comps, known, every,
+        )  # fmt: skip
+
+
+def _span_row(
+    i, k, kend, dt, start, k0, iv, switch_after, surftrak, rows, heights, interval, attrib0,
+    climbs, normals, zbuf, consts, hcoef, rfcoef, shaping, loops, sv, counters, cur,
     tbuf, bufs, comps, known, every,
 ):  # noqa: ANN001, ANN202 (numba-compiled; floats, ints and float arrays)
-    """Run engine ticks k… of the SURFTRAK block until ``kend`` or a hand-back.
+    """Run engine ticks k… of vehicle ``i`` (row ``i`` of the recorder's buffers) until
+    ``kend`` or a hand-back; returns the tick reached.
 
-    Returns the tick reached; ``sv``, ``counters`` (normal position, delay-line count,
-    recorder row, recorder frames, readings made, last frame skipped, non-finite), ``cur``
-    and the recorder buffers hold the state at its start — except after a non-finite step
+    ``sv``, ``counters`` (normal position, delay-line count, recorder row, recorder frames,
+    readings made, last frame skipped, non-finite), ``cur`` and the recorder buffers then
+    hold the state at the start of that tick — except after a non-finite step
     (``counters[6]`` = 1): then the state is mixed and the caller replays the span with
     ``kend`` = the tick returned.
     """
@@ -289,8 +314,9 @@ def _span(
         cur[2] = -z
         if phase == 0:
             for s in range(nsig):
-                bufs[s][comps[s], row, 0] = cur[s]
-            tbuf[row] = t1
+                bufs[s][comps[s], row, i] = cur[s]
+            if i == 0:
+                tbuf[row] = t1
             row += 1
             skipped = 0
         else:
@@ -350,6 +376,8 @@ class SurftrakSpan:
         rec = self.sim._recorder
         if rec._cap == 0 or self.sensor.rng is None or "ap" not in self.ctl.ctx.state:
             return False
+        if not self.motion.block.active.all():
+            return False  # a deactivated vehicle (on_nonfinite: deactivate): plugin ticks
         return all(n in rec.units for n, _ in SIGNALS[:7])
 
     def run(self, k: int, kend: int) -> int:
@@ -359,6 +387,7 @@ class SurftrakSpan:
         sim = self.sim
         rec = sim._recorder
         blk = self.motion.block
+        n = blk.n
         mst, sst, cst = self.motion.ctx.state, self.sensor.ctx.state, self.ctl.ctx.state
         ap: ArduSubVertical = cst["ap"]
         cp: Any = self.ctl.plugin.params
@@ -367,30 +396,29 @@ class SurftrakSpan:
         dt = clock.dt
         kend = min(kend, k + 65_536)
         # the reading waiting in the controller's inbox (published at t_k by the sensor)
-        sub = self.ctl.sub
-        has, cm, q = 0.0, -1.0, -1.0
-        for m in sub.inbox:
+        has, cm, q = 0.0, np.full(n, -1.0), np.full(n, -1.0)
+        for m in self.ctl.sub.inbox:
             if m.topic == "rangefinder/distance_cm":
-                has, cm = 1.0, float(m.value[0])
+                has = 1.0
+                cm[m.rows] = np.asarray(m.value, dtype=float)
             elif m.topic == "rangefinder/signal_quality":
-                q = float(m.value[0])
+                q[m.rows] = np.asarray(m.value, dtype=float)
         z, v, a = mst["zva"]
-        harness = (z, v, a, has, cm, q, float(cst["readings"]))
-        sv = np.array(
-            [*harness, *(float(getattr(_owner(ap, ob), at)) for ob, at, _ in _AP_STATE)]
-        )
+        cols = [z, v, a, has, cm, q, float(cst["readings"])]
+        cols += [getattr(_owner(ap, ob), at) for ob, at, _ in _AP_STATE]
+        sv = np.empty((n, len(cols)))
+        for j, c in enumerate(cols):
+            sv[:, j] = np.asarray(c, dtype=float)
         rng = self.sensor.rng
         normals, npos = rng.buffered("normal")
         line = sst["line"]
-        counters = np.array(
-            [npos, line.count, rec._row, rec._ticks, 0, 0, 0], dtype=np.int64
-        )
-        cur = np.array(
-            [
-                float(rec.current[(blk.name, n)][0, c]) if (blk.name, n) in rec.current else math.nan
-                for n, c in SIGNALS
-            ]
-        )
+        counters = np.zeros((n, 7), dtype=np.int64)
+        counters[:, :4] = (npos, line.count, rec._row, rec._ticks)
+        cur = np.full((n, len(SIGNALS)), math.nan)
+        for j, (name, c) in enumerate(SIGNALS):
+            val = rec.current.get((blk.name, name))
+            if val is not None:
+                cur[:, j] = val[:, c]
         pilot = cst["pilot"]
         if pilot is None:
             climbs = np.zeros(0)
@@ -407,28 +435,32 @@ class SurftrakSpan:
             ap.detector.surface_m, math.nan if mp.contact_floor is None else mp.contact_floor,
         ])  # fmt: skip
         # a signal the plugins have not logged yet: the span stops before its first value
-        known = np.array([n in rec.units for n, _ in SIGNALS], dtype=np.bool_)
-        for n, _ in SIGNALS:  # a signal logged since the last recorded frame: its buffer now
-            if n in rec.units and n not in rec._buf:
-                rec._buf[n] = np.full((len(rec.labels[n]), rec._cap, rec.n_rows), np.nan)
-        spare = np.empty((1, rec._cap, 1))
-        bufs = tuple(rec._buf[n] if n in rec._buf else spare for n, _ in SIGNALS)
+        known = np.array([name in rec.units for name, _ in SIGNALS], dtype=np.bool_)
+        for name, _ in SIGNALS:  # logged since the last recorded frame: its buffer now
+            if name in rec.units and name not in rec._buf:
+                rec._buf[name] = np.full((len(rec.labels[name]), rec._cap, rec.n_rows), np.nan)
+        spare = np.empty((1, rec._cap, n))
+        bufs = tuple(rec._buf[name] if name in rec._buf else spare for name, _ in SIGNALS)
         comps = np.array([c for _, c in SIGNALS], dtype=np.int64)
-        zbuf = line.buf[:, 0, 0]
+        zbuf = line.buf[:, :, 0]
         inputs = (sv.copy(), counters.copy(), cur.copy(), zbuf.copy())
+        stops = np.zeros(n, dtype=np.int64)
 
-        def span(kmax: int) -> int:
-            return int(self.kernel(
+        # vehicles on all cores from PARALLEL_MIN on (the serial loop below that)
+        kernel = getattr(self.kernel, "parallel", self.kernel) if n >= PARALLEL_MIN else self.kernel
+
+        def span(kmax: int) -> None:
+            kernel(
                 k, kmax, dt, clock.start, sst["k0"], sst["iv"], float(cp.switch_after),
                 ap.mode == SURFTRAK, np.asarray(prof.rows, float),
                 np.asarray(mst["heights"], float), float(mst["interval"]),
                 float(mst["attrib0"]), climbs, normals, zbuf, consts, mp.coefficients,
                 rf.coefficients, ap.gains.shaping, ap.gains.loops, sv, counters, cur,
-                rec._tbuf, bufs, comps, known, rec.every,
-            ))  # fmt: skip
+                rec._tbuf, bufs, comps, known, rec.every, stops,
+            )  # fmt: skip
 
         try:
-            kstop = span(kend)
+            span(kend)
         except Exception as exc:
             if self.required or getattr(self.kernel, "signatures", None):
                 raise  # required, or it failed after compiling: report it
@@ -439,12 +471,14 @@ class SurftrakSpan:
             )
             _CACHE["kernel"] = self.kernel = None
             return k
-        if counters[6]:  # tick kstop went non-finite: replay up to it; the plugins run it
+        kstop = int(stops.min())
+        if (stops != kstop).any() or counters[:, 6].any():
+            # vehicles stopped at different ticks, or one went non-finite (its state is
+            # mixed): replay every vehicle up to the first stop; the plugins run that tick
             for dst, src in zip((sv, counters, cur, zbuf), inputs, strict=True):
-                dst[:] = src
-            kstop = span(kstop)
-        done = kstop - k
-        if done == 0:
+                dst[...] = src
+            span(kstop)
+        if kstop == k:
             return k
         self._write_back(k, kstop, sv, counters, cur, ap)
         return kstop
@@ -458,28 +492,38 @@ class SurftrakSpan:
         rec = sim._recorder
         clock = sim.clock
         blk = self.motion.block
-        vals = sv.tolist()
-        z, v, a = vals[0], vals[1], vals[2]
+        n = blk.n
+        one = n == 1  # the plugins keep Python floats for one vehicle, arrays otherwise
+
+        def col(j: int, is_bool: bool = False, like: Any = None) -> Any:
+            x = sv[:, j]
+            if one or not isinstance(like, np.ndarray):  # a block-wide scalar stays one
+                return bool(x[0]) if is_bool else float(x[0])
+            return x != 0.0 if is_bool else x.copy()
+
         n0 = len(_HARNESS)
-        for (ob, at, is_bool), x in zip(_AP_STATE, vals[n0:], strict=True):
-            setattr(_owner(ap, ob), at, bool(x) if is_bool else x)
+        for j, (ob, at, is_bool) in enumerate(_AP_STATE):
+            owner = _owner(ap, ob)
+            setattr(owner, at, col(n0 + j, is_bool, getattr(owner, at)))
         ap.now_us = float((kstop - 1) * TICK_US)
         mst, sst, cst = self.motion.ctx.state, self.sensor.ctx.state, self.ctl.ctx.state
+        arr = None if one else sv[:, 0]
+        z, v, a = col(0, like=arr), col(1, like=arr), col(2, like=arr)
         mst["zva"] = (z, v, a)
-        mst["thrust"] = np.full(1, ap.motors.thrust)
-        cst["readings"] = int(vals[6])
-        npos, zcount, row, frames, made, skipped, _ = (int(x) for x in counters)
+        mst["thrust"] = np.array(sv[:, n0 + 24])  # motors.thrust
+        cst["readings"] = int(sv[0, 6])
+        npos, zcount, row, frames, made, skipped, _ = (int(x) for x in counters[0])
         self.sensor.rng.set_position("normal", npos)
         sst["line"].count = zcount
         ticks = kstop - k
         t_stop = clock.start + kstop * clock.dt
         old = blk.truth
         pos = old.pos.copy()
-        pos[:, 2] = -z
-        vel = np.zeros((1, 3))
-        vel[:, 2] = -v
-        acc = np.zeros((1, 3))
-        acc[:, 2] = -a
+        pos[:, 2] = -sv[:, 0]
+        vel = np.zeros((n, 3))
+        vel[:, 2] = -sv[:, 1]
+        acc = np.zeros((n, 3))
+        acc[:, 2] = -sv[:, 2]
         blk.truth = old.replace(pos=pos, vel=vel, accel=acc, t=t_stop)
         blk._truth_ro = None
         sim._last_finite[blk.name] = pos.copy()
@@ -487,10 +531,10 @@ class SurftrakSpan:
         rec._row = row
         rec._ticks = frames
         rec._pending = t_stop if skipped else None
-        for (name, c), x in zip(SIGNALS, cur.tolist(), strict=True):
-            key = (blk.name, name)
-            if key in rec.current:
-                rec.current[key][0, c] = x
+        for j, (name, c) in enumerate(SIGNALS):
+            val = rec.current.get((blk.name, name))
+            if val is not None:
+                val[:, c] = cur[:, j]
         if rec._row >= rec._cap:
             rec.flush()
         # bus and call counts as if the plugins had run every tick
@@ -502,16 +546,13 @@ class SurftrakSpan:
         for slot, hook in ((self.ctl, "control"), (self.motion, "substep"), (self.sensor, "sense")):
             slot.calls[hook] = slot.calls.get(hook, 0) + ticks
         self.ctl.sub.inbox = []
-        if vals[3] != 0.0:  # a reading waits for tick kstop: back into the controller's inbox
-            rows_ = np.zeros(1, dtype=np.int64)
-            t_pub = t_stop
-            for topic, x in (("rangefinder/distance_cm", vals[4]),
-                             ("rangefinder/signal_quality", vals[5])):  # fmt: skip
-                msg = bus.publish(topic, blk.name, rows_, blk.ids[rows_], np.array([x]),
-                                  t_pub=t_pub, source=self.sensor.plugin.name)  # fmt: skip
+        if sv[0, 3] != 0.0:  # a reading waits for tick kstop: back into the controller's inbox
+            rows_ = np.arange(n, dtype=np.int64)
+            for topic, j in (("rangefinder/distance_cm", 4), ("rangefinder/signal_quality", 5)):
+                bus.publish(topic, blk.name, rows_, blk.ids[rows_], sv[:, j].copy(),
+                            t_pub=t_stop, source=self.sensor.plugin.name)  # fmt: skip
                 bus.published[topic] -= 1  # counted with the span's readings
-                del msg
-            bus.deliver(t_pub)
+            bus.deliver(t_stop)
             for topic in ("rangefinder/distance_cm", "rangefinder/signal_quality"):
                 bus.delivered[topic] -= 1
         clock.k = kstop
@@ -552,8 +593,8 @@ def _why_not(sim: Any) -> tuple[str | None, dict[str, Any]]:
     from marinesim.engine.plugins.surftrak import SitlVerticalMotion, SurftrakController
 
     live = [b for b in sim.blocks if b.n > 0]
-    if len(live) != 1 or live[0].n != 1:
-        return "it runs one block of one vehicle", {}
+    if len(live) != 1:
+        return "it runs one block", {}
     if sim.world_slots:
         return "the scenario has world plugins", {}
     if sim.clock.substeps != 1:
@@ -689,7 +730,13 @@ def kernel_for(required: bool = False) -> Any:
                 continue
             bound[name] = same_source(getattr(mod, name), vars(mod), bound)
     _CACHE["functions"] = bound
-    _CACHE["kernel"] = kern = same_source(_span, globals(), bound)
+    bound["_span_row"] = same_source(_span_row, globals(), bound)
+    bound["prange"] = numba.prange
+    kern = same_source(_span, globals(), bound)
+    glb = {**globals(), **bound}
+    copy = types.FunctionType(_span.__code__, glb, "_span", _span.__defaults__)
+    kern.parallel = numba.njit(cache=True, parallel=True)(copy)  # type: ignore[attr-defined]
+    _CACHE["kernel"] = kern
     return kern
 
 

@@ -36,10 +36,10 @@ from marinesim.control.autopilots import (
     RemusDepthHeadingGains,
     RemusDepthHeadingState,
     remus_depth_heading_autopilot,
-    ssa,
 )
 from marinesim.control.station_keeping import StationKeepingState, station_keeping_pid
 from marinesim.core.errors import ConfigError
+from marinesim.core.frames import wrap_pi as ssa  # smallest signed angle (Fossen 2021)
 from marinesim.core.params import ParamsBase, field
 from marinesim.engine.plugin import Plugin
 

@@ -40,6 +40,7 @@ import numpy as np
 
 from marinesim.core import registry
 from marinesim.core.errors import ConfigError
+from marinesim.core.frames import euler_from_quat
 from marinesim.core.params import ParamsBase, field
 from marinesim.engine.plugin import Plugin
 from marinesim.interop.moos.app import MoosSettings, UsmMoosApp
@@ -150,8 +151,8 @@ registry.register("controller", "moos_actuators", MoosActuators, replace=True)
 
 
 def _heading_deg(q: np.ndarray) -> np.ndarray:
-    w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    return np.mod(np.degrees(np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))), 360.0)
+    """Heading [deg] in [0, 360] (np.mod: a yaw just below 0 gives 360.0) of quaternions (N, 4)."""
+    return np.mod(np.degrees(euler_from_quat(q)[:, 2]), 360.0)
 
 
 class ScenarioMoosApp(UsmMoosApp):
