@@ -69,9 +69,9 @@ def test_nonfinite_divergence_is_the_plugins_tick() -> None:
 def test_replay_after_a_nonfinite_stop_restores_the_inputs(monkeypatch) -> None:  # noqa: ANN001
     # the kernel reports a non-finite step after running (and mutating) 500 ticks: the
     # driver must restore every input and replay up to that tick
-    from marinesim.engine.plugins import surftrak_span
+    from marinesim.engine.plugins import surftrak_kernel
 
-    real = surftrak_span.kernel_for(True)
+    real = surftrak_kernel.kernel_for(True)
     faked: list[int] = []
 
     def kernel(*args):  # noqa: ANN002, ANN202
@@ -83,7 +83,7 @@ def test_replay_after_a_nonfinite_stop_restores_the_inputs(monkeypatch) -> None:
             return None
         return real(*args)
 
-    monkeypatch.setitem(surftrak_span._CACHE, "kernel", kernel)
+    monkeypatch.setitem(surftrak_kernel._CACHE, "kernel", kernel)
     b = _run(True)
     assert faked, "the fake non-finite stop happened"
     _same(_run(False), b)

@@ -24,7 +24,7 @@ from marinesim.control import posz
 from marinesim.control.pilot import PilotScript
 from marinesim.control.surftrak import ALT_HOLD
 from marinesim.core.errors import ConfigError, ConfigWarning, DependencyNotInstalled
-from marinesim.engine.plugins import surftrak_span
+from marinesim.engine.plugins import surftrak_kernel
 from marinesim.interop import surftrak_runner as runner
 from marinesim.interop.surftrak_runner import run_surftrak
 
@@ -124,8 +124,8 @@ positive = st.floats(1e-2, 1e4, allow_nan=False, allow_infinity=False)
 def test_compiled_functions_equal_python_floats(
     e: float, p: float, d: float, v: float, a: float, lim: float
 ) -> None:
-    surftrak_span.kernel_for(True)
-    fn = surftrak_span._CACHE["functions"]
+    surftrak_kernel.kernel_for(True)
+    fn = surftrak_kernel._CACHE["functions"]
     dt = 0.0025
     for step in (0.0, dt):
         assert fn["sqrt_controller"](e, p, d, step) == posz.sqrt_controller(e, p, d, step)
@@ -144,8 +144,8 @@ def test_compiled_functions_equal_python_floats(
 
 def test_falls_back_to_python_without_numba(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba -> ImportError
-    monkeypatch.setattr(surftrak_span, "_CACHE", {})
-    assert surftrak_span.kernel_for(False) is None
+    monkeypatch.setattr(surftrak_kernel, "_CACHE", {})
+    assert surftrak_kernel.kernel_for(False) is None
     res = run_surftrak("sawtooth", duration=5.0, seed=1)
     ref = run_surftrak("sawtooth", duration=5.0, seed=1, jit=False)
     assert_same_run(res, ref)
@@ -199,8 +199,8 @@ def test_compile_failure_falls_back_with_a_warning(monkeypatch: pytest.MonkeyPat
             raise TypeError("cannot type this")
 
     monkeypatch.delenv("MARINESIM_JIT", raising=False)
-    monkeypatch.setattr(surftrak_span, "_CACHE", {"kernel": Uncompilable()})
+    monkeypatch.setattr(surftrak_kernel, "_CACHE", {"kernel": Uncompilable()})
     with pytest.warns(ConfigWarning, match="plugin ticks"):
         res = run_surftrak("sawtooth", duration=5.0, seed=2)
-    assert surftrak_span._CACHE["kernel"] is None
+    assert surftrak_kernel._CACHE["kernel"] is None
     assert_same_run(res, run_surftrak("sawtooth", duration=5.0, seed=2, jit=False))

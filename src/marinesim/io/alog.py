@@ -53,19 +53,8 @@ __all__ = [
 
 @dataclass
 class Alog(_fmt.Alog):
-    """A read ``.alog`` (:class:`marinesim.core.alog.Alog`) with a pandas view.
-
-    Attributes
-    ----------
-    path : str
-        File name.
-    logstart : float
-        MOOS time of the log's zero [s] (NaN when the header has none).
-    header : list of str
-        The ``%%`` lines.
-    records : list of AlogRecord
-        Data lines in file order.
-    """
+    """A read ``.alog`` with a pandas view; attributes as :class:`marinesim.core.alog.Alog`
+    (``path``, ``logstart``, ``header``, ``records``)."""
 
     def to_pandas(self) -> Any:
         """Long table: ``t``, ``var``, ``src``, ``dval`` (NaN for strings), ``sval``."""
