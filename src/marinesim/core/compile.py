@@ -232,6 +232,7 @@ def kernels(
     key = source_stamp(one) if stamp is None else stamp
     if not key:
         raise ValueError("the source stamp must not be empty")
+    key = f"{key}|{error_model}"  # numba's cache key does not hold the error model: the stamp does
     opts = {"cache": True, "error_model": error_model}
     if isinstance(size, int):
 

@@ -51,6 +51,7 @@ __all__ = [
     "max_input_bytes",
     "read_input_bytes",
     "read_input_text",
+    "split_quoted",
     "yaml_compose",
     "yaml_construct",
     "yaml_load",
@@ -559,3 +560,22 @@ def yaml_load(text: str, *, file: str | Path | None = None) -> Any:
     """Safe-load one YAML document with the limits (see :func:`yaml_compose`)."""
     node = yaml_compose(text, file=file)
     return None if node is None else yaml_construct(node, file=file)
+
+
+def split_quoted(text: str, sep: str = ",") -> list[str]:
+    """Split ``text`` at ``sep`` outside double quotes (the quotes are kept), as MOOS
+    configuration values are split: ``'a,"b,c",d'`` → ``['a', '"b,c"', 'd']``."""
+    out: list[str] = []
+    cur: list[str] = []
+    quoted = False
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted
+            cur.append(ch)
+        elif ch == sep and not quoted:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out

@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 from marinesim.core.errors import ConfigError, ConfigWarning
 from marinesim.core.frames import moos_heading_to_radians
 from marinesim.core.moostext import is_moos_number, moos_atof
+from marinesim.core.textio import split_quoted
 
 __all__ = ["CurrentField", "vector_velocity"]
 
@@ -55,23 +56,6 @@ _BOUNDS = {
 def _short(value: str, n: int = 40) -> str:
     """``repr`` of a value, cut to ``n`` characters."""
     return repr(value if len(value) <= n else value[:n] + "...")
-
-
-def _split_quoted(text: str, sep: str = ",") -> list[str]:
-    out: list[str] = []
-    cur: list[str] = []
-    quoted = False
-    for ch in text:
-        if ch == '"':
-            quoted = not quoted
-            cur.append(ch)
-        elif ch == sep and not quoted:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return out
 
 
 def vector_velocity(
@@ -184,7 +168,7 @@ class CurrentField:
                 continue
             vals: dict[str, float] = {}
             problem = None
-            for item in _split_quoted(line):
+            for item in split_quoted(line):
                 key, _, value = item.partition("=")
                 key, value = key.strip(), value.strip()
                 if key not in _BOUNDS:

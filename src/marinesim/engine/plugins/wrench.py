@@ -39,7 +39,7 @@ from marinesim.control.autopilots import (
 )
 from marinesim.control.station_keeping import StationKeepingState, station_keeping_pid
 from marinesim.core.errors import ConfigError
-from marinesim.core.frames import wrap_pi as ssa  # smallest signed angle (Fossen 2021)
+from marinesim.core.frames import wrap_pi
 from marinesim.core.params import ParamsBase, field
 from marinesim.engine.plugin import Plugin
 
@@ -268,7 +268,7 @@ class DepthHeadingAutopilot(Plugin):
         nu = np.concatenate([b.vel, b.ang_vel], axis=1)
         ap: RemusDepthHeadingState = st["ap"]
         # the shortest turn: the yaw set-point unwrapped next to the reference model's ψ_d
-        psi_ref = ap.psi_d + ssa(np.radians(st["heading"]) - ap.psi_d)
+        psi_ref = ap.psi_d + wrap_pi(np.radians(st["heading"]) - ap.psi_d)
         gains = RemusDepthHeadingGains(
             ref_z=st["depth"],  # type: ignore[arg-type]
             ref_psi=np.degrees(psi_ref),  # type: ignore[arg-type]

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from marinesim.core.errors import ConfigError, suggest
+from marinesim.core.textio import split_quoted
 
 __all__ = ["ScriptEvent", "parse_script", "read_script"]
 
@@ -62,23 +63,6 @@ class ScriptEvent:
     kind: str
     source: str
     line: int
-
-
-def _split_items(text: str) -> list[str]:
-    out: list[str] = []
-    cur: list[str] = []
-    quoted = False
-    for ch in text:
-        if ch == '"':
-            quoted = not quoted
-            cur.append(ch)
-        elif ch == "," and not quoted:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return out
 
 
 def _strip_comment(line: str) -> str:
@@ -132,7 +116,7 @@ def parse_script(text: str, *, file: str | Path | None = None) -> list[ScriptEve
             )
         fields: dict[str, str] = {}
         quoted_val = False
-        for item in _split_items(rest):
+        for item in split_quoted(rest):
             k, s, v = item.partition("=")
             k, v = k.strip().lower(), v.strip()
             if not item.strip():
