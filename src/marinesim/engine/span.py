@@ -5,7 +5,9 @@ law functions, the same frames — over plain floats in one compiled loop, and h
 tick back to the plugins whenever something only they do is due (see
 :mod:`marinesim.engine.plugins.surftrak_span`, the SURFTRAK block).  Plugin modules
 register a factory here; :meth:`Simulation.run <marinesim.engine.simulation.Simulation.run>`
-asks the factories once, then alternates spans and plugin ticks.
+asks the factories once, then alternates spans and plugin ticks.  Spans:
+:mod:`~marinesim.engine.plugins.surftrak_span` (the SURFTRAK block) and
+:mod:`~marinesim.engine.plugins.remus_span` (the REMUS 100 block with its autopilot).
 
 ``Simulation.compiled``: None (default) uses a span where one applies and numba is installed
 (``MARINESIM_JIT=0`` turns spans off), True requires one (ConfigError saying why not), False
@@ -53,7 +55,8 @@ def find_span(sim: Any, compiled: bool | None) -> Span | None:
     if compiled:
         raise ConfigError(
             "no compiled span applies to this scenario (spans: the SURFTRAK block of "
-            "sitl_vertical + rangefinder + surftrak, one vehicle)",
+            "sitl_vertical + rangefinder + surftrak; the REMUS 100 block of fossen6dof "
+            "(preset remus100) + depth_heading_autopilot [+ waypoints])",
             param="compiled",
         )
     return None

@@ -222,6 +222,30 @@ class DepthHeadingAutopilotParams(ParamsBase):
     K_w: float = field(_G.K_w, unit="s/m", description="heave-velocity gain")
 
 
+def autopilot_gains(p: Any, ref_z: Any, ref_psi_deg: Any, ref_n: Any) -> RemusDepthHeadingGains:
+    """The autopilot's gains from its parameters ``p`` and set-points (depth [m], yaw [deg],
+    propeller [rpm]; floats or (N,) arrays)."""
+    return RemusDepthHeadingGains(
+        ref_z=ref_z,
+        ref_psi=ref_psi_deg,
+        ref_n=ref_n,
+        wn_d=p.wn_d,
+        zeta_d=p.zeta_d,
+        r_max=math.radians(p.r_max_deg),
+        lam=p.lam,
+        phi_b=p.phi_b,
+        K_d=p.K_d,
+        K_sigma=p.K_sigma,
+        wn_d_z=p.wn_d_z,
+        Kp_z=p.Kp_z,
+        T_z=p.T_z,
+        Kp_theta=p.Kp_theta,
+        Kd_theta=p.Kd_theta,
+        Ki_theta=p.Ki_theta,
+        K_w=p.K_w,
+    )
+
+
 class DepthHeadingAutopilot(Plugin):
     """REMUS 100 depth/heading autopilot (PythonVehicleSimulator) → fins/cmd, propeller/cmd."""
 
@@ -269,25 +293,7 @@ class DepthHeadingAutopilot(Plugin):
         ap: RemusDepthHeadingState = st["ap"]
         # the shortest turn: the yaw set-point unwrapped next to the reference model's ψ_d
         psi_ref = ap.psi_d + wrap_pi(np.radians(st["heading"]) - ap.psi_d)
-        gains = RemusDepthHeadingGains(
-            ref_z=st["depth"],  # type: ignore[arg-type]
-            ref_psi=np.degrees(psi_ref),  # type: ignore[arg-type]
-            ref_n=st["rpm"],  # type: ignore[arg-type]
-            wn_d=p.wn_d,
-            zeta_d=p.zeta_d,
-            r_max=math.radians(p.r_max_deg),
-            lam=p.lam,
-            phi_b=p.phi_b,
-            K_d=p.K_d,
-            K_sigma=p.K_sigma,
-            wn_d_z=p.wn_d_z,
-            Kp_z=p.Kp_z,
-            T_z=p.T_z,
-            Kp_theta=p.Kp_theta,
-            Kd_theta=p.Kd_theta,
-            Ki_theta=p.Ki_theta,
-            K_w=p.K_w,
-        )
+        gains = autopilot_gains(p, st["depth"], np.degrees(psi_ref), st["rpm"])
         u, ap_new = remus_depth_heading_autopilot(gains, ap, eta, nu, h)
         act = ctx.active
         if act.all():  # every row advances (np.where would copy the same values)
@@ -510,3 +516,7 @@ class ThrusterAllocator(Plugin):
         ctx.log("status", status, "")  # index into marinesim.allocation.solve.STATUS
         ctx.log("saturated", saturated, "", labels)
         ctx.log("unmet", unmet, "N, N m", ("X", "Y", "Z", "K", "M", "N"))
+
+
+# the REMUS 100 block's compiled span (registers itself with the engine)
+import marinesim.engine.plugins.remus_span  # noqa: E402, F401

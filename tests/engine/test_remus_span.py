@@ -1,0 +1,215 @@
+"""The REMUS 100 block's compiled span against the plugins' ticks, on the engine route.
+
+The span runs the same tick as the plugins (autopilot, the model's substeps, the frame):
+every recorded signal, the events and the bus/call counts must be bit-identical whether the
+ticks run compiled or through the plugins; the autonomy's ticks, a tick the kernel gives
+back and a full chunk are the plugins'.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from marinesim.core.errors import ConfigError
+from marinesim.scenario.build import load_simulation
+
+numba = pytest.importorskip("numba")
+
+#: remus100_survey without its waypoints: the autopilot holds its parameters' set-points.
+NO_WAYPOINTS = {
+    "entities.0.autonomy": [],
+    "end_conditions": ["time"],
+    "entities.0.controllers.0.params": {"rpm": 1200.0, "depth": 6.0, "heading_deg": 75.0},
+}
+
+
+def _run(compiled: bool | None, end: float = 40.0, **sets: object):  # noqa: ANN202
+    sim = load_simulation("remus100_survey", sets={"time.end": end, **sets})
+    sim.compiled = compiled
+    return sim.run()
+
+
+def _same(a, b) -> None:  # noqa: ANN001
+    assert list(a.signals) == list(b.signals)
+    np.testing.assert_array_equal(a.t, b.t, strict=True)
+    for name in a.signals:
+        x, y = a[name], b[name]
+        assert x.tobytes() == y.tobytes(), name  # bit for bit, NaN and -0.0 included
+    assert [(e.t, e.kind, e.text) for e in a.events] == [(e.t, e.kind, e.text) for e in b.events]
+    assert a.manifest["bus"] == b.manifest["bus"]
+    calls = lambda r: [p["calls"] for p in r.manifest["plugins"]]  # noqa: E731
+    assert calls(a) == calls(b)
+
+
+def test_bundled_survey_compiled_equals_plugin_ticks() -> None:
+    a, b = _run(False, 60.0), _run(True, 60.0)
+    _same(a, b)
+    assert any(e.kind == "waypoint" for e in a.events)  # the autonomy ran (plugin ticks)
+    assert a.manifest["compiled_ticks"] == 0
+    # every tick but the autonomy's (1 Hz) and one or two at the start
+    assert 600 - 60 - 2 <= b.manifest["compiled_ticks"] <= 600 - 60
+
+
+def test_without_waypoints_one_span_to_the_end() -> None:
+    a, b = _run(False, 30.0, **NO_WAYPOINTS), _run(True, 30.0, **NO_WAYPOINTS)
+    _same(a, b)
+    assert 300 - 3 <= b.manifest["compiled_ticks"] < 300
+    depth = a["truth.pos"][0, -1, 2]
+    assert 1.5 < depth < 6.0  # from 0.5 m it dives towards the 6 m set-point (not frozen)
+
+
+@pytest.mark.parametrize(
+    "sets",
+    [
+        {"time.dt": 0.05, "time.substeps": 1},
+        {"time.dt": 0.2, "time.substeps": 10, "time.start": 3.3},
+        {"entities.0.autonomy.0.rate_hz": 0.5, "entities.0.spawn.heading_deg": 200.0},
+        {"environment.current.speed": 0.0, "entities.0.spawn.heading_deg": 359.0},
+    ],
+)
+def test_other_rates_and_poses_match(sets: dict) -> None:
+    a, b = _run(False, 20.0, **sets), _run(True, 20.0, **sets)
+    assert b.manifest["compiled_ticks"] > 0.7 * (len(a.t) - 1)
+    _same(a, b)
+
+
+def test_several_vehicles_match() -> None:
+    sets = {"entities.0.count": 3}
+    a, b = _run(False, 20.0, **sets), _run(True, 20.0, **sets)
+    assert a["truth.pos"].shape[0] == 3
+    assert b.manifest["compiled_ticks"] > 150
+    _same(a, b)
+
+
+@pytest.mark.parametrize("log_rate", [2.0, 10.0 / 3.0])
+def test_decimated_frames_match(log_rate: float) -> None:
+    a, b = _run(False, 20.0, log_rate=log_rate), _run(True, 20.0, log_rate=log_rate)
+    assert len(a.t) < 100 and b.manifest["compiled_ticks"] > 150
+    _same(a, b)
+
+
+def test_streamed_log_matches(tmp_path) -> None:  # noqa: ANN001
+    from marinesim.engine import recorder
+
+    old = recorder._MAX_ROWS
+    recorder._MAX_ROWS = 50  # several parts, written while the spans run
+    try:
+        out = []
+        for compiled in (False, True):
+            sim = load_simulation("remus100_survey", sets={"time.end": 20.0})
+            sim.compiled = compiled
+            sim.stream_to(tmp_path / str(compiled))
+            out.append(sim.run())
+    finally:
+        recorder._MAX_ROWS = old
+    _same(*out)
+
+
+def test_small_chunks_flush_between_spans() -> None:
+    from marinesim.engine import recorder
+
+    old = recorder._MAX_ROWS
+    recorder._MAX_ROWS = 7  # the span stops at every full chunk, the recorder flushes
+    try:
+        _same(_run(False, 20.0, **NO_WAYPOINTS), _run(True, 20.0, **NO_WAYPOINTS))
+    finally:
+        recorder._MAX_ROWS = old
+
+
+def _end_state(sim) -> list:  # noqa: ANN001
+    """Everything the plugins and the engine hold after a run, as bytes."""
+    blk = sim.blocks[0]
+    tr = blk.truth
+    out = [a.tobytes() for a in (tr.pos, tr.quat, tr.vel, tr.ang_vel, tr.accel)] + [tr.t]
+    by = {s.plugin.kind: s.ctx.state for s in sim.slots}
+    m, c = by["motion"], by["controller"]
+    out += [m["x"].x.tobytes(), m["x"].alive.tobytes(), m["x"].t, m["cmd"].tobytes()]
+    out += [m["accel"].tobytes(), m["commanded"].tobytes(), c["t_prev"]]
+    out += [np.asarray(v).tobytes() for v in vars(c["ap"]).values()]
+    out += [sorted(sim.bus._seq.items()), sim.clock.k, sim._last_finite["remus"].tobytes()]
+    rec = sim._recorder
+    out += [rec._ticks, rec.frames, {k: v.tobytes() for k, v in rec.current.items()}]
+    return out
+
+
+def test_a_step_undone_mid_span_leaves_the_plugins_state(monkeypatch) -> None:  # noqa: ANN001
+    # at tick 57 the kernel's model step is made to trip the guard (500 m/s forward): the
+    # kernel undoes the tick (autopilot state, command, times, rows before the last
+    # substep), the plugins run it as if the span had stopped before it
+    from marinesim.engine.plugins import remus_kernel
+
+    real = remus_kernel.kernel_for()
+    undone: list[int] = []
+
+    def kernel(k, j, *args):  # noqa: ANN001, ANN002, ANN202
+        if k != 57 or undone:
+            return real(k, j, *args)
+        x = args[13]  # the model rows (N, 15)
+        keep = x.copy()
+        x[:, 6] = 500.0
+        r = real(k, j, *args)
+        np.testing.assert_array_equal(x[:, 6], 500.0)  # the rows of before the tick
+        x[...] = keep
+        undone.append(r)
+        return r
+
+    def run(compiled: bool):  # noqa: ANN202
+        sim = load_simulation("remus100_survey", sets={"time.end": 20.0, **NO_WAYPOINTS})
+        sim.compiled = compiled
+        return sim, sim.run()
+
+    monkeypatch.setitem(remus_kernel._CACHE, "kernel", kernel)
+    sb, b = run(True)
+    monkeypatch.setitem(remus_kernel._CACHE, "kernel", real)
+    assert undone == [0]
+    sa, a = run(False)
+    _same(a, b)
+    assert _end_state(sa) == _end_state(sb)
+    assert 200 - 4 <= b.manifest["compiled_ticks"] < 200 - 1  # tick 57 was the plugins'
+
+
+def test_end_state_matches_with_waypoints() -> None:
+    out = []
+    for compiled in (False, True):
+        sim = load_simulation("remus100_survey", sets={"time.end": 25.35})
+        sim.compiled = compiled
+        sim.run()
+        out.append(_end_state(sim))
+    assert out[0] == out[1]
+
+
+def test_compiled_true_says_why_it_does_not_apply() -> None:
+    sim = load_simulation(
+        "remus100_survey", sets={"time.end": 2.0, "log_columns": ["fossen6dof.*"]}
+    )
+    sim.compiled = True
+    with pytest.raises(ConfigError, match="REMUS 100 span does not apply: log_columns"):
+        sim.run()
+
+
+def test_span_is_used_by_default() -> None:
+    r = _run(None, 5.0)
+    assert r.manifest["compiled_ticks"] > 0
+
+
+def test_a_step_the_guard_stops_is_undone_and_run_by_the_plugins() -> None:
+    # 500 m/s forward (> the model's 50 m/s bound): the kernel's first substep trips the
+    # guard; it must undo the tick (autopilot state, model rows) and give it back
+    from marinesim.models.motion import RowsState
+
+    def run(compiled: bool):  # noqa: ANN202
+        sim = load_simulation("remus100_survey", sets={"time.end": 5.0, **NO_WAYPOINTS})
+        sim.compiled = compiled
+        sim.step(2)
+        st = next(s for s in sim.slots if s.plugin.kind == "motion").ctx.state
+        x = st["x"].x.copy()
+        x[:, 6] = 500.0
+        st["x"] = RowsState(x=x, alive=st["x"].alive.copy(), t=st["x"].t)
+        return sim.run()
+
+    a, b = run(False), run(True)
+    assert a.status == b.status == "diverged"
+    assert any("max_speed" in e.text for e in b.events)
+    assert b.manifest["compiled_ticks"] == 0
+    _same(a, b)
