@@ -9,8 +9,10 @@ own source with numba (disk-cached); :mod:`marinesim.engine.plugins.surftrak_spa
 
 from __future__ import annotations
 
+import hashlib
 import math
 import types
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -60,26 +62,28 @@ SIGNALS = (
 def _span(
     k, kend, dt, start, k0, iv, switch_after, surftrak, rows, heights, interval, attrib0,
     climbs, normals, zbuf, consts, hcoef, rfcoef, shaping, loops, sv, counters, cur,
-    tbuf, bufs, comps, known, every, stops,
+    tbuf, bufs, comps, known, every, stops, sources="",
 ):  # noqa: ANN001, ANN202 (numba-compiled; floats, ints and float arrays)
     """Run engine ticks k… of every vehicle of the block until ``kend`` or its hand-back.
 
     ``stops[i]`` is the tick vehicle i reached.  Vehicles are independent (one row each of
     ``sv``, ``counters``, ``cur``, ``zbuf``'s columns, ``normals``); the caller replays the
     span up to the smallest stop when they differ, so the block stops at one tick.
+    ``sources`` is left to its default, the digest of the compiled laws' files (unused: it
+    keys numba's disk cache, see :func:`kernel_for`).
     """
     for i in prange(sv.shape[0]):  # noqa: F821 (numba.prange when compiled parallel)
-        stops[i] = _span_row(
-            i, k, kend, dt, start, k0, iv, switch_after, surftrak, rows, heights, interval,
-            attrib0, climbs, normals[i], zbuf[:, i], consts, hcoef, rfcoef, shaping, loops,
-            sv[i], counters[i], cur[i], tbuf, bufs, comps, known, every,
+        stops[i] = _span_row(  # i is unsigned in a prange: cast, one _span_row for both builds
+            np.int64(i), k, kend, dt, start, k0, iv, switch_after, surftrak, rows, heights,
+            interval, attrib0, climbs, normals[i], zbuf[:, i], consts, hcoef, rfcoef, shaping,
+            loops, sv[i], counters[i], cur[i], tbuf, bufs, comps, known, every,
         )  # fmt: skip
 
 
 def _span_row(
     i, k, kend, dt, start, k0, iv, switch_after, surftrak, rows, heights, interval, attrib0,
     climbs, normals, zbuf, consts, hcoef, rfcoef, shaping, loops, sv, counters, cur,
-    tbuf, bufs, comps, known, every,
+    tbuf, bufs, comps, known, every, sources="",
 ):  # noqa: ANN001, ANN202 (numba-compiled; floats, ints and float arrays)
     """Run engine ticks k… of vehicle ``i`` (row ``i`` of the recorder's buffers) until
     ``kend`` or a hand-back; returns the tick reached.
@@ -373,12 +377,49 @@ def _half_power_libm(x):  # noqa: ANN001, ANN202
     return _cpow(x, 0.5)  # noqa: F821 (bound at compile time)
 
 
+def _sources_digest(functions: list[Any]) -> str:
+    """Digest (16 hex digits) of the files ``functions`` and this module are written in."""
+    files = {Path(__file__).resolve()}
+    files.update(Path(fn.__code__.co_filename).resolve() for fn in functions)
+    h = hashlib.sha256()
+    for f in sorted(files):
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+class _PythonCallable(dict):
+    """The compiled law functions, callable from Python (a check on them against the laws).
+
+    The span's own compilations have no Python entry point (numba's ``no_cpython_wrapper``:
+    they are only called from compiled code); each item here compiles, on first use, the
+    same function object (same code, same bound helpers) with one.
+    """
+
+    def __init__(self, internal: dict[str, Any]) -> None:
+        super().__init__()
+        self._internal = internal
+
+    def __missing__(self, name: str) -> Any:
+        import numba
+
+        fn = self[name] = numba.njit(self._internal[name].py_func)
+        return fn
+
+
 def kernel_for(required: bool = False) -> Any:
     """The compiled :func:`_span`, or None without numba (``required``: DependencyNotInstalled).
 
-    The pure functions of :data:`_JIT_FUNCTIONS` and :func:`_span` are compiled from their own
-    source (their code objects); inside compiled code ``any_true`` and ``pick`` (numpy-array
-    helpers) are bound to scalar versions.  Compiled lazily at the first call, disk-cached.
+    The pure functions of :data:`_JIT_FUNCTIONS`, :func:`_span_row` and :func:`_span` are
+    compiled from their own source (their code objects); inside compiled code ``any_true`` and
+    ``pick`` (numpy-array helpers) are bound to scalar versions.  Compiled lazily at the first
+    call (``kern.parallel``, the ``prange`` build, at its own first call).
+
+    Cold-compile cost (numba spends it per compiled function): the functions called only from
+    compiled code get no Python or C entry point, and only :func:`_span_row` and :func:`_span`
+    go to numba's disk cache (each holds the machine code of everything it calls).  numba
+    checks only the cached function's own file, so the digest of every compiled law's file is
+    bound as their ``sources`` default, part of the cache key: editing a law recompiles (and
+    the ``prange`` build has a key of its own).
     """
     if "kernel" in _CACHE:
         return _CACHE["kernel"]
@@ -390,33 +431,39 @@ def kernel_for(required: bool = False) -> Any:
 
             raise DependencyNotInstalled("numba", "fast") from None
         return None
-
-    def same_source(fn: Any, env: dict[str, Any], bound: dict[str, Any]) -> Any:
-        glb = dict(env)
-        glb.update(bound)
-        copy = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__)
-        return numba.njit(cache=True)(copy)
-
     import importlib
 
+    internal = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
+    def same_source(fn: Any, env: dict[str, Any], bound: dict[str, Any], **options: Any) -> Any:
+        glb = dict(env)
+        glb.update(bound)
+        defaults = options.pop("defaults", fn.__defaults__)
+        copy = types.FunctionType(fn.__code__, glb, fn.__name__, defaults)
+        return numba.njit(**options)(copy)
+
+    laws = [(importlib.import_module(m), name) for m, names in _JIT_FUNCTIONS for name in names]
+    stamp = _sources_digest([getattr(mod, name) for mod, name in laws])
     bound: dict[str, Any] = {
-        "any_true": same_source(_any_true_scalar, globals(), {}),
-        "pick": same_source(_pick_scalar, globals(), {}),
+        "any_true": same_source(_any_true_scalar, globals(), {}, **internal),
+        "pick": same_source(_pick_scalar, globals(), {}, **internal),
     }
     cpow = _libm_pow()
-    for mod_name, names in _JIT_FUNCTIONS:
-        mod = importlib.import_module(mod_name)
-        for name in names:
-            if name == "half_power" and cpow is not None:
-                bound[name] = same_source(_half_power_libm, globals(), {"_cpow": cpow})
-                continue
-            bound[name] = same_source(getattr(mod, name), vars(mod), bound)
-    _CACHE["functions"] = bound
-    bound["_span_row"] = same_source(_span_row, globals(), bound)
+    for mod, name in laws:
+        if name == "half_power" and cpow is not None:
+            bound[name] = same_source(_half_power_libm, globals(), {"_cpow": cpow}, **internal)
+        else:
+            bound[name] = same_source(getattr(mod, name), vars(mod), bound, **internal)
+    _CACHE["functions"] = _PythonCallable(bound)
+    keyed = {"cache": True, "defaults": (stamp,)}
+    bound["_span_row"] = same_source(_span_row, globals(), bound, **internal, **keyed)
     bound["prange"] = numba.prange
-    kern = same_source(_span, globals(), bound)
-    glb = {**globals(), **bound}
-    copy = types.FunctionType(_span.__code__, glb, "_span", _span.__defaults__)
-    kern.parallel = numba.njit(cache=True, parallel=True)(copy)  # type: ignore[attr-defined]
+    kern = same_source(_span, globals(), bound, no_cfunc_wrapper=True, **keyed)
+    # numba's cache key holds no compiler flags: without its own key the prange build would
+    # load the serial one's machine code (or the serial one the prange build's)
+    kern.parallel = same_source(  # type: ignore[attr-defined]
+        _span, globals(), bound, no_cfunc_wrapper=True, parallel=True, cache=True,
+        defaults=(f"{stamp}-parallel",),
+    )  # fmt: skip
     _CACHE["kernel"] = kern
     return kern
