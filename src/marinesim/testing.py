@@ -31,6 +31,7 @@ from marinesim.engine.simulation import Simulation
 __all__ = [
     "HarnessMotion",
     "HarnessSetpoints",
+    "assert_runs_identical",
     "build_params",
     "check_plugin",
     "check_registered",
@@ -277,3 +278,19 @@ def check_registered(
         except AssertionError as exc:
             out[(kind, name)] = str(exc)
     return out
+
+
+def assert_runs_identical(a: RunResult, b: RunResult, *, counts: bool = True) -> None:
+    """AssertionError unless two runs are the same bit for bit: every recorded signal (bytes,
+    NaN and −0.0 included), the frame times, the events and, with ``counts``, the manifest's
+    bus counts and plugin calls (e.g. a compiled span against the plugins' ticks)."""
+    assert list(a.signals) == list(b.signals), "different signals"
+    assert a.t.tobytes() == b.t.tobytes(), "different frame times"
+    for name in a.signals:
+        assert a[name].tobytes() == b[name].tobytes(), f"signal {name!r} differs"
+    ev = [(e.t, e.entity, e.kind, e.text) for e in a.events]
+    assert ev == [(e.t, e.entity, e.kind, e.text) for e in b.events], "different events"
+    if counts:
+        assert a.manifest["bus"] == b.manifest["bus"], "different bus counts"
+        calls = [p["calls"] for p in a.manifest["plugins"]]
+        assert calls == [p["calls"] for p in b.manifest["plugins"]], "different plugin calls"

@@ -13,6 +13,7 @@ import pytest
 
 from marinesim.core.errors import ConfigError
 from marinesim.scenario.build import load_simulation
+from marinesim.testing import assert_runs_identical
 
 numba = pytest.importorskip("numba")
 
@@ -31,15 +32,7 @@ def _run(compiled: bool | None, end: float = 40.0, **sets: object):  # noqa: ANN
 
 
 def _same(a, b) -> None:  # noqa: ANN001
-    assert list(a.signals) == list(b.signals)
-    np.testing.assert_array_equal(a.t, b.t, strict=True)
-    for name in a.signals:
-        x, y = a[name], b[name]
-        assert x.tobytes() == y.tobytes(), name  # bit for bit, NaN and -0.0 included
-    assert [(e.t, e.kind, e.text) for e in a.events] == [(e.t, e.kind, e.text) for e in b.events]
-    assert a.manifest["bus"] == b.manifest["bus"]
-    calls = lambda r: [p["calls"] for p in r.manifest["plugins"]]  # noqa: E731
-    assert calls(a) == calls(b)
+    assert_runs_identical(a, b)
 
 
 def test_bundled_survey_compiled_equals_plugin_ticks() -> None:

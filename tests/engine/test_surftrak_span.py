@@ -13,6 +13,7 @@ import pytest
 
 from marinesim.core.errors import ConfigError
 from marinesim.scenario.build import load_simulation
+from marinesim.testing import assert_runs_identical
 
 numba = pytest.importorskip("numba")
 
@@ -24,12 +25,7 @@ def _run(compiled: bool | None, **sets: object):  # noqa: ANN202
 
 
 def _same(a, b) -> None:  # noqa: ANN001
-    assert list(a.signals) == list(b.signals)
-    np.testing.assert_array_equal(a.t, b.t, strict=True)
-    for name in a.signals:
-        x, y = a[name], b[name]
-        assert x.tobytes() == y.tobytes(), name  # bit for bit, NaN and -0.0 included
-    assert [(e.t, e.kind, e.text) for e in a.events] == [(e.t, e.kind, e.text) for e in b.events]
+    assert_runs_identical(a, b)
 
 
 def test_bundled_scenario_compiled_equals_plugin_ticks() -> None:
@@ -98,3 +94,14 @@ def test_compiled_true_says_why_it_cannot() -> None:
     sim.compiled = True
     with pytest.raises(ConfigError, match="no compiled span applies"):
         sim.run()
+
+
+def test_assert_runs_identical_sees_one_changed_bit() -> None:
+    a = _run(True)
+    b = _run(True)
+    assert_runs_identical(a, b)
+    sig = b.signals["surftrak.DSAlt"].values
+    i = np.flatnonzero(np.isfinite(sig.ravel()))[-1]
+    sig.ravel()[i] = np.nextafter(sig.ravel()[i], np.inf)  # one ulp
+    with pytest.raises(AssertionError, match="surftrak.DSAlt"):
+        assert_runs_identical(a, b)
