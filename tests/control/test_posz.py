@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from marinesim.control.posz import (
@@ -49,6 +49,8 @@ def test_inverse_sqrt_controller_roundtrip(out, p, d):
 
 
 @given(e=finite, p=pos, d=st.floats(1.0, 1000.0))
+# libm's pow(x, 0.5) (the old float path) and numpy's sqrt differed in the last bit here
+@example(e=47.520771269686065, p=47.520771269686065, d=553.0521486545487)
 @settings(max_examples=60, deadline=None)
 def test_sqrt_controller_odd_and_float_equals_array(e, p, d):
     a = sqrt_controller(e, p, d, 0.0025)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from marinesim.core.errors import ConfigError
 
 __all__ = [
@@ -71,14 +73,18 @@ def any_true(mask: Num) -> bool:
 
 
 def half_power(x: Num) -> Num:
-    """``x ** 0.5`` for x ≥ 0 (float or ndarray (N,)).
+    """√x for x ≥ 0 (float or ndarray (N,)): the IEEE square root, as ArduPilot's
+    ``safe_sqrt`` computes it.
 
-    The C library's ``pow`` for floats (as CPython computes ``**``), numpy's power for arrays.
-    A named function so that compiled code (:mod:`marinesim.interop.surftrak_runner`) can bind
-    it to the same ``pow`` — a compiler would turn ``x ** 0.5`` into ``sqrt``, which differs
-    from ``pow`` in the last bit for some x.
+    ``math.sqrt`` for floats, ``numpy.sqrt`` for arrays and the compiled ``sqrt`` are all
+    correctly rounded, hence identical to the last bit, so a vehicle gives the same numbers
+    alone, in a batch and compiled.  (``x ** 0.5`` on a float calls the C library's ``pow``,
+    which differs from the square root in the last bit for ≈ 0.1 % of x: that made the float
+    and array paths disagree.)
     """
-    return x**0.5
+    if isinstance(x, float):
+        return math.sqrt(x)
+    return np.sqrt(x)
 
 
 def alpha(dt: float, cutoff_hz: float) -> float:

@@ -351,30 +351,8 @@ def _pick_scalar(cond, a, b):  # noqa: ANN001, ANN202
     return a if cond else b
 
 
-def _libm_pow() -> Any:
-    """The C library's ``pow`` (the one CPython's float ``**`` calls) for compiled code, or None.
-
-    Registered with LLVM under its own symbol name, so that the compiler cannot recognise it
-    as ``pow`` and rewrite ``pow(x, 0.5)`` as ``sqrt(x)`` (different in the last bit).
-    """
-    import ctypes
-    import ctypes.util
-
-    from llvmlite import binding
-    from numba import types as nbtypes
-
-    name = ctypes.util.find_library("m")
-    if name is None:
-        return None
-    fn = ctypes.CDLL(name).pow
-    binding.add_symbol("marinesim_libm_pow", ctypes.cast(fn, ctypes.c_void_p).value)
-    return nbtypes.ExternalFunction(
-        "marinesim_libm_pow", nbtypes.float64(nbtypes.float64, nbtypes.float64)
-    )
-
-
-def _half_power_libm(x):  # noqa: ANN001, ANN202
-    return _cpow(x, 0.5)  # noqa: F821 (bound at compile time)
+def _half_power_scalar(x):  # noqa: ANN001, ANN202
+    return math.sqrt(x)  # IEEE, as math.sqrt and numpy.sqrt: posz.half_power
 
 
 def _sources_digest(functions: list[Any]) -> str:
@@ -448,10 +426,9 @@ def kernel_for(required: bool = False) -> Any:
         "any_true": same_source(_any_true_scalar, globals(), {}, **internal),
         "pick": same_source(_pick_scalar, globals(), {}, **internal),
     }
-    cpow = _libm_pow()
     for mod, name in laws:
-        if name == "half_power" and cpow is not None:
-            bound[name] = same_source(_half_power_libm, globals(), {"_cpow": cpow}, **internal)
+        if name == "half_power":  # its float/array dispatch, compiled: the scalar square root
+            bound[name] = same_source(_half_power_scalar, globals(), {}, **internal)
         else:
             bound[name] = same_source(getattr(mod, name), vars(mod), bound, **internal)
     _CACHE["functions"] = _PythonCallable(bound)
