@@ -21,11 +21,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 from pathlib import Path
 
+from _report import write_report
 from marinesim.engine.speed import measure_tick_cost
 
 
@@ -65,18 +64,12 @@ def main(argv: list[str] | None = None) -> dict:
         f"load {result['load_average']}",
         flush=True,
     )
-    out = {
-        "benchmark": "engine fixed cost per tick vs the bare usm model step, best of repeats",
-        "command": "python benchmarks/bench_engine.py" + (" --cpu" if args.cpu else ""),
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
-        "results": result,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(out, indent=2))
-    print(f"written {args.json}")
-    return out
+    return write_report(
+        "engine fixed cost per tick vs the bare usm model step, best of repeats",
+        "python benchmarks/bench_engine.py" + (" --cpu" if args.cpu else ""),
+        result,
+        args.json,
+    )
 
 
 if __name__ == "__main__":

@@ -26,10 +26,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import time
 from pathlib import Path
 
+from _report import write_report
 from marinesim.reference import pvs as pvs_reference
 from marinesim.scenario import load_simulation
 
@@ -130,19 +130,12 @@ def main(argv: list[str] | None = None) -> dict:
         f"{result['ratio_engine_vs_loop_cpu']:.2f}x); {pv}; load {result['load_average']}",
         flush=True,
     )
-    out = {
-        "benchmark": "one REMUS 100 closed loop: engine vs plain loop vs PVS's recorded loop",
-        "command": "python benchmarks/bench_engine_remus.py",
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
-        "results": result,
-    }
-    if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out, indent=2))
-        print(f"written {args.json}")
-    return out
+    return write_report(
+        "one REMUS 100 closed loop: engine vs plain loop vs PVS's recorded loop",
+        "python benchmarks/bench_engine_remus.py",
+        result,
+        args.json,
+    )
 
 
 if __name__ == "__main__":

@@ -21,11 +21,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 from pathlib import Path
 
+from _report import write_report
 from marinesim.models.kinematic import measure_throughput
 
 SIZES = (1, 100, 10_000, 100_000)
@@ -81,18 +80,12 @@ def main(argv: list[str] | None = None) -> dict:
             f"{row['iterate_only_ratio']:8.3g}x)   load {row['load_average']}",
             flush=True,
         )
-    out = {
-        "benchmark": "usm iterate (+ mail), batched vs per-vehicle loop, best of repeats",
-        "command": "python benchmarks/bench_usm.py",
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
-        "results": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(out, indent=2))
-    print(f"written {args.json}")
-    return out
+    return write_report(
+        "usm iterate (+ mail), batched vs per-vehicle loop, best of repeats",
+        "python benchmarks/bench_usm.py",
+        rows,
+        args.json,
+    )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,26 @@
+"""The JSON report the benchmarks write: what, the command, the machine and the results."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from pathlib import Path
+from typing import Any
+
+
+def write_report(benchmark: str, command: str, results: Any, path: Path | None) -> dict[str, Any]:
+    """Build the report (and write it to ``path`` as JSON unless None); returns it."""
+    out = {
+        "benchmark": benchmark,
+        "command": command,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "results": results,
+    }
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(out, indent=2))
+        print(f"written {path}")
+    return out
