@@ -8,7 +8,7 @@ stays cheap):
 * ``marinesim.load(scenario, **overrides)`` — a scenario built into a simulation;
 * ``marinesim.run(scenario, **overrides)`` — the same, run; a ``RunResult``.
 
-Everything else lives in its package (``marinesim.models.kinematic``, ``marinesim.engine``,
+Everything else lives in its package (``marinesim.models.usm``, ``marinesim.engine``,
 ...); this module also re-exports the version and the error types.
 """
 

@@ -1,4 +1,4 @@
-"""Textbook functions of marinesim.models.hydro (Fossen 2021) against hand values and identities."""
+"""Textbook functions of marinesim.models.sixdof.hydro (Fossen 2021) against hand values and identities."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from marinesim.models import hydro
+from marinesim.models.sixdof import hydro
 
 REF = Path(__file__).resolve().parents[2] / "src/marinesim/reference/data/pvs/model_constants.json"
 RNG = np.random.default_rng(7)

@@ -1,7 +1,7 @@
 """PettingZoo ``ParallelEnv``: uSimMarine vehicles searching an area for objects with contacts.
 
 Vehicles: ``n_vehicles`` (default 3) ``usm`` vehicles stepped together by
-:func:`marinesim.models.kinematic.step` (one batch; dt = 0.5 s).  Each carries a forward-looking
+:func:`marinesim.models.usm.step` (one batch; dt = 0.5 s).  Each carries a forward-looking
 contact sensor (:func:`marinesim.sensors.contacts.detect_contacts`: range 25 m, 120° field of
 view, detection probability 0.9, range/bearing noise) and a navigation sensor
 (:func:`marinesim.sensors.nav.noisy_state`).  ``n_targets`` (default 6) moored objects (2 m deep) lie
@@ -45,8 +45,8 @@ from marinesim.core.errors import ConfigError
 from marinesim.core.frames import rotation_from_euler, wrap_pi
 from marinesim.gym._streams import RowStreams, fresh_seed
 from marinesim.gym.usm_waypoint import nav_noise, usm_belief
-from marinesim.models import kinematic
-from marinesim.models.usm_config import UsmConfig
+from marinesim.models import usm as kinematic
+from marinesim.models.usm.config import UsmConfig
 from marinesim.sensors.contacts import ContactParams, detect_contacts, draws_per_scan
 
 __all__ = ["SurveyParallelEnv"]

@@ -1,8 +1,8 @@
 """``marinesim/UsmWaypoint-v0``: drive a uSimMarine vehicle to a waypoint.
 
-Model: the batched uSimMarine kinematics (:mod:`marinesim.models.kinematic`, variant ``usm``,
+Model: the batched uSimMarine kinematics (:mod:`marinesim.models.usm`, variant ``usm``,
 program defaults: thrust map thrust/20 m/s, turn rate 70, deceleration limit 0.5 m/s²),
-stepped with :func:`marinesim.models.kinematic.step` at dt = 0.25 s (AppTick 4).
+stepped with :func:`marinesim.models.usm.step` at dt = 0.25 s (AppTick 4).
 Sensor: :func:`marinesim.sensors.nav.noisy_state` (navigation solution: position, body
 velocity and attitude with Gaussian noise) gives the belief from which the observation is
 computed.
@@ -24,8 +24,8 @@ from marinesim.core.frames import euler_from_quat, quat_from_euler, wrap_pi
 from marinesim.gym._rows import splice
 from marinesim.gym._streams import RowStreams
 from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs
-from marinesim.models import kinematic
-from marinesim.models.usm_config import UsmConfig
+from marinesim.models import usm as kinematic
+from marinesim.models.usm.config import UsmConfig
 from marinesim.sensors.nav import NoisyStateParams, noisy_state
 
 __all__ = [

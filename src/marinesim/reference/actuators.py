@@ -12,7 +12,7 @@ is one step with Δt = t_k − t_{k−1}.
 Kinds: ``dynamics``, ``conversion``, ``thruster_chain``, ``liftdrag_sweep``,
 ``fin_timeseries``, ``thruster_allocation`` and ``hydrodynamic_wrench`` (UUV Simulator's
 ``HMFossen`` wrench: one freshly built plugin per row, called as the entry's ``calls`` say;
-the terms come from :func:`marinesim.models.hydro.uuv_hydrodynamic_terms`).
+the terms come from :func:`marinesim.models.sixdof.hydro.uuv_hydrodynamic_terms`).
 """
 
 from __future__ import annotations
@@ -515,7 +515,7 @@ def wrench_calls(entry: Mapping[str, Any]) -> tuple[list[tuple[float, bool]], in
 
 def _wrench_params(entry: Mapping[str, Any], label: str) -> dict[str, Any]:
     """HMFossen parameters for the vehicle label of a row (``vehicles`` may map label → spec)."""
-    from marinesim.models import hydro
+    from marinesim.models.sixdof import hydro
 
     vehicles = entry.get("vehicles")
     spec: Any = label
@@ -541,7 +541,7 @@ def _replay_wrench(
     a_f ← (1 − α)·a_f + α·(ν_r − ν_r,prev)/Δt with α = 0.3.  The rows are independent, so
     they are evaluated together, one vectorised pass per call.
     """
-    from marinesim.models import hydro
+    from marinesim.models.sixdof import hydro
 
     calls, out_index = wrench_calls(entry)
     n = len(next(iter(cols.values())))

@@ -1,7 +1,7 @@
 """``fossen6dof`` motion plugin: any 6-DOF motion model and its actuators inside the engine.
 
 A thin adapter: the vehicle is the motion model of its preset's kind, chosen by name through
-:func:`marinesim.models.motion.motion_model` (generic Fossen 6-DOF, PythonVehicleSimulator
+:func:`marinesim.models.sixdof.motion.motion_model` (generic Fossen 6-DOF, PythonVehicleSimulator
 REMUS 100 / Otter, the PythonVehicleSimulator fleet) and driven through that one face
 (``init`` / ``step`` / ``pose``); the thruster plant is
 :mod:`marinesim.actuators.plant`; the battery :mod:`marinesim.models.battery`.  This module
@@ -30,7 +30,7 @@ controllers publish on the entity's local bus (held over the tick, engine spec �
 * ``fins/cmd`` (N, 2) — rudder and stern-plane angles [rad] and ``propeller/cmd`` (N,) —
   propeller speed [rpm], for the PythonVehicleSimulator REMUS 100 (``preset: remus100``),
   whose fin and propeller lags are part of its PVS-exact dynamics
-  (:mod:`marinesim.models.pvs`).
+  (:mod:`marinesim.models.sixdof.pvs`).
 * ``actuators/cmd`` (N, m) — commanded actuators in the vehicle's units, for the Otter and the
   PythonVehicleSimulator fleet (``preset: tanker``, ``torpedo`` ... ``vehicle_args``: the
   constructor's arguments, e.g. ``{control_system: headingAutopilot, r: 30}``).  A fleet
@@ -73,8 +73,9 @@ from marinesim.core.params import ParamsBase, field
 from marinesim.core.state import VehicleState
 from marinesim.engine.plugin import Plugin
 from marinesim.models import battery as battery_model
-from marinesim.models import fossen6dof, presets
-from marinesim.models.motion import KINDS, MotionModel, Water, motion_model
+from marinesim.models import presets
+from marinesim.models.sixdof import fossen6dof
+from marinesim.models.sixdof.motion import KINDS, MotionModel, Water, motion_model
 
 __all__ = ["SixDofMotion", "SixDofParams", "ThrusterPlantParams"]
 

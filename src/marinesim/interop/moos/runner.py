@@ -3,7 +3,7 @@
 The loop plays the program's cycle (spec §2.1, §9): start-up at t = 0 (MOOS time
 ``moos_time_at_t0``), then iterations at t = k·dt with dt = 1/AppTick; before iteration k every
 scripted message with time ≤ k·dt not yet delivered is applied in time order (the replay rule),
-then the model iterates and publishes.  The model is :mod:`marinesim.models.kinematic`
+then the model iterates and publishes.  The model is :mod:`marinesim.models.usm`
 (``init`` / ``apply_mail`` / ``iterate``).
 
 Python API::
@@ -28,8 +28,8 @@ from marinesim.core.errors import ConfigError, ConfigWarning, NumericalError
 from marinesim.core.limits import check_steps
 from marinesim.interop.moos.files import load_usm_config
 from marinesim.interop.moos.script import ScriptEvent, read_script
-from marinesim.models import kinematic
-from marinesim.models.usm_config import UsmConfig
+from marinesim.models import usm as kinematic
+from marinesim.models.usm.config import UsmConfig
 
 __all__ = ["DEFAULT_APP_TICK", "UsmRun", "run_moos_file", "run_usm"]
 

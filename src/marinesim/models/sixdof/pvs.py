@@ -13,7 +13,7 @@ frozen parameter objects; the equations are those of
 run on a backend by :func:`step_array` / :func:`step_batch`; :func:`dynamics` is upstream's
 ``vehicle.dynamics(eta, nu, u_actual, u_control, sampleTime)`` (forward Euler of ν and of the
 actuator lags) and :func:`attitude_euler` its ``attitudeEuler``.  The PythonVehicleSimulator
-loop is semi-implicit: η_{k+1} uses ν_{k+1} (see :mod:`marinesim.models.integrate`).
+loop is semi-implicit: η_{k+1} uses ν_{k+1} (see :mod:`marinesim.models.sixdof.integrate`).
 
 Controllers (REMUS depth/heading autopilot, Otter heading autopilot, step inputs) are in
 :mod:`marinesim.control.autopilots`.
@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from marinesim.core.errors import ConfigError
-from marinesim.models import hydro
+from marinesim.models.sixdof import hydro
 from marinesim.models.sixdof import pvs_vehicles as pv
 
 __all__ = [
@@ -481,7 +481,7 @@ def step_guarded(
     t : float
         Time of the new state [s] (for the event texts).
     backend : str, optional
-        ``cpu`` (default), ``python`` or ``cuda`` (:mod:`marinesim.models.backends`).
+        ``cpu`` (default), ``python`` or ``cuda`` (:mod:`marinesim.models.sixdof.backends`).
     max_speed, max_rate : float
         Divergence bounds on |ν₁| [m/s] and |ω| [rad/s].
 

@@ -1,4 +1,4 @@
-"""Fossen 6-DOF rigid-body vehicle model, batched (``marinesim.models.fossen6dof``).
+"""Fossen 6-DOF rigid-body vehicle model, batched (``marinesim.models.sixdof.fossen6dof``).
 
 Equations (T. I. Fossen, *Handbook of Marine Craft Hydrodynamics and Motion Control*, 2nd
 ed., Wiley 2021; spec ``actuators_6dof.md`` §4)::
@@ -39,8 +39,7 @@ from marinesim.core.errors import ConfigError, ConfigWarning
 from marinesim.core.frames import euler_from_quat, quat_from_euler
 from marinesim.core.params import ParamsBase
 from marinesim.core.params import field as pfield
-from marinesim.models import hydro
-from marinesim.models.sixdof import generic
+from marinesim.models.sixdof import generic, hydro
 from marinesim.models.sixdof.guard import events
 
 __all__ = [
@@ -577,7 +576,7 @@ def step(
     dt : float
         Step [s].
     backend : str, optional
-        ``cpu`` (default), ``python`` or ``cuda`` (:mod:`marinesim.models.backends`).
+        ``cpu`` (default), ``python`` or ``cuda`` (:mod:`marinesim.models.sixdof.backends`).
 
     Returns
     -------

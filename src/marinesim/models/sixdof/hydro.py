@@ -9,7 +9,7 @@ This module builds matrices (S, H, M_RB, C) and offers the laws as array functio
 themselves are written once, in :mod:`marinesim.models.sixdof.terms`,
 :mod:`marinesim.models.sixdof.pvs_vehicles` and :mod:`marinesim.core.frames` (plain
 arithmetic that also runs on numpy arrays component by component), and the functions here
-call them.  UUV Simulator's hydrodynamic model lives in :mod:`marinesim.models.uuv_hydro`
+call them.  UUV Simulator's hydrodynamic model lives in :mod:`marinesim.models.uuv`
 (its names are re-exported here).
 
 Conventions: body frame FRD (x forward, y starboard, z down), world frame NED,
@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 from marinesim.core import frames
 from marinesim.models.sixdof import pvs_vehicles as pv
 from marinesim.models.sixdof import terms
-from marinesim.models.uuv_hydro import (
+from marinesim.models.uuv import (
     UUV_HYDRO_VEHICLES,
     uuv_hydro_params,
     uuv_hydrodynamic_terms,
