@@ -239,7 +239,7 @@ def make_model(name: str, *, backend: str | None = None, **params: Any) -> Model
 # old module paths (one release, with a DeprecationWarning)
 # --------------------------------------------------------------------------------------
 
-#: Old module path → the module it now is.
+#: Old module path → the module it now is (several, comma-separated, where it was split).
 MOVED: dict[str, str] = {
     "marinesim.models.kinematic": "marinesim.models.usm",
     "marinesim.models.usm_config": "marinesim.models.usm.config",
@@ -249,7 +249,9 @@ MOVED: dict[str, str] = {
     "marinesim.models.motion": "marinesim.models.sixdof.motion",
     "marinesim.models.integrate": "marinesim.models.sixdof.integrate",
     "marinesim.models.backends": "marinesim.models.sixdof.backends",
-    "marinesim.models.hydro": "marinesim.models.sixdof.hydro",
+    "marinesim.models.hydro": (
+        "marinesim.models.sixdof.arrays, marinesim.models.sixdof.setup, marinesim.models.uuv"
+    ),
     "marinesim.models.uuv_hydro": "marinesim.models.uuv",
     "marinesim.models.api": "marinesim.models",
     "marinesim.models.sixdof.throughput": "marinesim.cli.bench_sixdof",
@@ -263,7 +265,21 @@ def _moved(old: str) -> Any:
         DeprecationWarning,
         stacklevel=3,  # the importer (import machinery frames are skipped)
     )
-    return importlib.import_module(new)
+    parts = [importlib.import_module(m.strip()) for m in new.split(",")]
+    module = parts[0] if len(parts) == 1 else _split_module(old, parts)
+    sys.modules[old] = module
+    return module
+
+
+def _split_module(old: str, parts: list[ModuleType]) -> ModuleType:
+    """A module named ``old`` whose names are those of ``parts`` (a module that was split)."""
+    module = ModuleType(old, f"Deprecated: the names of {', '.join(p.__name__ for p in parts)}.")
+    names = [n for p in parts for n in getattr(p, "__all__", ())]
+    module.__all__ = names  # type: ignore[attr-defined]
+    for part in parts:
+        for n in getattr(part, "__all__", ()):
+            setattr(module, n, getattr(part, n))
+    return module
 
 
 class _MovedLoader(importlib.abc.Loader):

@@ -20,7 +20,9 @@ Public faces:
   ``step_batch``, ``step_guarded``;
 * :mod:`.motion` — one adapter over all of them for the engine: ``motion_model(name)``;
 * :mod:`.backends` — ``cpu`` / ``python`` / ``cuda``: ``resolve``, ``kernels``;
-* :mod:`.hydro` — the terms on arrays of N vehicles, named after the textbook symbols.
+* :mod:`.arrays` — the terms on arrays of N vehicles, named after the textbook symbols
+  (each calls its law in :mod:`.terms`, :mod:`.pvs_vehicles` or :mod:`marinesim.core.frames`);
+* :mod:`.setup` — set-up helpers: S(a), H(r), M_RB and Hoerner's C_D, built once from parameters.
 
 Rotations and attitude kinematics come from :mod:`marinesim.core.frames`.  The submodules and
 the names below load on first use (``from marinesim.models.sixdof import motion_model``).

@@ -39,7 +39,7 @@ from marinesim.core.errors import ConfigError, ConfigWarning
 from marinesim.core.frames import euler_from_quat, quat_from_euler
 from marinesim.core.params import ParamsBase
 from marinesim.core.params import field as pfield
-from marinesim.models.sixdof import generic, hydro
+from marinesim.models.sixdof import generic, setup
 from marinesim.models.sixdof.guard import events
 
 __all__ = [
@@ -276,7 +276,7 @@ class State:
 def _prepare(p: Params) -> dict[str, Any]:
     rg = np.asarray(p.r_g, dtype=float)
     i_in = np.asarray(p.inertia, dtype=float)
-    s_rg = hydro.smtrx(rg)
+    s_rg = setup.smtrx(rg)
     i_g = i_in + p.mass * s_rg @ s_rg if p.inertia_frame == "co" else i_in
     if not np.allclose(i_g, i_g.T, rtol=1e-9, atol=1e-12):
         raise ConfigError("inertia must be symmetric", param="inertia")
@@ -300,7 +300,7 @@ def _prepare(p: Params) -> dict[str, Any]:
             ),
             stacklevel=3,
         )
-    m_rb = hydro.m_rb(p.mass, rg, i_g)
+    m_rb = setup.m_rb(p.mass, rg, i_g)
     m = m_rb + m_a
     try:
         np.linalg.cholesky(0.5 * (m + m.T))

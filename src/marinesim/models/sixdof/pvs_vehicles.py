@@ -68,9 +68,9 @@ O_SIZE = 193
 
 def _cross_flow_consts(length: float, beam: float, draft: float) -> tuple[float, F64]:
     """½ρ T C_D,2D dx (ρ = 1026 as upstream) and the 21 strip positions x += L/20 from −L/2."""
-    from marinesim.models.sixdof import hydro
+    from marinesim.models.sixdof import setup
 
-    k = 0.5 * 1026.0 * draft * hydro.hoerner(beam, draft) * (length / 20)
+    k = 0.5 * 1026.0 * draft * setup.hoerner(beam, draft) * (length / 20)
     xs, x, dx = [], -length / 2, length / 20
     for _ in range(STRIPS):
         xs.append(x)

@@ -19,14 +19,6 @@ from numpy.typing import NDArray
 from marinesim.core.frames import rotation_from_euler
 from marinesim.models.sixdof import terms
 
-__all__ = [
-    "UUV_HYDRO_VEHICLES",
-    "uuv_hydro_params",
-    "uuv_hydrodynamic_terms",
-    "uuv_matrix",
-    "uuv_wrench_replay",
-]
-
 F64 = NDArray[np.float64]
 
 # ----------------------------------------------------------------------------------------
