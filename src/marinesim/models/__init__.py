@@ -129,9 +129,9 @@ class Model:
         if int(n) < 1:
             raise ConfigError(f"number of vehicles must be >= 1, got {n}", param="n")
         if self.family == "usm":
-            from marinesim.models import usm as kinematic
+            from marinesim.models import usm
 
-            return kinematic.init(self.params, int(n), **initial)
+            return usm.init(self.params, int(n), **initial)
         if self.family == "fossen6dof":
             from marinesim.models.sixdof import fossen6dof
 
@@ -149,9 +149,9 @@ class Model:
     def step(self, state: Any, cmd: Any = None, dt: float = 0.1, env: Any = None) -> Any:
         """Advance N vehicles by ``dt`` [s] with ``cmd`` held (units in the module text)."""
         if self.family == "usm":
-            from marinesim.models import usm as kinematic
+            from marinesim.models import usm
 
-            return kinematic.step(self.params, state, cmd, env, dt)
+            return usm.step(self.params, state, cmd, env, dt)
         if self.family == "fossen6dof":
             from marinesim.models.sixdof import fossen6dof
 
