@@ -216,9 +216,9 @@ def test_sixdof_timeseries_has_a_thruster_panel(station_keeping: RunResult) -> N
 
 def test_usm_timeseries_heading_breaks_and_actuators(usm_survey: RunResult) -> None:
     fig = timeseries_figure(usm_survey)
-    assert fig.axes[3].get_ylabel().startswith("thrust [%], rudder")
+    assert fig.axes[3].get_ylabel() == "thrust, rudder,\nelevator [%]"
     legend = [t.get_text() for t in fig.axes[3].get_legend().get_texts()]
-    assert legend == ["thrust [%]", "rudder [deg]", "elevator [deg]"]
+    assert legend == ["thrust [%]", "rudder [%]", "elevator [%]"]
     heading = usm_survey["truth.heading"][:, :, 0]
     wraps = int(np.sum(np.abs(np.diff(heading, axis=1)) > 180.0))
     drawn = [ln.get_ydata() for ln in fig.axes[0].get_lines() if ln.get_linestyle() == "-"]
@@ -249,7 +249,7 @@ def test_usm_run_figures_draw_the_desired_inputs(tmp_path: Path) -> None:
     figs = usm_run_figures(run, title="mission.moos")
     act = figs["timeseries"].axes[3]
     legend = [t.get_text() for t in act.get_legend().get_texts()]
-    assert legend == ["DESIRED_THRUST [%]", "DESIRED_RUDDER [deg]", "DESIRED_ELEVATOR [deg]"]
+    assert legend == ["DESIRED_THRUST [%]", "DESIRED_RUDDER [%]", "DESIRED_ELEVATOR [%]"]
     thrust = act.get_lines()[0].get_ydata()
     assert thrust[0] == 0.0 and thrust[-1] == 50.0
     paths = save_usm_run_figures(run, tmp_path, fmt="svg")

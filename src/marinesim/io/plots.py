@@ -370,13 +370,14 @@ def _break_wraps(heading: np.ndarray) -> np.ndarray:
 def _actuators(result: RunResult) -> tuple[str, list[tuple[str, np.ndarray]], bool] | None:
     """(panel label, [(series label, (N, T) values)], per_vehicle) of the actuator panel.
 
-    ``usm``: the held thrust [%], rudder [deg], elevator [deg] (``*.actuators``); a 6-DOF
+    ``usm``: the held thrust, rudder and elevator, all in percent (``*.actuators``; uSimMarine
+    spec §1: ±100 % is full rudder or elevator, not an angle); a 6-DOF
     vehicle: the thruster commands (``alloc.force`` or ``*.thrust`` [N], one series per
     thruster, drawn for the first vehicle).
     """
     for name, sig in result.signals.items():
         if name.endswith(".actuators") and sig.values.shape[2] == 3:
-            labels = ("thrust [%]", "rudder [deg]", "elevator [deg]")
+            labels = ("thrust [%]", "rudder [%]", "elevator [%]")
             return (
                 "actuators",
                 [(lb, sig.values[:, :, j]) for j, lb in enumerate(labels)],
@@ -427,7 +428,7 @@ def _timeseries_axes(
                 for i in range(len(entities)):
                     ax.plot(t, vals[i], styles[j % 3], color=colors(i % 10), lw=1.0,
                             label=lb if i == 0 else None)  # fmt: skip
-            ax.set_ylabel("thrust [%], rudder,\nelevator [deg]")
+            ax.set_ylabel("thrust, rudder,\nelevator [%]")
         else:
             for j, (lb, vals) in enumerate(series):
                 ax.plot(t, vals[0], color=plt.get_cmap("tab20")(j % 20), lw=1.0, label=lb)
@@ -518,8 +519,8 @@ def usm_run_figures(run: Any, *, title: str = "usm run") -> dict[str, Any]:
             "actuators",
             [
                 ("DESIRED_THRUST [%]", _run_column(run, "DESIRED_THRUST")[None, :]),
-                ("DESIRED_RUDDER [deg]", _run_column(run, "DESIRED_RUDDER")[None, :]),
-                ("DESIRED_ELEVATOR [deg]", _run_column(run, "DESIRED_ELEVATOR")[None, :]),
+                ("DESIRED_RUDDER [%]", _run_column(run, "DESIRED_RUDDER")[None, :]),
+                ("DESIRED_ELEVATOR [%]", _run_column(run, "DESIRED_ELEVATOR")[None, :]),
             ],
             True,
         )
