@@ -117,3 +117,16 @@ def test_usm_actuators_are_percent_in_every_file(tmp_path: Path) -> None:
     part = sorted((tmp_path / "run" / "log.parquet").glob("part-*.parquet"))[0]
     schema = pq.read_schema(part)
     assert all(schema.field(c).metadata[b"unit"] == b"%" for c in acts)
+
+
+def test_plugins_show_states_the_rudder_in_percent() -> None:
+    """The plugin interface (``marinesim plugins show``) agrees with the log and the figures."""
+    from marinesim.engine.describe import plugin_info, plugin_interface
+
+    text = plugin_info("usm")
+    assert "DESIRED_RUDDER (double, %)" in text and "DESIRED_ELEVATOR (double, %)" in text
+    assert "NAV_HEADING (double, deg)" in text
+    rows = [ln.split() for ln in plugin_interface("usm").splitlines() if "DESIRED_RUDDER" in ln]
+    assert rows and rows[0][:3] == ["DESIRED_RUDDER", "double", "%"]
+    pid = plugin_info("heading_speed_depth_pid")
+    assert "max_rudder" in pid and "[%]" in pid and "[deg]" not in pid.split("max_rudder")[1][:60]
