@@ -184,3 +184,21 @@ def test_survey_parallel_env_is_exported_and_renders_every_vehicle() -> None:
         assert _mask(frame, COLORS[i]).sum() >= 10, i  # each vehicle drawn in its colour
         assert _mask(frame, _pale(COLORS[i])).sum() > 20, i  # with its track
     assert _mask(frame, (20, 20, 20)).sum() >= 6 * 20  # six object rings
+
+
+def test_pettingzoo_checkers_pass_with_rendering() -> None:
+    """PettingZoo's render_test (every declared mode) and parallel_api_test with rgb_array."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from pettingzoo.test import parallel_api_test, render_test
+    from pettingzoo.utils.conversions import parallel_to_aec
+
+    from marinesim.gym.survey import SurveyParallelEnv
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        render_test(lambda render_mode=None: parallel_to_aec(
+            SurveyParallelEnv(render_mode=render_mode, max_cycles=30)))  # fmt: skip
+        parallel_api_test(SurveyParallelEnv(render_mode="rgb_array"), num_cycles=50)
+    assert [str(w.message) for w in caught] == []
