@@ -13,10 +13,7 @@ it):
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.util
 import sys
-import warnings
 from typing import Any
 
 __all__ = ["install"]
@@ -31,6 +28,8 @@ def _register() -> None:
 
         register_envs()
     except Exception as exc:  # never break the user's import of gymnasium
+        import warnings
+
         warnings.warn(
             f"marinesim could not register its Gymnasium environments: {exc}",
             RuntimeWarning,
@@ -38,7 +37,7 @@ def _register() -> None:
         )
 
 
-class _Loader(importlib.abc.Loader):
+class _Loader:  # the loader protocol (no importlib.abc: it costs import time)
     """Runs gymnasium's own loader, then registers and puts the original loader back."""
 
     def __init__(self, loader: Any) -> None:
@@ -57,10 +56,12 @@ class _Loader(importlib.abc.Loader):
         _register()
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder:  # the meta path finder protocol
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if name != "gymnasium":
             return None
+        import importlib.util
+
         if self in sys.meta_path:
             sys.meta_path.remove(self)  # one shot; find_spec below uses the other finders
         spec = importlib.util.find_spec(name)
