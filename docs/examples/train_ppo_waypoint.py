@@ -193,8 +193,16 @@ def main(argv: list[str] | None = None) -> int:
     _figure(a, episodes, evals, train_s)
     for name, (ret, win) in evals.items():
         print(f"{name:20s} mean return {ret.mean():8.2f}  success {100 * win.mean():5.1f} %")
-    print(f"trained {a.timesteps} steps in {train_s:.0f} s; wrote {a.out}/learning_curve.png")
+    print(f"trained {a.timesteps} steps in {train_s:.0f} s (wall); wrote {a.out}/learning_curve.png")
     return 0
+
+
+def _trailing_mean(x: np.ndarray, k: int) -> np.ndarray:
+    """Mean of the last ``k`` values at each index (fewer at the start)."""
+    c = np.concatenate([[0.0], np.cumsum(x)])
+    i = np.arange(1, len(x) + 1)
+    lo = np.maximum(i - k, 0)
+    return (c[i] - c[lo]) / (i - lo)
 
 
 def _figure(a: argparse.Namespace, episodes: list, evals: dict, train_s: float) -> None:
@@ -207,11 +215,10 @@ def _figure(a: argparse.Namespace, episodes: list, evals: dict, train_s: float) 
     if episodes:
         ep = np.array(episodes, dtype=float)
         k = max(1, min(50, len(ep) // 10))
-        smooth = np.convolve(ep[:, 1], np.ones(k) / k, mode="valid")
         ax.plot(ep[:, 0], ep[:, 1], ".", ms=2, color="0.7", label="training episode")
-        ax.plot(ep[k - 1 :, 0], smooth, color="C0", lw=2, label=f"mean of {k} episodes")
-        bx.plot(ep[k - 1 :, 0], 100 * np.convolve(ep[:, 3], np.ones(k) / k, mode="valid"),
-                color="C0", lw=2)  # fmt: skip
+        ax.plot(ep[:, 0], _trailing_mean(ep[:, 1], k), color="C0", lw=2,
+                label=f"mean of the last {k} episodes")  # fmt: skip
+        bx.plot(ep[:, 0], 100 * _trailing_mean(ep[:, 3], k), color="C0", lw=2)
     styles = {"ppo": ("C2", "-"), "random": ("C3", ":"), "heading_controller": ("k", "--")}
     for name, (ret, win) in evals.items():
         col, ls = styles[name]
@@ -226,7 +233,7 @@ def _figure(a: argparse.Namespace, episodes: list, evals: dict, train_s: float) 
     bx.grid(True, alpha=0.3)
     fig.suptitle(
         f"PPO on {ENV_ID}: {a.timesteps} steps, {a.n_envs} envs, seed {a.seed} "
-        f"({train_s:.0f} s on CPU)",
+        f"(training {train_s:.0f} s wall time on CPU)",
         fontsize=10,
     )
     fig.savefig(a.out / "learning_curve.png", dpi=100)
