@@ -32,7 +32,7 @@ from marinesim.allocation.vehicles import get_layout
 from marinesim.core.frames import euler_from_quat, wrap_pi
 from marinesim.gym._rows import splice
 from marinesim.gym._streams import RowStreams
-from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs
+from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs, View
 from marinesim.models import presets
 from marinesim.models.sixdof import fossen6dof
 from marinesim.sensors.nav import NoisyStateParams, noisy_state
@@ -151,6 +151,11 @@ class BlueRov2StationTask(BatchTask):
         reward = -(np.where(np.isfinite(dist), dist, LOST) + 0.5 * np.abs(eyaw) + 0.01 * self.amps)
         reward = reward - 50.0 * lost
         return reward, lost, {"position_error": dist, "heading_error": np.abs(eyaw)}
+
+    def view(self, row: int) -> View:
+        """Top-down: the vehicle, its heading and the hold point (the origin)."""
+        yaw = euler_from_quat(self.x.att[row : row + 1])[:, 2]
+        return View("top", self.x.pos[row : row + 1, :2].copy(), yaw, np.zeros((1, 2)))
 
     def observe(self, streams: RowStreams) -> F64:
         """Errors in the believed-heading frame, believed velocities, gyro rate, current draw."""

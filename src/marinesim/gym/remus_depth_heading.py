@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from marinesim.core.frames import euler_from_quat, quat_from_euler, wrap_pi
 from marinesim.gym._streams import RowStreams
-from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs
+from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs, View
 from marinesim.models.sixdof import pvs
 from marinesim.sensors.ahrs import AhrsParams, ahrs_measure
 from marinesim.sensors.depth import DepthParams, depth_measure
@@ -138,6 +138,10 @@ class Remus100DepthHeadingTask(BatchTask):
         reward = -(np.minimum(np.abs(z_err), 20.0) / 10.0 + np.abs(y_err) / np.pi)
         reward = reward - 0.05 * (action[:, 0] ** 2 + action[:, 1] ** 2) - 100.0 * out
         return reward, out, {"depth_error": np.abs(z_err), "heading_error": np.abs(y_err)}
+
+    def view(self, row: int) -> View:
+        """Top-down: the vehicle's track and heading (its goal is a depth and a heading)."""
+        return View("top", self.eta[row : row + 1, :2].copy(), self.eta[row : row + 1, 5].copy())
 
     def observe(self, streams: RowStreams) -> F64:
         """Depth sensor, AHRS, gyro and speed log readings relative to the goal."""

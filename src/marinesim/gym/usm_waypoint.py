@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from marinesim.core.frames import euler_from_quat, quat_from_euler, wrap_pi
 from marinesim.gym._rows import splice
 from marinesim.gym._streams import RowStreams
-from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs
+from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs, View
 from marinesim.models import usm as kinematic
 from marinesim.models.usm.config import UsmConfig
 from marinesim.sensors.nav import NoisyStateParams, noisy_state
@@ -140,6 +140,13 @@ class UsmWaypointTask(BatchTask):
             ],
             axis=1,
         )
+
+
+    def view(self, row: int) -> View:
+        """Top-down: the vehicle (north = y, east = x), its heading and its waypoint."""
+        st = self.state
+        pos = np.array([[st.y[row], st.x[row]]])
+        return View("top", pos, np.deg2rad(st.heading[row : row + 1]), self.goal[row : row + 1])
 
 
 def nav_noise(pos_std: float, heading_std_deg: float, speed_std: float) -> NoisyStateParams:

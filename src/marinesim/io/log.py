@@ -7,8 +7,13 @@ A run directory holds
   written under a hidden temporary name and renamed when complete, so after any crash (even
   SIGKILL) every visible part opens, and ``pandas.read_parquet("log.parquet")`` or
   ``pyarrow.parquet.read_table("log.parquet")`` reads everything up to the last flush;
+  Every column carries its unit as Parquet field metadata (``b"unit"``, and ``b"signal"``,
+  the signal it belongs to): ``pyarrow.parquet.read_schema(part).field("t").metadata``;
 * ``log.csv`` (only on request) — the same columns, appended chunk by chunk through Arrow's
-  vectorised CSV writer; plain ``pandas.read_csv("log.csv")`` opens it (no comment lines);
+  vectorised CSV writer; plain ``pandas.read_csv("log.csv")`` opens it (no comment lines, no
+  units in the header: the column names are the Parquet ones);
+* ``units.csv`` — one row per log column: ``column,unit,signal`` (``entity`` and ``block``
+  have no unit, ``t`` is in s), rewritten when a signal appears; the units of ``log.csv``;
 * ``manifest.json`` — versions, platform, seed, scenario SHA-256, status (``running`` from the
   first step, then ``completed``, ``diverged``, ``failed``, ``interrupted`` or ``paused``), why
   the run ended, the error if any, signal units and labels, entities;
@@ -36,12 +41,13 @@ from typing import Any
 import numpy as np
 
 from marinesim.core.errors import ConfigError, DataError, EngineError
-from marinesim.engine.results import Event, LazySignals, RunResult
+from marinesim.engine.results import Event, LazySignals, RunResult, component_units
 
 __all__ = [
     "FORMATS",
     "LogWriter",
     "check_output_dir",
+    "column_units",
     "load_run",
     "safe_name",
     "save_run",
@@ -51,6 +57,7 @@ __all__ = [
 FORMATS = ("csv", "parquet", "both")
 PARQUET_DIR = "log.parquet"
 CSV_FILE = "log.csv"
+UNITS_FILE = "units.csv"
 _PART = "part-{:012d}.parquet"
 # dictionary pages only for the repeated names; statistics only for t (they cost a quarter of
 # the write time on float columns and nobody filters on them)
@@ -104,6 +111,7 @@ def check_output_dir(directory: str | Path, *, param: str = "--out") -> Path:
         (PARQUET_DIR, True),
         (CSV_FILE, False),
         ("manifest.json", False),
+        (UNITS_FILE, False),
         ("events.csv", False),
         ("metrics.csv", False),
         ("scenario.yaml", False),
@@ -142,6 +150,34 @@ def _columns_of(meta: dict[str, tuple[str, tuple[str, ...]]]) -> list[str]:
     return cols
 
 
+def column_units(meta: dict[str, tuple[str, tuple[str, ...]]]) -> list[tuple[str, str, str]]:
+    """(column, unit, signal) of every column of the log, ``entity``, ``block`` and ``t`` first.
+
+    A signal's unit string gives one unit per component by
+    :func:`marinesim.engine.results.component_units`.
+    """
+    rows = [("entity", "", ""), ("block", "", ""), ("t", "s", "")]
+    for name, (unit, labels) in meta.items():
+        units = component_units(unit, len(labels))
+        cols = _columns_of({name: (unit, labels)})
+        rows.extend((c, u, name) for c, u in zip(cols, units, strict=True))
+    return rows
+
+
+def _schema(meta: dict[str, tuple[str, tuple[str, ...]]]) -> Any:
+    """The Arrow schema of the log: each field's metadata holds its unit and signal."""
+    import pyarrow as pa
+
+    fields = []
+    for col, unit, sig in column_units(meta):
+        typ = pa.string() if col in ("entity", "block") else pa.float64()
+        md = {b"unit": unit.encode()}
+        if sig:
+            md[b"signal"] = sig.encode()
+        fields.append(pa.field(col, typ, metadata=md))
+    return pa.schema(fields)
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(data)
@@ -177,6 +213,7 @@ class LogWriter:
         self.parts = 0
         self.broken: BaseException | None = None
         self._header: dict[str, str] = {}
+        self._arrow_schema: Any = None
         self._events_written = 0
         self._entity_cache: dict[int, Any] = {}
         self.files: dict[str, Path] = {}
@@ -240,14 +277,12 @@ class LogWriter:
         tc = len(t)
         ent, blk = self._entity_arrays(tc)
         arrays = [ent, blk, pa.array(np.repeat(np.asarray(t, dtype=float), self.n))]
-        names = ["entity", "block", "t"]
         for name, (_unit, labels) in self.meta.items():
             v = values.get(name)
-            for j, lab in enumerate(labels):
+            for j in range(len(labels)):
                 col = np.full(tc * self.n, np.nan) if v is None else v[j].reshape(-1)
                 arrays.append(pa.array(col))  # contiguous (k, T_c, N) buffers: no copy
-                names.append(name if len(labels) == 1 else f"{name}.{lab}")
-        return pa.Table.from_arrays(arrays, names=names)
+        return pa.Table.from_arrays(arrays, schema=self._arrow_schema)
 
     def write(self, chunk: Any) -> None:
         """Append one chunk of frames (``engine.recorder.Chunk``) to the log files."""
@@ -257,6 +292,7 @@ class LogWriter:
             grown = [n for n in chunk.meta if n not in self.meta]
             if grown:
                 self.meta.update({n: chunk.meta[n] for n in grown})
+                self._arrow_schema = _schema(self.meta)
                 self._grow(_columns_of({n: chunk.meta[n] for n in grown}))
             table = self._table(chunk.t, chunk.values)
             if self.fmt in ("parquet", "both"):
@@ -312,8 +348,10 @@ class LogWriter:
         if self.fmt in ("parquet", "both"):
             for part in sorted(pq_dir.glob("part-*.parquet")):
                 tab = pq.read_table(part)
-                for c in new_cols:
-                    tab = tab.append_column(c, pa.array(np.full(tab.num_rows, np.nan)))
+                old_md = tab.schema.metadata
+                pad = [pa.array(np.full(tab.num_rows, np.nan)) for _ in new_cols]
+                tab = pa.Table.from_arrays(tab.columns + pad, schema=self._arrow_schema)
+                tab = tab.replace_schema_metadata(old_md)
                 tmp = part.with_name(f".{part.name}.tmp")
                 pq.write_table(tab, tmp, **_PARQUET_OPTIONS)
                 os.replace(tmp, part)
@@ -355,14 +393,25 @@ class LogWriter:
                 "unit": unit,
                 "labels": list(labels),
                 "columns": _columns_of({name: (unit, labels)}),
+                "units": list(component_units(unit, len(labels))),
             }
             for name, (unit, labels) in self.meta.items()
         }
         man["entities"] = self.entities
         man["log_layout"] = "time-major long table; log.parquet is a directory of Parquet files"
+        self._write_units()
         man["files"] = {k: v.name for k, v in self.files.items()}
         text = json.dumps(_clean(man), indent=2, default=_json_default) + "\n"
         _atomic_write(self.dir / "manifest.json", text.encode("utf-8"))
+
+    def _write_units(self) -> None:
+        """``units.csv``: column, unit, signal of every log column (the CSV's units)."""
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["column", "unit", "signal"])
+        w.writerows(column_units(self.meta))
+        _atomic_write(self.dir / UNITS_FILE, buf.getvalue().encode("utf-8"))
+        self.files["units"] = self.dir / UNITS_FILE
 
     def finish(
         self,

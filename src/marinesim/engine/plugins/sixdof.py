@@ -538,7 +538,7 @@ class SixDofMotion(Plugin):
         pos, quat, vel, ang = motion.pose(st["x"]) if pose is None else pose
         eul = np.degrees(euler_from_quat(quat))
         ctx.log("euler", eul, "deg", ("roll", "pitch", "yaw"))
-        ctx.log("nu", np.concatenate([vel, ang], axis=1), "SI", ("u", "v", "w", "p", "q", "r"))
+        ctx.log("nu", np.concatenate([vel, ang], axis=1), "m/s, m/s, m/s, rad/s, rad/s, rad/s", ("u", "v", "w", "p", "q", "r"))
         act = motion.actuator_log(st["x"])
         if act is not None:
             ctx.log("actuators", act[0], act[1], act[2])
@@ -555,10 +555,10 @@ class SixDofMotion(Plugin):
             ctx.log("soc", st["battery"].soc, "")
             ctx.log("enabled", st["enabled"].astype(float), "", labels)
             ctx.log(
-                "wrench", st["thrust"] @ self.plant.b.T, "N, N m", ("X", "Y", "Z", "K", "M", "N")
+                "wrench", st["thrust"] @ self.plant.b.T, "N, N, N, N m, N m, N m", ("X", "Y", "Z", "K", "M", "N")
             )
         else:
-            ctx.log("wrench", st["wrench"], "N, N m", ("X", "Y", "Z", "K", "M", "N"))
+            ctx.log("wrench", st["wrench"], "N, N, N, N m, N m, N m", ("X", "Y", "Z", "K", "M", "N"))
             if self.thruster_bank is not None:
                 ctx.log("thrust", st["uuv"].thrust, "N")
                 ctx.log("rotor", st["uuv"].rotor, "")

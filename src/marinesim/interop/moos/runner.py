@@ -54,8 +54,9 @@ MODEL_COLUMNS = (
     "drift_y",
 )
 
-#: The MOOS inputs the model holds after each iteration (its ``thrust`` [%], ``rudder`` [deg]
-#: after the rudder rate limit, ``elevator`` [deg]), written after :data:`MODEL_COLUMNS`.
+#: The MOOS inputs the model holds after each iteration (its ``thrust``, ``rudder`` after the
+#: rudder rate limit and ``elevator``, all in percent: uSimMarine spec §1), written after
+#: :data:`MODEL_COLUMNS`.
 INPUT_COLUMNS = ("DESIRED_THRUST", "DESIRED_RUDDER", "DESIRED_ELEVATOR")
 
 
@@ -67,7 +68,7 @@ class UsmRun:
     ----------
     columns : list of str
         ``t`` [s], the model columns (m, deg, m/s, rad), the held inputs ``DESIRED_THRUST``
-        [%], ``DESIRED_RUDDER`` [deg] (after the rate limit), ``DESIRED_ELEVATOR`` [deg], then
+        [%], ``DESIRED_RUDDER`` [%] (after the rate limit), ``DESIRED_ELEVATOR`` [%], then
         every published variable in order of first publication (blank where it was not
         published in that iteration).
     rows : list of list
