@@ -100,7 +100,7 @@ def sitl(
         f"marinesim sitl: {summary['reason']}: sim {summary['sim_time_s']:.2f} s in "
         f"{summary['wall_s']:.1f} s wall; frames {summary['frames']} repeats "
         f"{summary['repeats']} stale {summary['stale']} missing {summary['missing']} restarts "
-        f"{summary['restarts']} malformed {summary['malformed']}"
+        f"{summary['restarts']} strays {summary['strays']} malformed {summary['malformed']}"
     )
 
 

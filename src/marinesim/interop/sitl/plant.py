@@ -69,19 +69,7 @@ class EnginePlant:
         self.sim = sim
         self.stream_dir = None if stream_dir is None else Path(stream_dir)
         self.stream_dirs: list[Path] = []
-        if not sim.blocks:
-            raise ConfigError("the scenario has no vehicle", param="entities")
-        self.block = sim.blocks[0]
-        servo = [
-            s.plugin for s in sim.slots if isinstance(s.plugin, SitlServo) and s.block is self.block
-        ]
-        if not servo:
-            raise ConfigError(
-                f"entity {self.block.name!r} needs the 'sitl_servo' controller to be driven by "
-                "SITL (controllers: [{plugin: sitl_servo}])",
-                param=f"entities.{self.block.name}.controllers",
-            )
-        self.servo: SitlServo = servo[0]
+        self._bind()
         motors = self.servo.pwm.shape[0]
         self.servo_map = servo_map or ServoMap.default(motors)
         if self.servo_map.motors != motors:
@@ -97,6 +85,25 @@ class EnginePlant:
         self._rng: float | None = None
         self._pwm = np.zeros(16)
         self._stream()
+
+    def _bind(self) -> None:
+        """(Re)attach to the simulation's runtime objects: :meth:`Simulation.reset` builds new
+        entity blocks and plugin slots, so the vehicle and its servo plugin are looked up
+        again after every reset (the old ones hold the previous run's final state)."""
+        sim = self.sim
+        if not sim.blocks:
+            raise ConfigError("the scenario has no vehicle", param="entities")
+        self.block = sim.blocks[0]
+        servo = [
+            s.plugin for s in sim.slots if isinstance(s.plugin, SitlServo) and s.block is self.block
+        ]
+        if not servo:
+            raise ConfigError(
+                f"entity {self.block.name!r} needs the 'sitl_servo' controller to be driven by "
+                "SITL (controllers: [{plugin: sitl_servo}])",
+                param=f"entities.{self.block.name}.controllers",
+            )
+        self.servo: SitlServo = servo[0]
 
     def _stream(self) -> None:
         if self.stream_dir is None:
@@ -117,6 +124,7 @@ class EnginePlant:
         """Start the scenario over (SITL restarted); the previous run is finalised first."""
         self.finish("SITL restarted")
         self.sim.reset()
+        self._bind()
         self.steps = 0
         self._rng = None
         self._stream()

@@ -87,7 +87,8 @@ def decode_servo(data: bytes) -> ServoPacket:
     Raises
     ------
     PacketError
-        Wrong length or magic (the message names the offending byte offset).
+        Wrong length or magic, or a frame rate of 0 Hz (the message names the offending
+        byte offset).
     """
     if len(data) < _HEAD.size:
         raise PacketError(
@@ -106,6 +107,10 @@ def decode_servo(data: bytes) -> ServoPacket:
         off = min(len(data), size)
         raise PacketError(
             f"byte offset {off}: a {n}-channel servo packet has {size} bytes, got {len(data)}"
+        )
+    if rate == 0:
+        raise PacketError(
+            "byte offset 2: frame rate 0 Hz (SITL always sends its physics rate, e.g. 1200)"
         )
     pwm = np.frombuffer(data, dtype="<u2", count=n, offset=_HEAD.size).astype(np.uint16)
     return ServoPacket(int(rate), int(count), pwm)

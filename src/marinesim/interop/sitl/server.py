@@ -49,8 +49,8 @@ class ServeResult:
     sim_t: float
 
 
-def _is_repeat(lock: Lockstep, data: bytes) -> bool:
-    if len(data) < 8 or lock.last_count is None:
+def _is_repeat(lock: Lockstep, data: bytes, addr: object) -> bool:
+    if len(data) < 8 or lock.last_count is None or addr != lock.addr:
         return False
     magic = int.from_bytes(data[0:2], "little")
     if magic not in (MAGIC_16, MAGIC_32):
@@ -126,12 +126,12 @@ def serve(
                         return ServeResult("idle", now - wall0, plant_t())
                     continue
             last_rx = time.perf_counter()
-            if _is_repeat(lock, data):
+            if _is_repeat(lock, data, addr):
                 ready, _, _ = select.select([sock], [], [], grace)
                 if ready:
                     # something newer (or SITL's next resend) is queued: drop this repeat
                     nxt = sock.recvfrom(65535)
-                    if not _is_repeat(lock, nxt[0]):
+                    if not _is_repeat(lock, nxt[0], nxt[1]):
                         lock.stats.stale += 1
                     pending = nxt
                     continue

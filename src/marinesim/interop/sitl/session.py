@@ -174,6 +174,7 @@ def serve_scenario(
             "missing": st.missing,
             "resyncs": st.resyncs,
             "restarts": st.restarts,
+            "strays": st.strays,
             "malformed": st.malformed,
             "packets_32": st.packets_32,
             "last_error": st.last_error,
