@@ -10,7 +10,7 @@ import typer
 
 from marinesim.cli.options import out_option
 
-__all__ = ["register"]
+__all__ = ["register", "sitl_port_args"]
 
 
 def sitl(
@@ -83,25 +83,55 @@ def sitl(
                 f"marinesim sitl: {plant.sim.name}: {plant.servo_map.motors} thrusters "
                 f"(FRAME_CONFIG {fc}) at {plant.rate_hz:g} Hz, rng_1 NaN below signal quality "
                 f"{plant.sq_min:g}; listening on udp {host}:{p} "
-                f"(SITL: ardusub --model JSON -I{instance})"
+                f"(SITL: ardusub --model JSON {sitl_port_args(p)})"
             )
 
+    import signal
+    import threading
+
+    received: list[str] = []
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        received.append(signal.Signals(signum).name)
+        if len(received) > 1:
+            raise KeyboardInterrupt(received[-1])  # a second signal: stop at once (logs kept)
+
+    old: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         summary = serve_scenario(
             scenario, instance=instance, port=port, host=host, variables=var or (),
             sets=set_ or (), seed=seed, params=params, strict=strict, frame=frame,
             sq_min=sq_min, out=out, idle_exit=idle_exit, max_frames=max_frames,
             on_bound=on_bound, on_frame=on_frame,
+            should_stop=lambda: received[0] if received else None,
         )  # fmt: skip
     except KeyboardInterrupt:
-        typer.echo("marinesim sitl: interrupted", err=True)
-        raise typer.Exit(130) from None
+        typer.echo("marinesim sitl: interrupted (logs and summary.json kept)", err=True)
+        raise typer.Exit(143 if received[:1] == ["SIGTERM"] else 130) from None
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
     typer.echo(
         f"marinesim sitl: {summary['reason']}: sim {summary['sim_time_s']:.2f} s in "
         f"{summary['wall_s']:.1f} s wall; frames {summary['frames']} repeats "
         f"{summary['repeats']} stale {summary['stale']} missing {summary['missing']} restarts "
         f"{summary['restarts']} strays {summary['strays']} malformed {summary['malformed']}"
     )
+    if received:
+        raise typer.Exit(143 if received[0] == "SIGTERM" else 130)
+
+
+def sitl_port_args(port: int) -> str:
+    """The SITL options that make it send to UDP ``port``: ``-I<n>`` where the port is an
+    instance's default (9002 + 10·n), else ``--sim-port-out <port>`` (which wins over -I)."""
+    from marinesim.interop.sitl.server import BASE_PORT
+
+    k, r = divmod(port - BASE_PORT, 10)
+    if port >= BASE_PORT and r == 0:
+        return f"-I{k}"
+    return f"--sim-port-out {port}"
 
 
 def register(app: typer.Typer) -> None:

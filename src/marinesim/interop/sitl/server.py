@@ -58,6 +58,10 @@ def _is_repeat(lock: Lockstep, data: bytes, addr: object) -> bool:
     return int.from_bytes(data[4:8], "little") == lock.last_count
 
 
+def _why(value: object) -> str:
+    return value if isinstance(value, str) else "stopped"
+
+
 def serve(
     lock: Lockstep,
     *,
@@ -67,7 +71,7 @@ def serve(
     max_frames: int | None = None,
     grace: float = 0.02,
     on_bound: Callable[[int], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
+    should_stop: Callable[[], bool | str | None] | None = None,
 ) -> ServeResult:
     """Serve SITL until idle, a frame budget, the scenario's end or ``should_stop()``.
 
@@ -85,7 +89,8 @@ def serve(
     on_bound : callable, optional
         Called with the bound port.
     should_stop : callable, optional
-        Polled about every 0.2 s.
+        Polled about every 0.2 s (and every 256 datagrams); a true value stops the loop
+        between two datagrams (never inside a frame); a string is returned as the reason.
 
     Raises
     ------
@@ -119,8 +124,9 @@ def serve(
                     data, addr = sock.recvfrom(65535)
                 except TimeoutError:
                     now = time.perf_counter()
-                    if should_stop is not None and should_stop():
-                        return ServeResult("stopped", now - wall0, plant_t())
+                    why = should_stop() if should_stop is not None else None
+                    if why:
+                        return ServeResult(_why(why), now - wall0, plant_t())
                     idle = last_rx is not None and idle_timeout is not None
                     if idle and now - last_rx > idle_timeout:  # type: ignore[operator]
                         return ServeResult("idle", now - wall0, plant_t())
@@ -143,7 +149,9 @@ def serve(
                 sock.sendto(reply, addr)
             if max_frames is not None and lock.stats.frames >= max_frames:
                 return ServeResult("frames", time.perf_counter() - wall0, plant_t())
-            if should_stop is not None and lock.stats.packets % 256 == 0 and should_stop():
-                return ServeResult("stopped", time.perf_counter() - wall0, plant_t())
+            if should_stop is not None and lock.stats.packets % 256 == 0:
+                why = should_stop()
+                if why:
+                    return ServeResult(_why(why), time.perf_counter() - wall0, plant_t())
     finally:
         sock.close()

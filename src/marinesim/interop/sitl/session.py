@@ -80,7 +80,7 @@ def serve_scenario(
     out: str | Path | None = None,
     idle_exit: float | None = None,
     max_frames: int | None = None,
-    should_stop: Callable[[], bool] | None = None,
+    should_stop: Callable[[], bool | str | None] | None = None,
     on_bound: Callable[[int, EnginePlant, int], None] | None = None,
     on_frame: Callable[[Any, Any, int], None] | None = None,
 ) -> dict[str, Any]:
@@ -100,7 +100,11 @@ def serve_scenario(
     out : path, optional
         Directory for ``truth.csv``, the engine log (``engine/``) and ``summary.json``.
     idle_exit, max_frames, should_stop
-        When to stop (seconds without packets, physics frames, a callable).
+        When to stop (seconds without packets, physics frames, a callable polled between
+        datagrams; a string it returns, e.g. ``"SIGTERM"``, becomes the summary's reason).
+        Every way out — these, the scenario's end, an exception, a signal turned into
+        ``KeyboardInterrupt`` — closes the truth log on a whole row, finalises the engine log
+        (manifest status ``interrupted``) and writes ``summary.json``.
     on_bound : callable, optional
         ``on_bound(port, plant, frame_config)`` once the port is bound.
     on_frame : callable, optional
@@ -155,7 +159,7 @@ def serve_scenario(
     finally:
         if log is not None:
             log.close()
-        plant.finish("SITL stopped" if reason != "interrupted" else "interrupted")
+        plant.finish(reason if reason not in ("idle", "frames") else f"SITL stopped ({reason})")
         wall = time.perf_counter() - wall0
         st = lock.stats
         summary: dict[str, Any] = {
