@@ -48,7 +48,8 @@ __all__ = ["Lockstep", "LockstepStats", "Plant"]
 
 
 class Plant(Protocol):
-    """What the lockstep drives: ``reset()``, ``step(pwm) -> SensorReply``."""
+    """What the lockstep drives: ``reset()``, ``step(pwm) -> SensorReply`` (a plant that also
+    has ``step_bytes(pwm) -> bytes``, ``t`` and ``reply()`` is stepped through that instead)."""
 
     def reset(self) -> None: ...
 
@@ -80,6 +81,22 @@ class LockstepStats:
             f"{self.missing} restarts {self.restarts} strays {self.strays} malformed "
             f"{self.malformed}"
         )
+
+
+class _ReplyView:
+    """The reply of a ``step_bytes`` plant for ``on_frame`` hooks, built only when read."""
+
+    __slots__ = ("_plant", "_reply", "timestamp")
+
+    def __init__(self, plant: Any) -> None:
+        self._plant = plant
+        self._reply: SensorReply | None = None
+        self.timestamp = float(plant.t)
+
+    def __getattr__(self, name: str) -> Any:
+        if self._reply is None:
+            self._reply = self._plant.reply()
+        return getattr(self._reply, name)
 
 
 class Lockstep:
@@ -118,6 +135,8 @@ class Lockstep:
         self.last_reply: bytes | None = None
         self._last_pwm: Any = None
         self._fresh = True  # the plant is at its initial state
+        #: a compiled plant's ``step_bytes(pwm) -> reply bytes`` (no SensorReply per frame)
+        self._fast: Callable[[Any], bytes] | None = getattr(plant, "step_bytes", None)
 
     def _restart(self) -> None:
         if not self._fresh:
@@ -130,14 +149,20 @@ class Lockstep:
         self._last_pwm = None
 
     def _step(self, pkt: ServoPacket) -> bytes:
-        reply = self.plant.step(pkt.pwm)
+        if self._fast is not None:
+            data = self._fast(pkt.pwm)
+            reply: Any = _ReplyView(self.plant)
+            ts = float(self.plant.t)  # type: ignore[attr-defined]
+        else:
+            reply = self.plant.step(pkt.pwm)
+            data = encode_reply(reply)
+            ts = float(reply.timestamp)
         self._fresh = False
         self.stats.frames += 1
-        data = encode_reply(reply)
         self.last_reply = data
         self.last_count = pkt.frame_count
         self._last_pwm = pkt.pwm
-        t_us = self.clock.advance(float(reply.timestamp))
+        t_us = self.clock.advance(ts)
         if self.on_frame is not None:
             self.on_frame(pkt, reply, t_us)
         return data
