@@ -151,8 +151,8 @@ class Lockstep:
     def _step(self, pkt: ServoPacket) -> bytes:
         if self._fast is not None:
             data = self._fast(pkt.pwm)
-            reply: Any = _ReplyView(self.plant)
             ts = float(self.plant.t)  # type: ignore[attr-defined]
+            reply: Any = _ReplyView(self.plant) if self.on_frame is not None else None
         else:
             reply = self.plant.step(pkt.pwm)
             data = encode_reply(reply)
@@ -194,7 +194,7 @@ class Lockstep:
             self.addr = addr
             self.stats.addresses.append(addr)
         self.last_rx = now
-        if pkt.channels == 32:
+        if pkt.pwm.shape[0] == 32:
             self.stats.packets_32 += 1
         self.stats.sitl_rate_hz = pkt.frame_rate
         last = self.last_count

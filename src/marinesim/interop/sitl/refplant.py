@@ -368,7 +368,7 @@ class ReferencePlant:
         self.s[_RNG] = math.nan
         self._pings[:] = math.nan
         self._out[:] = 0.0
-        self._pwm[:] = 0.0
+        self._pwm = np.zeros(16)
 
     @property
     def t(self) -> float:
@@ -385,12 +385,17 @@ class ReferencePlant:
         return []
 
     def _advance(self, pwm: Any) -> None:
-        p = np.asarray(pwm)
-        self._pwm[:] = 0.0
-        k = min(16, p.shape[0])
-        self._pwm[:k] = p[:k]
-        ref_step(self.s, self._pwm, self.rate, self.cfg, self._tab[0], self._tab[1], self._fk,
+        p = pwm if isinstance(pwm, np.ndarray) and pwm.shape[0] >= 6 else self._pad(pwm)
+        self._pwm = p
+        ref_step(self.s, p, self.rate, self.cfg, self._tab[0], self._tab[1], self._fk,
                  *self._grid, self._pings, self._faults, self._out)  # fmt: skip
+
+    @staticmethod
+    def _pad(pwm: Any) -> NDArray[np.float64]:
+        p = np.zeros(16)
+        a = np.asarray(pwm, dtype=float)[:16]
+        p[: a.shape[0]] = a
+        return p
 
     def step(self, pwm: Any) -> SensorReply:
         """One frame with these servo outputs (µs); the reply."""
@@ -405,9 +410,10 @@ class ReferencePlant:
     def encoded(self) -> bytes:
         """The current reply as SITL reads it (compact JSON, Python ``repr`` floats)."""
         o = self._out.tolist()
-        if self.s[_HAVE] == 0.0:
-            return (_FMT_NORNG % tuple(o[:16])).replace("nan", "NaN").encode("ascii")
-        return (_FMT_RNG % tuple(o)).replace("nan", "NaN").encode("ascii")
+        text = _FMT_NORNG % tuple(o[:16]) if self.s[_HAVE] == 0.0 else _FMT_RNG % tuple(o)
+        if "nan" in text:
+            text = text.replace("nan", "NaN")
+        return text.encode("ascii")
 
     def reply(self) -> SensorReply:
         """The current reply as a :class:`SensorReply`."""
@@ -432,8 +438,11 @@ class ReferencePlant:
         u, w, r = s[_U], s[_W], s[_R]
         fl = self.floor_depth()
         rng = float(o[16]) if s[_HAVE] else float("nan")
+        pwm8 = np.zeros(8)
+        k = min(8, self._pwm.shape[0])
+        pwm8[:k] = self._pwm[:k]
         return [
             s[_T], sitl_time_us, frame_count, s[_X], s[_Y], s[_Z], s[_PHI], 0.0, s[_PSI],
             u, 0.0, w, s[_P], 0.0, r, o[4], o[5], o[6], -fl, fl - s[_Z], rng,
-            *self._pwm[:8],
+            *pwm8,
         ]  # fmt: skip
