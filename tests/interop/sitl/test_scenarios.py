@@ -209,3 +209,51 @@ def test_cli_reference_physics(tmp_path, capsys):
     last = dict(zip(head, map(float, rows[-1].split(",")), strict=True))
     assert last["floor_z"] == -12.0 and last["true_alt"] == pytest.approx(12.0 - last["z"])
     assert 11.8 < last["rng_1"] < 11.9
+
+
+def test_cli_option_errors_are_clean(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("MARINESIM_T200_CSV", raising=False)
+    cases = [
+        (["sitl", "--physics", "reference", "-q"], "MARINESIM_T200_CSV"),
+        (["sitl", "-q"], "give a scenario"),
+        (["sitl", "ardusub_sawtooth", "--bathymetry", "nowhere_floor", "-q"], "bundled floor"),
+        (["sitl", "ardusub_sawtooth", "--sonar-fault", "smoke:1:2", "-q"], "smoke"),
+        (["sitl", "ardusub_sawtooth", "--terrain", "x.csv", "--bathymetry", "flat20", "-q"],
+         "not both"),
+        (["sitl", "--physics", "fluid", "-q"], "physics 'fluid'"),
+    ]  # fmt: skip
+    for args, text in cases:
+        rc = main(args)
+        err = capsys.readouterr().err
+        assert rc == 2 and text in err and "Traceback" not in err, (args, err)
+
+
+def test_cli_engine_bathymetry_and_faults(tmp_path, capsys):
+    port = _free_port()
+    out = tmp_path / "run"
+    rc: list[int] = []
+    args = ["sitl", "ardusub_sawtooth", "--bathymetry", "recorded_sawtooth", "--sonar-fault",
+            "zero:0.5:0.7", "--port", str(port), "--idle-exit", "1.5", "-o", str(out), "-q"]  # fmt: skip
+    th = threading.Thread(target=lambda: rc.append(main(args)), daemon=True)
+    th.start()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.settimeout(0.3)
+    i, rng = 0, {}
+    while i < 1080:
+        sock.sendto(encode_servo(1200, i, [1500] * 16), ("127.0.0.1", port))
+        try:
+            r = parse_reply_like_sitl(sock.recv(65535), first=i == 0)
+        except TimeoutError:
+            assert i == 0
+            continue
+        rng[round(r["timestamp"], 4)] = r.get("rng_1")
+        i += 1
+    sock.close()
+    th.join(60)
+    assert rc == [0], capsys.readouterr().err
+    assert rng[0.6] == 0.0 and 11.6 < rng[0.85] < 12.2  # the fault, then the 12 m floor
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["physics"] == "engine" and summary["faults"] == ["zero:0.5:0.7"]
+    man = json.loads((out / "engine" / "manifest.json").read_text())
+    assert man["status"] == "interrupted"
