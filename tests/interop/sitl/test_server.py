@@ -30,12 +30,19 @@ class FakeSitl:
         self.sock.settimeout(5.0)
 
     def frame(self, count: int, pwm=PWM, timeout: float = 30.0) -> bytes | None:  # noqa: ANN001
-        self.sock.settimeout(timeout)
-        self.sock.sendto(encode_servo(1200, count, pwm), ("127.0.0.1", self.port))
-        try:
-            return self.sock.recv(65535)
-        except TimeoutError:
-            return None
+        """Send a frame and wait for its reply, resending every 1.1 s as SITL does."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        pkt = encode_servo(1200, count, pwm)
+        while True:
+            self.sock.sendto(pkt, ("127.0.0.1", self.port))
+            self.sock.settimeout(max(min(1.1, deadline - time.monotonic()), 0.001))
+            try:
+                return self.sock.recv(65535)
+            except TimeoutError:
+                if time.monotonic() >= deadline:
+                    return None
 
     def raw(self, data: bytes, timeout: float = 0.3) -> bytes | None:
         self.sock.settimeout(timeout)
@@ -95,12 +102,19 @@ def test_lockstep_over_udp_repeats_faults_and_restart():
         r = sitl.frame(110)
         assert parse_reply_like_sitl(r, first=False)["timestamp"] == pytest.approx(111 / 1200)
         assert lock.stats.missing == 9
+        # a stray frame-0 datagram from another local program: not answered, physics goes on
+        stray = FakeSitl(port)
+        assert stray.raw(encode_servo(1200, 0, PWM)) is None
+        stray.close()
+        r = sitl.frame(111)
+        assert parse_reply_like_sitl(r, first=False)["timestamp"] == pytest.approx(112 / 1200)
+        assert lock.stats.strays == 1 and lock.stats.restarts == 0
         sitl.close()
         # SITL restarts: new ephemeral port, frame 0 -> the scenario starts over
         sitl2 = FakeSitl(port)
         r = sitl2.frame(0)
         assert parse_reply_like_sitl(r)["timestamp"] == pytest.approx(1 / 1200)
-        assert lock.stats.restarts == 1
+        assert lock.stats.restarts == 1 and lock.stats.strays == 2  # answered at its resend
         sitl2.close()
     finally:
         stop.set()
@@ -143,7 +157,7 @@ def test_cli_serves_and_writes_truth(tmp_path, capsys):
     port = _free_port()
     out = tmp_path / "run"
     rc: list[int] = []
-    args = ["sitl", "ardusub_trapezoid", "--port", str(port), "--idle-exit", "0.5", "-o",
+    args = ["sitl", "ardusub_trapezoid", "--port", str(port), "--idle-exit", "1.5", "-o",
             str(out), "--var", "delay=0.5", "-q"]  # fmt: skip
     th = threading.Thread(target=lambda: rc.append(main(args)), daemon=True)
     th.start()
@@ -167,6 +181,7 @@ def test_cli_serves_and_writes_truth(tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["frames"] == 2520 and summary["reason"] == "idle"
     assert summary["restarts"] == 1 and len(summary["truth_files"]) == 2
+    assert summary["strays"] == 1  # the new SITL's first packet, answered at its resend
     assert (out / "truth-1.csv").exists()
     for d in ("engine", "engine-1"):
         man = json.loads((out / d / "manifest.json").read_text())
