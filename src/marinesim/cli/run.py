@@ -94,7 +94,7 @@ def _execute(
         fmt = "parquet"
     if fmt not in FORMATS:
         raise ConfigError(
-            f"unknown log format {fmt!r} (use csv, parquet, both or alog)", param="--format"
+            f"unknown log format {fmt!r} (use csv, parquet, both, alog or mcap)", param="--format"
         )
     fig_format = check_fig_format(fig_format)
     check_source(source)
@@ -134,7 +134,11 @@ def _execute(
             from marinesim.io.alog import write_result_alog
 
             files["log_alog"] = write_result_alog(result, Path(out) / "log.alog")
-        logs = [str(files[k]) for k in ("log_alog", "log_csv", "log_parquet") if k in files]
+        logs = [
+            str(files[k])
+            for k in ("log_alog", "log_mcap", "log_csv", "log_parquet")
+            if k in files
+        ]
         _echo(f"log: {', '.join(logs)} (status {result.status}, {len(result.t)} frames)")
         _echo(f"manifest: {files['manifest']}")
         warned = [e for e in result.events if e.severity in ("warning", "error", "critical")]
@@ -273,9 +277,9 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option(
             "parquet",
             "--format",
-            help="Log format: parquet (streamed, default), csv, both, or alog (MOOS pLogger "
-            "format + Parquet).",
-            metavar="csv|parquet|both|alog",
+            help="Log format: parquet (streamed, default), csv, both, alog (MOOS pLogger "
+            "format + Parquet) or mcap (ROS 2 topics for Foxglove/ros2 bag + Parquet).",
+            metavar="csv|parquet|both|alog|mcap",
         ),
         fig_format: str = fig_format_option(),
         no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
