@@ -361,7 +361,9 @@ def register(app: typer.Typer) -> None:
     @app.command("plot")
     def plot_cmd(
         rundir: Path = typer.Argument(
-            ..., help="Run directory written by 'marinesim run', or a MOOS .alog.", metavar="RUNDIR"
+            ...,
+            help="Run directory written by 'marinesim run', a MOOS .alog, or a run's .mcap.",
+            metavar="RUNDIR",
         ),
         out: Path = out_option("Where to write the figures (default: the run directory)."),
         outdir: Path = deprecated_option("--outdir"),
@@ -377,6 +379,12 @@ def register(app: typer.Typer) -> None:
             from marinesim.io.alog import load_alog_result
 
             result, default_dir = load_alog_result(rundir), rundir.parent
+        elif rundir.suffix.lower() == ".mcap":  # our ROS 2 MCAP log
+            from marinesim.io.mcap.reader import load_mcap_result
+
+            result, default_dir = load_mcap_result(rundir), rundir.parent
+            if result.manifest.get("mcap_note"):
+                typer.echo(f"note: {result.manifest['mcap_note']}", err=True)
         else:
             result, default_dir = load_run(rundir), rundir
         for p in save_all_figures(result, pick_out(out, outdir=outdir) or default_dir, fmt=fmt).values():
