@@ -82,6 +82,7 @@ def _execute(
     fmt: str,
     progress: bool,
     fig_format: str = "png",
+    live_port: int | None = None,
 ) -> int:
     """Load, run, save and plot; return the exit code (0 ok, 1 failed/diverged)."""
     from marinesim.cli.options import check_fig_format
@@ -100,7 +101,18 @@ def _execute(
     check_source(source)
     sim = load_simulation(source, variables=variables or None, sets=sets or None, seed=seed)
     out = outdir if outdir is not None else _default_outdir(sim)
-    sim.stream_to(out, fmt)  # folder checked before the first step; the log streams
+    live = None
+    if live_port is not None:  # the same topics as log.mcap, over the Foxglove WebSocket
+        from marinesim.io.mcap.live import LIVE_FLUSH_S, attach_live
+
+        sim.stream_to(out, fmt, flush_s=LIVE_FLUSH_S)
+        live = attach_live(sim, port=live_port)
+        _echo(
+            f"live: Foxglove WebSocket on {live.url} (Open connection → Foxglove WebSocket), "
+            f"paced at {sim.clock.time_warp:g}x real time"
+        )
+    else:
+        sim.stream_to(out, fmt)  # folder checked before the first step; the log streams
     if sim.seed_drawn:
         _echo(f"seed: {sim.seed} (drawn from OS entropy; saved in the manifest and scenario.yaml)")
     man = sim.manifest()
@@ -283,6 +295,13 @@ def register(app: typer.Typer) -> None:
         ),
         fig_format: str = fig_format_option(),
         no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
+        live: bool = typer.Option(
+            False,
+            "--live",
+            help="Serve the run's ROS 2 topics over the Foxglove WebSocket protocol on "
+            "loopback while it goes, paced at real time (or the scenario's time_warp).",
+        ),
+        port: int = typer.Option(8765, "--port", help="TCP port of --live (0: any free port)."),
     ) -> None:
         """Run a scenario: progress bar, log (CSV/Parquet + manifest) and figures."""
         code = _execute(
@@ -295,6 +314,7 @@ def register(app: typer.Typer) -> None:
             plot=not no_plot,
             fmt=fmt,
             progress=not no_progress,
+            live_port=port if live else None,
         )
         if code:
             raise typer.Exit(code)

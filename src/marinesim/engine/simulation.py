@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from marinesim.core.errors import EngineError
+from marinesim.core.errors import ConfigError, EngineError
 from marinesim.core.registry import get as registry_get
 from marinesim.core.rng import check_seed
 from marinesim.core.state import VehicleState
@@ -245,13 +245,16 @@ class Simulation:
         """Names of the compiled phases a tick runs, in order (from :data:`PHASES`)."""
         return tuple(name for name, _fn in self._loop.steps)
 
-    def stream_to(self, directory: str | Path, fmt: str = "parquet") -> Path:
+    def stream_to(
+        self, directory: str | Path, fmt: str = "parquet", *, flush_s: float | None = None
+    ) -> Path:
         """Write the log to ``directory`` as the run goes (before the first step).
 
         The folder is checked now (created, writable, nothing in the way); the manifest says
         ``running`` from the first step; Parquet parts (and/or CSV appends, ``fmt``) are
-        flushed at least every few seconds of wall time, so memory stays flat and a killed run
-        keeps its log.  The :class:`RunResult` then reads its signals from the files.
+        flushed at least every few seconds of wall time (``flush_s``, default 2 s), so memory
+        stays flat and a killed run keeps its log.  The :class:`RunResult` then reads its
+        signals from the files.
 
         Raises
         ------
@@ -264,7 +267,17 @@ class Simulation:
             raise EngineError("stream_to must be called before the first step")
         self._output = StreamOutput.open(self, directory, fmt)
         self._recorder.sink = self._output
+        if flush_s is not None:
+            if not (flush_s > 0 and math.isfinite(flush_s)):
+                raise ConfigError(f"flush_s must be > 0 s, got {flush_s!r}", param="flush_s")
+            self._recorder.flush_s = float(flush_s)
         return self._output.directory
+
+    @property
+    def log_writer(self) -> Any:
+        """The run-log writer :meth:`stream_to` set up (None before): its ``taps`` list takes
+        more chunk consumers, e.g. the live Foxglove server of :mod:`marinesim.io.mcap.live`."""
+        return self._output.writer if self._output is not None else None
 
     @property
     def output_files(self) -> dict[str, Path]:

@@ -153,6 +153,11 @@ class RunTopics:
         self._width: dict[str, int] = {}
 
     # planning ---------------------------------------------------------------------------
+    def update(self, meta: dict[str, Any]) -> list[Topic]:
+        """Plan the topics of the signals in ``meta`` (name → (unit, labels)); return new ones."""
+        self._width.update({n: len(lab) for n, (_u, lab) in meta.items()})
+        return self.plan(meta)
+
     def plan(self, signals: Any) -> list[Topic]:
         """Add the topics that ``signals`` (names seen so far) make possible; return new ones."""
         names = set(signals)
@@ -238,6 +243,9 @@ class RunTopics:
             Topic("/scene", "foxglove_msgs/SceneUpdate", WORLD,
                   "an arrow and a label per vehicle at its truth pose", ["truth.pos"],
                   self._scene_build, scene),
+            Topic("/scene/tracks", "foxglove_msgs/SceneUpdate", WORLD,
+                  "each vehicle's truth track, one line strip per log chunk", ["truth.pos"],
+                  lambda t, s: {}, Layout(), per_chunk=True),
         ]
 
     def _truth_pose(self, row: int, sig: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -555,9 +563,11 @@ class RunTopics:
     # encoding --------------------------------------------------------------------------
     def encode(self, t: np.ndarray, values: dict[str, np.ndarray], meta: dict[str, Any],
                first: bool) -> list[Batch]:
-        """Encode the frames ``t`` (values (k, T, N) by signal) of every planned topic."""
-        self._width = {n: len(lab) for n, (_u, lab) in meta.items()}
-        self.plan(meta)
+        """Encode the frames ``t`` (values (k, T, N) by signal) of every planned topic.
+
+        ``first``: also the latched topics (``/tf_static``).
+        """
+        self.update(meta)
         t = np.asarray(t, dtype=float)
         out: list[Batch] = []
         for topic in self.topics.values():
@@ -625,11 +635,6 @@ class RunTopics:
         """One ``SceneUpdate`` per chunk: each vehicle's track over the chunk (a line strip)."""
         if "truth.pos" not in values or len(t) == 0:
             return None
-        if "/scene/tracks" not in self.topics:
-            self.topics["/scene/tracks"] = Topic(
-                "/scene/tracks", "foxglove_msgs/SceneUpdate", WORLD,
-                "each vehicle's truth track, one line strip per log chunk", ["truth.pos"],
-                lambda t, s: {}, Layout(), per_chunk=True)
         lay = Layout()
         lay.count(0)
         lay.count(len(self.entities))
