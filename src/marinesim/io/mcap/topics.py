@@ -535,7 +535,8 @@ class RunTopics:
 
         return Topic(f"/{v}/battery", "sensor_msgs/BatteryState", f"{v}/battery",
                      f"{m}.voltage, −{m}.current_total (discharge < 0), {m}.soc",
-                     [f"{m}.voltage#{row}", f"{m}.current_total#{row}"], build, lay, row)
+                     [f"{m}.voltage#{row}", f"{m}.current_total#{row}"]
+                     + ([f"{m}.soc#{row}"] if has_soc else []), build, lay, row)
 
     def _location_topic(self, row: int, v: str) -> Topic:
         lay = Layout()
