@@ -25,8 +25,8 @@ from mcap_ros2.decoder import DecoderFactory  # noqa: E402
 from websockets.sync.client import connect  # noqa: E402
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
-WARP = 5.0
-END = 20.0
+WARP = 2.0
+END = 12.0
 
 
 def _serve(out: Path) -> tuple[subprocess.Popen[str], str]:
@@ -51,6 +51,7 @@ def test_live_server_end_to_end(tmp_path: Path) -> None:
     proc, url = _serve(out)
     channels: dict[int, dict[str, Any]] = {}
     got: list[tuple[float, int, int, bytes]] = []  # wall arrival, subscription, stamp, payload
+    ops: list[dict[str, Any]] = []
     try:
         with connect(url, subprotocols=["foxglove.sdk.v1", "foxglove.websocket.v1"]) as ws:
             t0 = time.monotonic()
@@ -65,6 +66,7 @@ def test_live_server_end_to_end(tmp_path: Path) -> None:
                     break
                 if isinstance(frame, str):
                     msg = json.loads(frame)
+                    ops.append(msg)
                     if msg["op"] == "advertise":
                         new = [c for c in msg["channels"] if c["id"] not in channels]
                         channels.update({c["id"]: c for c in new})
@@ -103,7 +105,8 @@ def test_live_server_end_to_end(tmp_path: Path) -> None:
             n_odom += 1
     assert n_odom >= 0.5 * len(np.unique(df["t"]))
     seen = {topics[s] for _w, s, _t, _p in got}
-    assert {"/clock", "/tf", "/scene", "/ins_auv_0/imu", "/ins_auv_0/location"} <= seen
+    want = {"/clock", "/tf", "/scene", "/ins_auv_0/imu", "/ins_auv_0/location"}
+    assert want <= seen, (want - seen, [o for o in ops if o["op"] != "advertise"])
     # timing: simulation time advances at the warp against the client's wall clock
     clock = [(w, t * 1e-9) for w, s, t, _p in got if topics[s] == "/clock"]
     stamps = np.array([c[1] for c in clock])
@@ -111,4 +114,6 @@ def test_live_server_end_to_end(tmp_path: Path) -> None:
     wall = clock[-1][0] - clock[0][0]
     sim = stamps[-1] - stamps[0]
     assert sim > 0.5 * END
-    assert sim / wall == pytest.approx(WARP, rel=0.35)
+    # paced: never faster than the warp (an unpaced run goes > 10x here); a loaded machine
+    # may fall behind it
+    assert 0.5 * WARP < sim / wall < 1.25 * WARP

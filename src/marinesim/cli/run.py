@@ -103,9 +103,9 @@ def _execute(
     out = outdir if outdir is not None else _default_outdir(sim)
     live = None
     if live_port is not None:  # the same topics as log.mcap, over the Foxglove WebSocket
-        from marinesim.io.mcap.live import LIVE_FLUSH_S, attach_live
+        from marinesim.io.mcap.live import attach_live
 
-        sim.stream_to(out, fmt, flush_s=LIVE_FLUSH_S)
+        sim.stream_to(out, fmt)
         live = attach_live(sim, port=live_port)
         _echo(
             f"live: Foxglove WebSocket on {live.url} (Open connection → Foxglove WebSocket), "

@@ -245,15 +245,13 @@ class Simulation:
         """Names of the compiled phases a tick runs, in order (from :data:`PHASES`)."""
         return tuple(name for name, _fn in self._loop.steps)
 
-    def stream_to(
-        self, directory: str | Path, fmt: str = "parquet", *, flush_s: float | None = None
-    ) -> Path:
+    def stream_to(self, directory: str | Path, fmt: str = "parquet") -> Path:
         """Write the log to ``directory`` as the run goes (before the first step).
 
         The folder is checked now (created, writable, nothing in the way); the manifest says
         ``running`` from the first step; Parquet parts (and/or CSV appends, ``fmt``) are
-        flushed at least every few seconds of wall time (``flush_s``, default 2 s), so memory
-        stays flat and a killed run keeps its log.  The :class:`RunResult` then reads its
+        flushed at least every few seconds of wall time (:attr:`flush_s`, default 2 s), so
+        memory stays flat and a killed run keeps its log.  The :class:`RunResult` then reads its
         signals from the files.
 
         Raises
@@ -267,11 +265,19 @@ class Simulation:
             raise EngineError("stream_to must be called before the first step")
         self._output = StreamOutput.open(self, directory, fmt)
         self._recorder.sink = self._output
-        if flush_s is not None:
-            if not (flush_s > 0 and math.isfinite(flush_s)):
-                raise ConfigError(f"flush_s must be > 0 s, got {flush_s!r}", param="flush_s")
-            self._recorder.flush_s = float(flush_s)
         return self._output.directory
+
+    @property
+    def flush_s(self) -> float:
+        """Longest wall time [s] between two flushes of a streamed log (may change mid-run)."""
+        return self._recorder.flush_s
+
+    @flush_s.setter
+    def flush_s(self, value: float) -> None:
+        v = float(value)
+        if not (v > 0 and math.isfinite(v)):
+            raise ConfigError(f"flush_s must be > 0 s, got {value!r}", param="flush_s")
+        self._recorder.flush_s = v
 
     @property
     def log_writer(self) -> Any:

@@ -5,9 +5,10 @@ it starts a Foxglove SDK WebSocket server on loopback, advertises one channel pe
 :class:`~marinesim.io.mcap.topics.RunTopics` (schema ``ros2msg``, message encoding ``cdr``: the
 same schemas and bytes as the MCAP file, which Foxglove decodes natively) and logs every message
 with its simulation time.  Pacing is the engine's (``time.time_warp``; ``marinesim run --live``
-runs at real time unless the scenario sets a warp), and the recorder flushes every
-:data:`LIVE_FLUSH_S` of wall time, so messages arrive in small bursts as the run goes.  With no
-client subscribed nothing is encoded: a run without a viewer pays nothing for the server.
+runs at real time unless the scenario sets a warp).  While a client is subscribed the recorder
+flushes every :data:`LIVE_FLUSH_S` of wall time, so messages arrive in small bursts as the run
+goes; with no client subscribed the flush interval is the usual one and nothing is encoded, so
+a run without a viewer pays nothing for the server.
 """
 
 from __future__ import annotations
@@ -38,6 +39,26 @@ class _ChannelWriter:
         self.channels[channel_id].log(data, log_time=log_time)
 
 
+class _Watchers:
+    """Server listener: calls ``on_change(True)`` at the first subscription, ``False`` after the
+    last one ended (clients unsubscribe or disconnect)."""
+
+    def __init__(self, on_change: Any) -> None:
+        self.subs: set[tuple[int, int]] = set()
+        self.on_change = on_change
+
+    def on_subscribe(self, client: Any, channel: Any) -> None:
+        was = bool(self.subs)
+        self.subs.add((int(client.id), int(channel.id)))
+        if not was and self.on_change is not None:
+            self.on_change(True)
+
+    def on_unsubscribe(self, client: Any, channel: Any) -> None:
+        self.subs.discard((int(client.id), int(channel.id)))
+        if not self.subs and self.on_change is not None:
+            self.on_change(False)
+
+
 class LiveServer:
     """A Foxglove WebSocket server publishing a run's topics.
 
@@ -51,6 +72,8 @@ class LiveServer:
         Loopback address only (``127.0.0.1`` or ``::1``).
     port : int
         TCP port (0: any free port; see :attr:`port`).
+    on_watch : callable, optional
+        ``on_watch(True)`` when a client first subscribes, ``on_watch(False)`` when none is left.
 
     Raises
     ------
@@ -59,7 +82,7 @@ class LiveServer:
     """
 
     def __init__(self, entities: list[dict[str, Any]], manifest: dict[str, Any], *,
-                 host: str = "127.0.0.1", port: int = 8765) -> None:
+                 host: str = "127.0.0.1", port: int = 8765, on_watch: Any = None) -> None:
         import foxglove
 
         if host not in ("127.0.0.1", "::1", "localhost"):
@@ -68,10 +91,12 @@ class LiveServer:
         if not 0 <= int(port) <= 65535:
             raise ConfigError(f"port must be 0..65535, got {port}", param="--port")
         self.context = foxglove.Context()
+        self.watchers = _Watchers(on_watch)
         try:
             self.server = foxglove.start_server(
                 name=f"marinesim {manifest.get('scenario', '')}".strip(),
                 host=host, port=int(port), context=self.context,
+                server_listener=self.watchers, message_backlog_size=1 << 16,
             )
         except Exception as exc:  # the SDK raises its own error types
             raise ConfigError(f"cannot start the live server on {host}:{port}: {exc}",
@@ -121,15 +146,22 @@ class LiveServer:
 
 
 def attach_live(sim: Any, *, port: int = 8765, host: str = "127.0.0.1") -> LiveServer:
-    """Serve ``sim``'s topics live: call after ``sim.stream_to(..., flush_s=LIVE_FLUSH_S)``
-    (small bursts) and before the run.  Paces the run at real time unless the scenario set
-    ``time.time_warp``.
+    """Serve ``sim``'s topics live: call after ``sim.stream_to(...)`` and before the run.
+
+    Paces the run at real time unless the scenario set ``time.time_warp``; flushes the log every
+    :data:`LIVE_FLUSH_S` while a client is subscribed.
     """
     writer = sim.log_writer
     if writer is None:
         raise ConfigError("the run must stream its log (stream_to) before serving it live")
     if sim.clock.time_warp <= 0:
         sim.clock.time_warp = 1.0
-    live = LiveServer(sim.entity_rows(), sim.manifest("running"), host=host, port=port)
+    usual = sim.flush_s
+
+    def on_watch(watching: bool) -> None:
+        sim.flush_s = LIVE_FLUSH_S if watching else usual
+
+    live = LiveServer(sim.entity_rows(), sim.manifest("running"), host=host, port=port,
+                      on_watch=on_watch)
     writer.taps.append(live)
     return live
