@@ -92,7 +92,10 @@ def main() -> None:
                 times[mode].append((wall, cpu))
         mcap_bytes = (Path(tmp) / "mcap0" / "log.mcap").stat().st_size
     med = {
-        m: {"wall_s": statistics.median(w for w, _ in v), "cpu_s": statistics.median(c for _, c in v)}
+        m: {
+            "wall_s": statistics.median(w for w, _ in v),
+            "cpu_s": statistics.median(c for _, c in v),
+        }
         for m, v in times.items()
     }
     base = med["parquet"]
@@ -113,10 +116,14 @@ def main() -> None:
     }
     for m, v in med.items():
         print(f"{m:8s} wall {v['wall_s']:.3f} s  cpu {v['cpu_s']:.3f} s")
-    print(f"live, no client / parquet: wall {results['ratio_live_no_client']['wall']:.3f}, "
-          f"cpu {results['ratio_live_no_client']['cpu']:.3f}")
-    print(f"mcap / parquet: wall {results['ratio_mcap']['wall']:.3f}, "
-          f"cpu {results['ratio_mcap']['cpu']:.3f}  ({mcap_bytes / 1e6:.1f} MB)")
+    print(
+        f"live, no client / parquet: wall {results['ratio_live_no_client']['wall']:.3f}, "
+        f"cpu {results['ratio_live_no_client']['cpu']:.3f}"
+    )
+    print(
+        f"mcap / parquet: wall {results['ratio_mcap']['wall']:.3f}, "
+        f"cpu {results['ratio_mcap']['cpu']:.3f}  ({mcap_bytes / 1e6:.1f} MB)"
+    )
     cmd = f"python benchmarks/bench_live.py --n {args.n} --duration {args.duration:g} --reps {args.reps}"
     write_report("bench_live", cmd, results, args.json)
 

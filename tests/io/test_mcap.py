@@ -67,7 +67,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def _rosbags_messages(path: Path) -> list[tuple[str, str, int, Any]]:
     with AnyReader([path], default_typestore=get_typestore(Stores.EMPTY)) as r:
-        return [(c.topic, c.msgtype, ts, r.deserialize(raw, c.msgtype)) for c, ts, raw in r.messages()]
+        return [
+            (c.topic, c.msgtype, ts, r.deserialize(raw, c.msgtype)) for c, ts, raw in r.messages()
+        ]
 
 
 def _stamp(h: Any) -> float:
@@ -95,7 +97,8 @@ class ParquetRows:
     def __init__(self, run: Path) -> None:
         self.df = pd.read_parquet(run / "log.parquet")
         self.rows = {  # stamps are the frame times rounded to the nanosecond
-            (e, round(t * 1e9)): i for i, (e, t) in enumerate(zip(self.df["entity"], self.df["t"]))
+            (e, round(t * 1e9)): i
+            for i, (e, t) in enumerate(zip(self.df["entity"], self.df["t"], strict=True))
         }
         self.names = {ros_name(e): e for e in self.df["entity"].unique()}
 
@@ -163,7 +166,9 @@ def _check_message(topic: str, m: Any, t: float, pq: ParquetRows, geo: Any) -> i
         assert (m.latitude, m.longitude, m.altitude) == (float(lat), float(lon), -pos[2])
         return 1
     if kind == "dvl/twist":
-        assert np.array_equal(_flu(m.twist.twist.linear), pq.get(v, t, ["dvl.vel.u", "dvl.vel.v", "dvl.vel.w"]))
+        assert np.array_equal(
+            _flu(m.twist.twist.linear), pq.get(v, t, ["dvl.vel.u", "dvl.vel.v", "dvl.vel.w"])
+        )
         return 1
     if kind == "dvl/altitude":
         assert m.range == np.float32(pq.get(v, t, ["dvl.altitude"])[0])
@@ -183,8 +188,14 @@ def _check_message(topic: str, m: Any, t: float, pq: ParquetRows, geo: Any) -> i
         assert m.layout.dim[0].size == len(cols)
         return 1
     if kind == "battery":
-        volt, cur, soc = pq.get(v, t, ["fossen6dof.voltage", "fossen6dof.current_total", "fossen6dof.soc"])
-        assert (m.voltage, m.current, m.percentage) == (np.float32(volt), np.float32(-cur), np.float32(soc))
+        volt, cur, soc = pq.get(
+            v, t, ["fossen6dof.voltage", "fossen6dof.current_total", "fossen6dof.soc"]
+        )
+        assert (m.voltage, m.current, m.percentage) == (
+            np.float32(volt),
+            np.float32(-cur),
+            np.float32(soc),
+        )
         return 1
     raise AssertionError(f"unchecked topic {topic}")
 
@@ -202,17 +213,31 @@ def test_every_topic_decodes_in_both_readers_and_equals_the_parquet_log(
     man = pd.read_json(run / "manifest.json", typ="series")
     geo = MoosGeodesy(*man["origin"]) if man.get("origin") is not None else None
     checks: dict[str, int] = {}
-    for (topic, typ, ts, msg), (t2, typ2, tsec, msg2) in zip(bag, ours):
+    for (topic, typ, ts, msg), (t2, typ2, tsec, _msg2) in zip(bag, ours, strict=True):
         assert (topic, typ) == (t2, typ2)
         assert ts == round(tsec * 1e9)
         checks[topic] = checks.get(topic, 0) + _check_message(topic, msg, tsec, pq, geo)
     times = np.unique(pq.df["t"])
     assert checks["/clock"] == len(times)  # one /clock per frame
     expected = {
-        "auv_survey_ins": ["odom/truth", "odom/belief", "imu", "pressure", "gps/fix", "dvl/twist",
-                           "dvl/altitude", "location"],
-        "bluerov2_station_keeping": ["odom/truth", "wrench/commanded", "wrench/applied",
-                                     "thrusters/pwm", "thrusters/force", "battery"],
+        "auv_survey_ins": [
+            "odom/truth",
+            "odom/belief",
+            "imu",
+            "pressure",
+            "gps/fix",
+            "dvl/twist",
+            "dvl/altitude",
+            "location",
+        ],
+        "bluerov2_station_keeping": [
+            "odom/truth",
+            "wrench/commanded",
+            "wrench/applied",
+            "thrusters/pwm",
+            "thrusters/force",
+            "battery",
+        ],
         "surftrak_sawtooth": ["odom/truth", "rangefinder"],
     }[name]
     vehicles = {ros_name(e) for e in pq.df["entity"].unique()}
@@ -272,11 +297,15 @@ def test_plot_reads_the_mcap(runs: dict[str, Path], tmp_path: Path) -> None:
     pq = ParquetRows(runs["auv_survey_ins"])
     name = res.entities[0]["name"]
     sel = pq.df[pq.df["entity"] == pq.names[name]]
-    assert np.array_equal(res["truth.pos"][0], sel[["truth.pos.north", "truth.pos.east", "truth.pos.down"]].to_numpy())
+    assert np.array_equal(
+        res["truth.pos"][0], sel[["truth.pos.north", "truth.pos.east", "truth.pos.down"]].to_numpy()
+    )
     from typer.testing import CliRunner
 
     from marinesim.cli.main import app
 
-    r = CliRunner().invoke(app, ["plot", str(runs["auv_survey_ins"] / "log.mcap"), "-o", str(tmp_path)])
+    r = CliRunner().invoke(
+        app, ["plot", str(runs["auv_survey_ins"] / "log.mcap"), "-o", str(tmp_path)]
+    )
     assert r.exit_code == 0, r.output
     assert (tmp_path / "trajectory.png").stat().st_size > 10_000

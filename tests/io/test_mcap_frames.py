@@ -45,7 +45,9 @@ def test_quaternion_map_is_an_involution_and_rotates_like_the_vectors(
 
 @settings(max_examples=200)
 @given(angle, st.floats(-1.5, 1.5), angle)
-def test_euler_rule_phi_minus_theta_half_pi_minus_psi(roll: float, pitch: float, yaw: float) -> None:
+def test_euler_rule_phi_minus_theta_half_pi_minus_psi(
+    roll: float, pitch: float, yaw: float
+) -> None:
     q = euler_ned_to_enu_quat(roll, pitch, yaw)
     r = quat_from_euler(roll, -pitch, np.pi / 2 - yaw)
     assert np.allclose(q, r * np.sign(r[0]), atol=1e-12) or np.allclose(q, -r, atol=1e-12)

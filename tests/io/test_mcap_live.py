@@ -31,13 +31,27 @@ END = 12.0
 
 def _serve(out: Path) -> tuple[subprocess.Popen[str], str]:
     cmd = [
-        sys.executable, "-m", "marinesim", "run", "auv_survey_ins", "--set", f"time.end={END}",
-        "--set", f"time.time_warp={WARP}", "--no-plot", "--no-progress", "--live", "--port", "0",
-        "-o", str(out),
+        sys.executable,
+        "-m",
+        "marinesim",
+        "run",
+        "auv_survey_ins",
+        "--set",
+        f"time.end={END}",
+        "--set",
+        f"time.time_warp={WARP}",
+        "--no-plot",
+        "--no-progress",
+        "--live",
+        "--port",
+        "0",
+        "-o",
+        str(out),
     ]
     env = {**os.environ, "PYTHONPATH": SRC}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=env)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
     assert proc.stdout is not None
     for line in proc.stdout:
         if "ws://" in line:
@@ -70,8 +84,16 @@ def test_live_server_end_to_end(tmp_path: Path) -> None:
                     if msg["op"] == "advertise":
                         new = [c for c in msg["channels"] if c["id"] not in channels]
                         channels.update({c["id"]: c for c in new})
-                        ws.send(json.dumps({"op": "subscribe", "subscriptions": [
-                            {"id": c["id"], "channelId": c["id"]} for c in new]}))
+                        ws.send(
+                            json.dumps(
+                                {
+                                    "op": "subscribe",
+                                    "subscriptions": [
+                                        {"id": c["id"], "channelId": c["id"]} for c in new
+                                    ],
+                                }
+                            )
+                        )
                     continue
                 assert frame[0] == 1  # opcode: message data
                 sub, stamp = struct.unpack_from("<IQ", frame, 1)
@@ -82,17 +104,26 @@ def test_live_server_end_to_end(tmp_path: Path) -> None:
     assert channels and got
     factory = DecoderFactory()
     decoders = {
-        cid: factory.decoder_for("cdr", Schema(id=cid, name=c["schemaName"],
-                                               encoding=c["schemaEncoding"],
-                                               data=c["schema"].encode()))
+        cid: factory.decoder_for(
+            "cdr",
+            Schema(
+                id=cid,
+                name=c["schemaName"],
+                encoding=c["schemaEncoding"],
+                data=c["schema"].encode(),
+            ),
+        )
         for cid, c in channels.items()
     }
     topics = {cid: c["topic"] for cid, c in channels.items()}
-    assert all(c["encoding"] == "cdr" and c["schemaEncoding"] == "ros2msg"
-               for c in channels.values())
+    assert all(
+        c["encoding"] == "cdr" and c["schemaEncoding"] == "ros2msg" for c in channels.values()
+    )
     # content: the truth odometry equals the run's Parquet log at the message's stamp
     df = pd.read_parquet(out / "log.parquet")
-    rows = {(e, round(t * 1e9)): i for i, (e, t) in enumerate(zip(df["entity"], df["t"]))}
+    rows = {
+        (e, round(t * 1e9)): i for i, (e, t) in enumerate(zip(df["entity"], df["t"], strict=True))
+    }
     pos = df[["truth.pos.north", "truth.pos.east", "truth.pos.down"]].to_numpy()
     n_odom = 0
     for _w, sub, stamp, payload in got:

@@ -179,6 +179,10 @@ class LogWriter:
             )
         self.dir = check_output_dir(directory)
         self.want_mcap = fmt == "mcap"
+        if self.want_mcap:
+            from marinesim.io.mcap import require
+
+            require("mcap")
         self.fmt = "parquet" if self.want_mcap else fmt
         self.taps: list[Any] = []
         self.entities = list(entities)

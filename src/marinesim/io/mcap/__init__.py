@@ -11,3 +11,25 @@
 Needs the ``mcap`` extra (``pip install marinesim[mcap]``: ``mcap``, ``mcap-ros2-support``,
 ``foxglove-sdk``).
 """
+
+from __future__ import annotations
+
+import importlib.util
+
+from marinesim.core.errors import ConfigError
+
+__all__ = ["require"]
+
+_EXTRAS = {
+    "mcap": (("mcap", "mcap"), ("mcap_ros2", "mcap-ros2-support")),
+    "foxglove": (("foxglove", "foxglove-sdk"),),
+}
+
+
+def require(extra: str, param: str = "--format") -> None:
+    """Raise a ConfigError naming ``pip install 'marinesim[extra]'`` when a package is missing."""
+    missing = [dist for mod, dist in _EXTRAS[extra] if importlib.util.find_spec(mod) is None]
+    if missing:
+        raise ConfigError(
+            f"{', '.join(missing)} not installed: pip install 'marinesim[{extra}]'", param=param
+        )

@@ -34,8 +34,9 @@ class _ChannelWriter:
     def __init__(self, channels: dict[int, Any]) -> None:
         self.channels = channels
 
-    def add_message(self, *, channel_id: int, log_time: int, publish_time: int, sequence: int,
-                    data: bytes) -> None:
+    def add_message(
+        self, *, channel_id: int, log_time: int, publish_time: int, sequence: int, data: bytes
+    ) -> None:
         self.channels[channel_id].log(data, log_time=log_time)
 
 
@@ -81,13 +82,24 @@ class LiveServer:
         A non-loopback host, a port out of range or already in use.
     """
 
-    def __init__(self, entities: list[dict[str, Any]], manifest: dict[str, Any], *,
-                 host: str = "127.0.0.1", port: int = 8765, on_watch: Any = None) -> None:
+    def __init__(
+        self,
+        entities: list[dict[str, Any]],
+        manifest: dict[str, Any],
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8765,
+        on_watch: Any = None,
+    ) -> None:
+        from marinesim.io.mcap import require
+
+        require("foxglove", "--live")
         import foxglove
 
         if host not in ("127.0.0.1", "::1", "localhost"):
-            raise ConfigError(f"the live server listens on loopback only, not {host!r}",
-                              param="--host")
+            raise ConfigError(
+                f"the live server listens on loopback only, not {host!r}", param="--host"
+            )
         if not 0 <= int(port) <= 65535:
             raise ConfigError(f"port must be 0..65535, got {port}", param="--port")
         self.context = foxglove.Context()
@@ -95,12 +107,16 @@ class LiveServer:
         try:
             self.server = foxglove.start_server(
                 name=f"marinesim {manifest.get('scenario', '')}".strip(),
-                host=host, port=int(port), context=self.context,
-                server_listener=self.watchers, message_backlog_size=1 << 16,
+                host=host,
+                port=int(port),
+                context=self.context,
+                server_listener=self.watchers,
+                message_backlog_size=1 << 16,
             )
         except Exception as exc:  # the SDK raises its own error types
-            raise ConfigError(f"cannot start the live server on {host}:{port}: {exc}",
-                              param="--port") from None
+            raise ConfigError(
+                f"cannot start the live server on {host}:{port}: {exc}", param="--port"
+            ) from None
         self.port = int(self.server.port)
         self.host = host
         self.topics = RunTopics(entities, manifest)
@@ -120,10 +136,14 @@ class LiveServer:
         import foxglove
 
         for tp in topics:
-            schema = foxglove.Schema(name=schema_name(tp.pkg_type), encoding="ros2msg",
-                                     data=full_definition(tp.pkg_type).encode())
-            ch = foxglove.Channel(tp.name, schema=schema, message_encoding="cdr",
-                                  context=self.context)
+            schema = foxglove.Schema(
+                name=schema_name(tp.pkg_type),
+                encoding="ros2msg",
+                data=full_definition(tp.pkg_type).encode(),
+            )
+            ch = foxglove.Channel(
+                tp.name, schema=schema, message_encoding="cdr", context=self.context
+            )
             self._channels[tp.name] = ch
             cid = len(self._ids) + 1
             self._ids[tp.name] = cid
@@ -136,8 +156,7 @@ class LiveServer:
             self.skipped_chunks += 1
             return
         batches = self.topics.encode(t, values, meta, True)  # /tf_static again for late joiners
-        write_batches(_ChannelWriter(self._by_id), batches, lambda b: self._ids[b.topic],
-                      self._seq)
+        write_batches(_ChannelWriter(self._by_id), batches, lambda b: self._ids[b.topic], self._seq)
         self.published += sum(len(b.data) for b in batches)
 
     def finish(self, manifest: dict[str, Any] | None = None) -> None:
@@ -161,7 +180,8 @@ def attach_live(sim: Any, *, port: int = 8765, host: str = "127.0.0.1") -> LiveS
     def on_watch(watching: bool) -> None:
         sim.flush_s = LIVE_FLUSH_S if watching else usual
 
-    live = LiveServer(sim.entity_rows(), sim.manifest("running"), host=host, port=port,
-                      on_watch=on_watch)
+    live = LiveServer(
+        sim.entity_rows(), sim.manifest("running"), host=host, port=port, on_watch=on_watch
+    )
     writer.taps.append(live)
     return live

@@ -143,8 +143,21 @@ DEFINITIONS: dict[str, str] = {
 }
 
 _PRIMITIVES = {
-    "bool", "byte", "char", "int8", "uint8", "int16", "uint16", "int32", "uint32",
-    "int64", "uint64", "float32", "float64", "string", "wstring",
+    "bool",
+    "byte",
+    "char",
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "float32",
+    "float64",
+    "string",
+    "wstring",
 }
 
 

@@ -87,8 +87,7 @@ class McapMessages:
                             dec = factory.decoder_for(ch.message_encoding, sch)
                             if dec is None:
                                 raise DataError(
-                                    f"channel {ch.topic!r}: no decoder for "
-                                    f"{ch.message_encoding!r}",
+                                    f"channel {ch.topic!r}: no decoder for {ch.message_encoding!r}",
                                     file=str(self.path),
                                 )
                             decoders[rec.channel_id] = dec
@@ -151,8 +150,10 @@ def load_mcap_result(path: str | Path) -> Any:
             continue
         p = m.pose.pose.position
         lin = m.twist.twist.linear
-        speed = lin.x if lin.y == 0.0 and lin.z == 0.0 else math.sqrt(
-            lin.x * lin.x + lin.y * lin.y + lin.z * lin.z
+        speed = (
+            lin.x
+            if lin.y == 0.0 and lin.z == 0.0
+            else math.sqrt(lin.x * lin.x + lin.y * lin.y + lin.z * lin.z)
         )
         row = (p.y, p.x, -p.z, _yaw_heading(m.pose.pose.orientation), speed)
         (truth if parts[2] == "truth" else belief).setdefault(parts[0], {})[t] = row

@@ -36,8 +36,14 @@ ATMOSPHERE_PA = 101_325.0
 WORLD = "map"
 WORLD_NED = "map_ned"
 _PALETTE = [
-    (0.12, 0.47, 0.71), (1.0, 0.5, 0.05), (0.17, 0.63, 0.17), (0.84, 0.15, 0.16),
-    (0.58, 0.4, 0.74), (0.55, 0.34, 0.29), (0.89, 0.47, 0.76), (0.5, 0.5, 0.5),
+    (0.12, 0.47, 0.71),
+    (1.0, 0.5, 0.05),
+    (0.17, 0.63, 0.17),
+    (0.84, 0.15, 0.16),
+    (0.58, 0.4, 0.74),
+    (0.55, 0.34, 0.29),
+    (0.89, 0.47, 0.76),
+    (0.5, 0.5, 0.5),
 ]
 _TRACK_POINTS = 2000  # at most this many track points per vehicle and chunk
 
@@ -167,9 +173,7 @@ class RunTopics:
         new: list[Topic] = []
 
         def add(topic: Topic) -> None:
-            if topic.name not in self.topics and all(
-                n.split("#")[0] in names for n in topic.needs
-            ):
+            if topic.name not in self.topics and all(n.split("#")[0] in names for n in topic.needs):
                 self.topics[topic.name] = topic
                 new.append(topic)
 
@@ -233,19 +237,53 @@ class RunTopics:
 
         scene = self._scene_layout()
         return [
-            Topic("/clock", "rosgraph_msgs/Clock", "", "frame times", ["truth.pos"], clock_build,
-                  clock),
-            Topic("/tf", "tf2_msgs/TFMessage", WORLD, "truth.pos, attitude of every vehicle",
-                  ["truth.pos"], tf_build, tf),
-            Topic("/tf_static", "tf2_msgs/TFMessage", WORLD,
-                  "map → map_ned, <v>/base_link → <v>/base_link_frd", ["truth.pos"],
-                  static_build, static, static=True),
-            Topic("/scene", "foxglove_msgs/SceneUpdate", WORLD,
-                  "an arrow and a label per vehicle at its truth pose", ["truth.pos"],
-                  self._scene_build, scene),
-            Topic("/scene/tracks", "foxglove_msgs/SceneUpdate", WORLD,
-                  "each vehicle's truth track, one line strip per log chunk", ["truth.pos"],
-                  lambda t, s: {}, Layout(), per_chunk=True),
+            Topic(
+                "/clock",
+                "rosgraph_msgs/Clock",
+                "",
+                "frame times",
+                ["truth.pos"],
+                clock_build,
+                clock,
+            ),
+            Topic(
+                "/tf",
+                "tf2_msgs/TFMessage",
+                WORLD,
+                "truth.pos, attitude of every vehicle",
+                ["truth.pos"],
+                tf_build,
+                tf,
+            ),
+            Topic(
+                "/tf_static",
+                "tf2_msgs/TFMessage",
+                WORLD,
+                "map → map_ned, <v>/base_link → <v>/base_link_frd",
+                ["truth.pos"],
+                static_build,
+                static,
+                static=True,
+            ),
+            Topic(
+                "/scene",
+                "foxglove_msgs/SceneUpdate",
+                WORLD,
+                "an arrow and a label per vehicle at its truth pose",
+                ["truth.pos"],
+                self._scene_build,
+                scene,
+            ),
+            Topic(
+                "/scene/tracks",
+                "foxglove_msgs/SceneUpdate",
+                WORLD,
+                "each vehicle's truth track, one line strip per log chunk",
+                ["truth.pos"],
+                lambda t, s: {},
+                Layout(),
+                per_chunk=True,
+            ),
         ]
 
     def _truth_pose(self, row: int, sig: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -299,8 +337,15 @@ class RunTopics:
         for i in range(len(self.entities)):
             pos, quat = self._truth_pose(i, sig)
             label = pos + np.array([0.0, 0.0, 2.0])
-            out.update({f"{i}.sec": s, f"{i}.nanosec": ns, f"{i}.pos": pos, f"{i}.quat": quat,
-                        f"{i}.label_pos": label})
+            out.update(
+                {
+                    f"{i}.sec": s,
+                    f"{i}.nanosec": ns,
+                    f"{i}.pos": pos,
+                    f"{i}.quat": quat,
+                    f"{i}.label_pos": label,
+                }
+            )
         return out
 
     def _vehicle_topics(self, row: int, ent: dict[str, Any], names: set[str]) -> list[Topic]:
@@ -325,15 +370,31 @@ class RunTopics:
             else:
                 lin[:, 0] = sig[sig_of("truth.speed")][:, 0]
             s, ns = stamps(t)
-            return {"sec": s, "nanosec": ns, "pos": pos, "quat": quat,
-                    "pose_cov": np.zeros((len(t), 36)), "lin": lin, "ang": ang}
+            return {
+                "sec": s,
+                "nanosec": ns,
+                "pos": pos,
+                "quat": quat,
+                "pose_cov": np.zeros((len(t), 36)),
+                "lin": lin,
+                "ang": ang,
+            }
 
         src = "truth.pos, truth.heading, truth.speed"
         if m and f"{m}.euler" in names:
             src = f"truth.pos, {m}.euler, {m}.nu"
-        out.append(Topic(f"/{v}/odom/truth", "nav_msgs/Odometry", WORLD, src,
-                         [sig_of("truth.pos"), sig_of("truth.heading"), sig_of("truth.speed")],
-                         truth_build, _odometry(WORLD, base), row=row))
+        out.append(
+            Topic(
+                f"/{v}/odom/truth",
+                "nav_msgs/Odometry",
+                WORLD,
+                src,
+                [sig_of("truth.pos"), sig_of("truth.heading"), sig_of("truth.speed")],
+                truth_build,
+                _odometry(WORLD, base),
+                row=row,
+            )
+        )
         est = [p["name"] for p in self.plugins.get(block, []) if f"{p['name']}.pos_std" in names]
 
         def belief_build(t: np.ndarray, sig: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -346,13 +407,28 @@ class RunTopics:
                 cov[:, 0], cov[:, 7], cov[:, 14] = var[:, 0], var[:, 1], var[:, 2]
             s, ns = stamps(t)
             z = np.zeros_like(pos)
-            return {"sec": s, "nanosec": ns, "pos": pos, "quat": quat, "pose_cov": cov,
-                    "lin": z, "ang": z}
+            return {
+                "sec": s,
+                "nanosec": ns,
+                "pos": pos,
+                "quat": quat,
+                "pose_cov": cov,
+                "lin": z,
+                "ang": z,
+            }
 
-        out.append(Topic(f"/{v}/odom/belief", "nav_msgs/Odometry", WORLD,
-                         "belief.pos, belief.heading" + (f", {est[0]}.pos_std" if est else ""),
-                         [sig_of("belief.pos"), sig_of("belief.heading")], belief_build,
-                         _odometry(WORLD, base), row=row))
+        out.append(
+            Topic(
+                f"/{v}/odom/belief",
+                "nav_msgs/Odometry",
+                WORLD,
+                "belief.pos, belief.heading" + (f", {est[0]}.pos_std" if est else ""),
+                [sig_of("belief.pos"), sig_of("belief.heading")],
+                belief_build,
+                _odometry(WORLD, base),
+                row=row,
+            )
+        )
         out.extend(self._sensor_topics(row, block, v, names))
         out.extend(self._actuation_topics(row, block, v, m, names))
         if self.geo is not None:
@@ -380,12 +456,26 @@ class RunTopics:
 
                 def imu_build(t: np.ndarray, sig: dict[str, np.ndarray], s_: Any = s_) -> dict:
                     s, ns = stamps(t)
-                    return {"sec": s, "nanosec": ns, "accel": frd_to_flu(sig[s_("accel")]),
-                            "gyro": frd_to_flu(sig[s_("gyro")])}
+                    return {
+                        "sec": s,
+                        "nanosec": ns,
+                        "accel": frd_to_flu(sig[s_("accel")]),
+                        "gyro": frd_to_flu(sig[s_("gyro")]),
+                    }
 
-                out.append(Topic(f"/{v}/imu", "sensor_msgs/Imu", base,
-                                 f"{nm}.accel, {nm}.gyro (FRD → FLU)",
-                                 [s_("accel"), s_("gyro")], imu_build, lay, row, rate))
+                out.append(
+                    Topic(
+                        f"/{v}/imu",
+                        "sensor_msgs/Imu",
+                        base,
+                        f"{nm}.accel, {nm}.gyro (FRD → FLU)",
+                        [s_("accel"), s_("gyro")],
+                        imu_build,
+                        lay,
+                        row,
+                        rate,
+                    )
+                )
             elif kind == "depth_sensor":
                 lay = Layout()
                 _header(lay, base)
@@ -395,12 +485,25 @@ class RunTopics:
                 def p_build(t: np.ndarray, sig: dict[str, np.ndarray], s_: Any = s_) -> dict:
                     s, ns = stamps(t)
                     d = sig[s_("depth")][:, 0]
-                    return {"sec": s, "nanosec": ns,
-                            "pressure": ATMOSPHERE_PA + RHO_SEAWATER * G0 * d}
+                    return {
+                        "sec": s,
+                        "nanosec": ns,
+                        "pressure": ATMOSPHERE_PA + RHO_SEAWATER * G0 * d,
+                    }
 
-                out.append(Topic(f"/{v}/pressure", "sensor_msgs/FluidPressure", base,
-                                 f"{nm}.depth: p = 101325 Pa + ρ g depth", [s_("depth")],
-                                 p_build, lay, row, rate))
+                out.append(
+                    Topic(
+                        f"/{v}/pressure",
+                        "sensor_msgs/FluidPressure",
+                        base,
+                        f"{nm}.depth: p = 101325 Pa + ρ g depth",
+                        [s_("depth")],
+                        p_build,
+                        lay,
+                        row,
+                        rate,
+                    )
+                )
             elif kind == "gps" and self.geo is not None:
                 lay = Layout()
                 _header(lay, f"{v}/gps")
@@ -411,17 +514,26 @@ class RunTopics:
                 lay.const("float64", 0.0)
                 lay.const("float64", *([0.0] * 9))
                 lay.const("uint8", 0)
-                geo = self.geo
 
                 def g_build(t: np.ndarray, sig: dict[str, np.ndarray], s_: Any = s_) -> dict:
                     s, ns = stamps(t)
                     ne = sig[s_("ne")]
-                    lat, lon = geo.local_to_latlon(ne[:, 1], ne[:, 0])
+                    lat, lon = self.geo.local_to_latlon(ne[:, 1], ne[:, 0])
                     return {"sec": s, "nanosec": ns, "lat": lat, "lon": lon}
 
-                out.append(Topic(f"/{v}/gps/fix", "sensor_msgs/NavSatFix", f"{v}/gps",
-                                 f"{nm}.ne (fixes only) at the scenario origin", [s_("ne")],
-                                 g_build, lay, row, rate))
+                out.append(
+                    Topic(
+                        f"/{v}/gps/fix",
+                        "sensor_msgs/NavSatFix",
+                        f"{v}/gps",
+                        f"{nm}.ne (fixes only) at the scenario origin",
+                        [s_("ne")],
+                        g_build,
+                        lay,
+                        row,
+                        rate,
+                    )
+                )
             elif kind == "dvl":
                 lay = Layout()
                 _header(lay, base)
@@ -433,18 +545,54 @@ class RunTopics:
                     s, ns = stamps(t)
                     return {"sec": s, "nanosec": ns, "vel": frd_to_flu(sig[s_("vel")])}
 
-                out.append(Topic(f"/{v}/dvl/twist", "geometry_msgs/TwistWithCovarianceStamped",
-                                 base, f"{nm}.vel (tracking only; FRD → FLU)", [s_("vel")],
-                                 d_build, lay, row, rate))
-                out.append(self._range_topic(f"/{v}/dvl/altitude", f"{v}/dvl", s_("altitude"),
-                                             1.0, f"{nm}.altitude", row, rate))
+                out.append(
+                    Topic(
+                        f"/{v}/dvl/twist",
+                        "geometry_msgs/TwistWithCovarianceStamped",
+                        base,
+                        f"{nm}.vel (tracking only; FRD → FLU)",
+                        [s_("vel")],
+                        d_build,
+                        lay,
+                        row,
+                        rate,
+                    )
+                )
+                out.append(
+                    self._range_topic(
+                        f"/{v}/dvl/altitude",
+                        f"{v}/dvl",
+                        s_("altitude"),
+                        1.0,
+                        f"{nm}.altitude",
+                        row,
+                        rate,
+                    )
+                )
             elif kind == "rangefinder":
-                out.append(self._range_topic(f"/{v}/rangefinder", f"{v}/rangefinder",
-                                             s_("rf_cm"), 0.01, f"{nm}.rf_cm / 100", row, None))
+                out.append(
+                    self._range_topic(
+                        f"/{v}/rangefinder",
+                        f"{v}/rangefinder",
+                        s_("rf_cm"),
+                        0.01,
+                        f"{nm}.rf_cm / 100",
+                        row,
+                        None,
+                    )
+                )
         return out
 
-    def _range_topic(self, name: str, frame: str, sig_name: str, scale: float, src: str,
-                     row: int, rate: float | None) -> Topic:
+    def _range_topic(
+        self,
+        name: str,
+        frame: str,
+        sig_name: str,
+        scale: float,
+        src: str,
+        row: int,
+        rate: float | None,
+    ) -> Topic:
         lay = Layout()
         _header(lay, frame)
         lay.const("uint8", 0)  # ULTRASOUND (an acoustic ranger)
@@ -457,8 +605,9 @@ class RunTopics:
 
         return Topic(name, "sensor_msgs/Range", frame, src, [sig_name], build, lay, row, rate)
 
-    def _actuation_topics(self, row: int, block: str, v: str, m: str | None,
-                          names: set[str]) -> list[Topic]:
+    def _actuation_topics(
+        self, row: int, block: str, v: str, m: str | None, names: set[str]
+    ) -> list[Topic]:
         out: list[Topic] = []
         base = f"{v}/base_link"
 
@@ -471,31 +620,42 @@ class RunTopics:
             def build(t: np.ndarray, sig: dict[str, np.ndarray]) -> dict[str, Any]:
                 s, ns = stamps(t)
                 w = sig[sig_name]
-                return {"sec": s, "nanosec": ns, "force": frd_to_flu(w[:, 0:3]),
-                        "torque": frd_to_flu(w[:, 3:6])}
+                return {
+                    "sec": s,
+                    "nanosec": ns,
+                    "force": frd_to_flu(w[:, 0:3]),
+                    "torque": frd_to_flu(w[:, 3:6]),
+                }
 
-            return Topic(topic, "geometry_msgs/WrenchStamped", base, src, [sig_name], build,
-                         lay, row)
+            return Topic(
+                topic, "geometry_msgs/WrenchStamped", base, src, [sig_name], build, lay, row
+            )
 
         for p in self._by_kind(block, "controller"):
             nm = p["name"]
             if f"{nm}.wrench" in names:
-                out.append(wrench(f"/{v}/wrench/commanded", f"{nm}.wrench#{row}",
-                                  f"{nm}.wrench (FRD → FLU)"))
+                out.append(
+                    wrench(
+                        f"/{v}/wrench/commanded", f"{nm}.wrench#{row}", f"{nm}.wrench (FRD → FLU)"
+                    )
+                )
             for sig, what in (("pwm", "pwm"), ("force", "force")):
                 if p.get("plugin") == "thruster_allocator" and f"{nm}.{sig}" in names:
-                    out.append(self._array_topic(f"/{v}/thrusters/{what}", f"{nm}.{sig}#{row}",
-                                                 names, f"{nm}.{sig}", row))
+                    out.append(
+                        self._array_topic(
+                            f"/{v}/thrusters/{what}", f"{nm}.{sig}#{row}", names, f"{nm}.{sig}", row
+                        )
+                    )
         if m is not None:
             if f"{m}.wrench" in names:
-                out.append(wrench(f"/{v}/wrench/applied", f"{m}.wrench#{row}",
-                                  f"{m}.wrench (FRD → FLU)"))
+                out.append(
+                    wrench(f"/{v}/wrench/applied", f"{m}.wrench#{row}", f"{m}.wrench (FRD → FLU)")
+                )
             if f"{m}.voltage" in names and f"{m}.current_total" in names:
                 out.append(self._battery_topic(row, v, m, names))
         return out
 
-    def _array_topic(self, topic: str, sig_name: str, names: set[str], src: str,
-                     row: int) -> Topic:
+    def _array_topic(self, topic: str, sig_name: str, names: set[str], src: str, row: int) -> Topic:
         k = self._width.get(sig_name.split("#")[0], 1)
         lay = Layout()
         lay.count(1)
@@ -530,13 +690,25 @@ class RunTopics:
         def build(t: np.ndarray, sig: dict[str, np.ndarray]) -> dict[str, Any]:
             s, ns = stamps(t)
             soc = sig[f"{m}.soc#{row}"][:, 0] if has_soc else np.full(len(t), np.nan)
-            return {"sec": s, "nanosec": ns, "voltage": sig[f"{m}.voltage#{row}"][:, 0],
-                    "current": -sig[f"{m}.current_total#{row}"][:, 0], "percentage": soc}
+            return {
+                "sec": s,
+                "nanosec": ns,
+                "voltage": sig[f"{m}.voltage#{row}"][:, 0],
+                "current": -sig[f"{m}.current_total#{row}"][:, 0],
+                "percentage": soc,
+            }
 
-        return Topic(f"/{v}/battery", "sensor_msgs/BatteryState", f"{v}/battery",
-                     f"{m}.voltage, −{m}.current_total (discharge < 0), {m}.soc",
-                     [f"{m}.voltage#{row}", f"{m}.current_total#{row}"]
-                     + ([f"{m}.soc#{row}"] if has_soc else []), build, lay, row)
+        return Topic(
+            f"/{v}/battery",
+            "sensor_msgs/BatteryState",
+            f"{v}/battery",
+            f"{m}.voltage, −{m}.current_total (discharge < 0), {m}.soc",
+            [f"{m}.voltage#{row}", f"{m}.current_total#{row}"]
+            + ([f"{m}.soc#{row}"] if has_soc else []),
+            build,
+            lay,
+            row,
+        )
 
     def _location_topic(self, row: int, v: str) -> Topic:
         lay = Layout()
@@ -557,13 +729,21 @@ class RunTopics:
             lat, lon = geo.local_to_latlon(pos[:, 1], pos[:, 0])
             return {"sec": s, "nanosec": ns, "lat": lat, "lon": lon, "alt": -pos[:, 2]}
 
-        return Topic(f"/{v}/location", "foxglove_msgs/LocationFix", f"{v}/base_link",
-                     "truth.pos at the scenario origin (altitude = −depth)",
-                     [f"truth.pos#{row}"], build, lay, row)
+        return Topic(
+            f"/{v}/location",
+            "foxglove_msgs/LocationFix",
+            f"{v}/base_link",
+            "truth.pos at the scenario origin (altitude = −depth)",
+            [f"truth.pos#{row}"],
+            build,
+            lay,
+            row,
+        )
 
     # encoding --------------------------------------------------------------------------
-    def encode(self, t: np.ndarray, values: dict[str, np.ndarray], meta: dict[str, Any],
-               first: bool) -> list[Batch]:
+    def encode(
+        self, t: np.ndarray, values: dict[str, np.ndarray], meta: dict[str, Any], first: bool
+    ) -> list[Batch]:
         """Encode the frames ``t`` (values (k, T, N) by signal) of every planned topic.
 
         ``first``: also the latched topics (``/tf_static``).
@@ -589,8 +769,9 @@ class RunTopics:
                 continue
             sub = {k: a[keep] for k, a in sig.items()}
             vals = topic.build(t[keep], sub)
-            out.append(Batch(topic.name, topic.pkg_type, t[keep],
-                             topic.layout.pack(int(keep.sum()), vals)))
+            out.append(
+                Batch(topic.name, topic.pkg_type, t[keep], topic.layout.pack(int(keep.sum()), vals))
+            )
         tracks = self._tracks(t, values)
         if tracks is not None:
             out.append(tracks)
@@ -616,9 +797,11 @@ class RunTopics:
             for p in self.plugins.get(block, []):
                 if f"{p['name']}.pos_std" in values:
                     sig[f"pos_std#{r}"] = values[f"{p['name']}.pos_std"][:, :, r].T
-        need = topic.needs if topic.row is not None else [
-            f"truth.pos#{r}" for r in range(len(self.entities))
-        ]
+        need = (
+            topic.needs
+            if topic.row is not None
+            else [f"truth.pos#{r}" for r in range(len(self.entities))]
+        )
         if any(n not in sig for n in need):
             return None
         return sig
@@ -627,8 +810,9 @@ class RunTopics:
     def _new_period(topic: Topic, t: np.ndarray) -> np.ndarray:
         rate = float(topic.rate_hz or 0.0)
         k = np.floor(t * rate + 1e-6)
-        prev = np.concatenate([[np.nan if topic._last_t is None else
-                                math.floor(topic._last_t * rate + 1e-6)], k[:-1]])
+        prev = np.concatenate(
+            [[np.nan if topic._last_t is None else math.floor(topic._last_t * rate + 1e-6)], k[:-1]]
+        )
         topic._last_t = float(t[-1]) if len(t) else topic._last_t
         return k != prev
 

@@ -57,13 +57,15 @@ class McapLog:
         self.topics = RunTopics(entities, manifest)
         self._fh = self.path.open("wb")
         self._w = Writer(self._fh, chunk_size=1 << 40, compression=CompressionType.ZSTD)
-        from marinesim import __version__
+        from marinesim.core.version import __version__
 
         self._w.start(profile="ros2", library=f"marinesim {__version__}; mcap {mcap.__version__}")
         self._w.add_metadata(
             "marinesim",
-            {k: str(manifest.get(k)) for k in ("marinesim_version", "scenario", "seed",
-                                                 "scenario_sha256", "origin")},
+            {
+                k: str(manifest.get(k))
+                for k in ("marinesim_version", "scenario", "seed", "scenario_sha256", "origin")
+            },
         )
         self._schemas: dict[str, int] = {}
         self._channels: dict[str, int] = {}
@@ -129,6 +131,9 @@ def write_batches(writer: Any, batches: list[Batch], channel: Any, seq: dict[int
         n = seq.get(cid, 0)
         seq[cid] = n + 1
         writer.add_message(
-            channel_id=cid, log_time=int(ns[k]), publish_time=int(ns[k]), sequence=n,
+            channel_id=cid,
+            log_time=int(ns[k]),
+            publish_time=int(ns[k]),
+            sequence=n,
             data=batches[i].data[int(pos[k])],
         )
