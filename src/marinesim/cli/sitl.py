@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from marinesim.cli.options import out_option
+from marinesim.core.errors import ConfigError
 
 __all__ = ["register"]
 
@@ -49,6 +50,19 @@ def sitl(
     ),
     max_frames: int | None = typer.Option(None, "--max-frames", help="Stop after N frames."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
+    fmt: str = typer.Option(
+        "parquet",
+        "--format",
+        help="Engine log format under --out: parquet (default), csv, both, or mcap (ROS 2 "
+        "topics for Foxglove/ros2 bag + Parquet).",
+        metavar="parquet|csv|both|mcap",
+    ),
+    live: bool = typer.Option(
+        False, "--live", help="Serve the run's ROS 2 topics over the Foxglove WebSocket protocol."
+    ),
+    live_port: int = typer.Option(
+        8765, "--live-port", help="TCP port of --live on loopback (0: any free port)."
+    ),
 ) -> None:
     """Serve a scenario's vehicle to ArduPilot SITL over SIM_JSON (lockstep, one tick per frame).
 
@@ -59,6 +73,24 @@ def sitl(
     from marinesim.interop.sitl.session import serve_scenario
 
     check_source(scenario)
+    from marinesim.io.log import FORMATS
+
+    if fmt not in FORMATS:
+        raise ConfigError(
+            f"unknown log format {fmt!r} (use {', '.join(FORMATS)})", param="--format"
+        )
+    if fmt != "parquet" and out is None:
+        raise ConfigError("--format needs -o/--out (the engine log goes there)", param="--format")
+    on_stream = None
+    if live:
+        if out is None:
+            raise ConfigError("--live needs -o/--out (it serves the streamed log)", param="--live")
+        from marinesim.io.mcap.live import attach_live
+
+        def on_stream(sim: Any) -> None:
+            srv = attach_live(sim, port=live_port, pace=False)  # SITL's lockstep sets the pace
+            typer.echo(f"live: Foxglove WebSocket on {srv.url}")
+
     wall0 = time.perf_counter()
     state = {"next": 10.0, "frames": 0}
 
@@ -91,7 +123,7 @@ def sitl(
             scenario, instance=instance, port=port, host=host, variables=var or (),
             sets=set_ or (), seed=seed, params=params, strict=strict, frame=frame,
             sq_min=sq_min, out=out, idle_exit=idle_exit, max_frames=max_frames,
-            on_bound=on_bound, on_frame=on_frame,
+            on_bound=on_bound, on_frame=on_frame, fmt=fmt, on_stream=on_stream,
         )  # fmt: skip
     except KeyboardInterrupt:
         typer.echo("marinesim sitl: interrupted", err=True)

@@ -57,6 +57,10 @@ class EnginePlant:
     stream_dir : path, optional
         Stream the engine's log there (:meth:`Simulation.stream_to`; memory stays flat over
         hours of SITL); after a SITL restart the next run goes to ``<stream_dir>-1``, ...
+    fmt : str
+        Log format of :meth:`Simulation.stream_to` (``parquet``, ``csv``, ``both``, ``mcap``).
+    on_stream : callable, optional
+        ``on_stream(sim)`` after each ``stream_to`` (e.g. to serve the run live).
     """
 
     def __init__(
@@ -65,8 +69,12 @@ class EnginePlant:
         servo_map: ServoMap | None = None,
         sq_min: float = 90.0,
         stream_dir: str | Path | None = None,
+        fmt: str = "parquet",
+        on_stream: Any = None,
     ) -> None:
         self.sim = sim
+        self.fmt = fmt
+        self.on_stream = on_stream
         self.stream_dir = None if stream_dir is None else Path(stream_dir)
         self.stream_dirs: list[Path] = []
         if not sim.blocks:
@@ -103,7 +111,9 @@ class EnginePlant:
             return
         n = len(self.stream_dirs)
         d = self.stream_dir if n == 0 else self.stream_dir.with_name(f"{self.stream_dir.name}-{n}")
-        self.stream_dirs.append(Path(self.sim.stream_to(d)))
+        self.stream_dirs.append(Path(self.sim.stream_to(d, self.fmt)))
+        if self.on_stream is not None:
+            self.on_stream(self.sim)
 
     def finish(self, reason: str = "SITL stopped") -> Any:
         """Finalise the engine run (log, manifest: status ``interrupted``, ``ended_by`` =

@@ -83,6 +83,8 @@ def serve_scenario(
     should_stop: Callable[[], bool] | None = None,
     on_bound: Callable[[int, EnginePlant, int], None] | None = None,
     on_frame: Callable[[Any, Any, int], None] | None = None,
+    fmt: str = "parquet",
+    on_stream: Callable[[Any], None] | None = None,
 ) -> dict[str, Any]:
     """Serve ``scenario`` to one SITL instance; return the session summary.
 
@@ -105,6 +107,11 @@ def serve_scenario(
         ``on_bound(port, plant, frame_config)`` once the port is bound.
     on_frame : callable, optional
         ``on_frame(packet, reply, sitl_time_us)`` after every physics frame.
+    fmt : str
+        Format of the engine log under ``out`` (``parquet``, ``csv``, ``both`` or ``mcap``).
+    on_stream : callable, optional
+        ``on_stream(sim)`` each time the engine log starts (the first run and after each SITL
+        restart), e.g. to serve it live.
     """
     from marinesim.interop.ardupilot import read_param_dump
     from marinesim.scenario import load_simulation
@@ -128,7 +135,12 @@ def serve_scenario(
     sq = sq_min if sq_min is not None else float(values.get("RNGFND_SQ_MIN", 90.0))
     out_dir = None if out is None else Path(out)
     plant = EnginePlant(
-        sim, smap, sq_min=sq, stream_dir=None if out_dir is None else out_dir / "engine"
+        sim,
+        smap,
+        sq_min=sq,
+        stream_dir=None if out_dir is None else out_dir / "engine",
+        fmt=fmt,
+        on_stream=on_stream,
     )
     log = TruthLog(plant, out_dir) if out_dir is not None else None
 

@@ -164,16 +164,19 @@ class LiveServer:
         self.server.stop()
 
 
-def attach_live(sim: Any, *, port: int = 8765, host: str = "127.0.0.1") -> LiveServer:
+def attach_live(
+    sim: Any, *, port: int = 8765, host: str = "127.0.0.1", pace: bool = True
+) -> LiveServer:
     """Serve ``sim``'s topics live: call after ``sim.stream_to(...)`` and before the run.
 
-    Paces the run at real time unless the scenario set ``time.time_warp``; flushes the log every
+    With ``pace``, paces the run at real time unless the scenario set ``time.time_warp`` (a run
+    driven by an external clock, SITL's lockstep, passes False); flushes the log every
     :data:`LIVE_FLUSH_S` while a client is subscribed.
     """
     writer = sim.log_writer
     if writer is None:
         raise ConfigError("the run must stream its log (stream_to) before serving it live")
-    if sim.clock.time_warp <= 0:
+    if pace and sim.clock.time_warp <= 0:
         sim.clock.time_warp = 1.0
     usual = sim.flush_s
 
