@@ -282,7 +282,8 @@ class Simulation:
     @property
     def log_writer(self) -> Any:
         """The run-log writer :meth:`stream_to` set up (None before): its ``taps`` list takes
-        more chunk consumers, e.g. the live Foxglove server of :mod:`marinesim.io.mcap.live`."""
+        more chunk consumers (e.g. a live viewer's server), each with ``write(t, values, meta)``
+        and ``finish(manifest)``."""
         return self._output.writer if self._output is not None else None
 
     @property
