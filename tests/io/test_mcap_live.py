@@ -142,9 +142,12 @@ def test_live_server_end_to_end(tmp_path: Path) -> None:
     clock = [(w, t * 1e-9) for w, s, t, _p in got if topics[s] == "/clock"]
     stamps = np.array([c[1] for c in clock])
     assert np.all(np.diff(stamps) > 0)
-    wall = clock[-1][0] - clock[0][0]
     sim = stamps[-1] - stamps[0]
     assert sim > 0.5 * END
-    # paced: never faster than the warp (an unpaced run goes > 10x here); a loaded machine
-    # may fall behind it
-    assert 0.5 * WARP < sim / wall < 1.25 * WARP
+    # paced: the rate at which simulation time reaches the client (slope of stamp against
+    # arrival time, after the first chunk, which can hold up to 2 s of frames flushed before
+    # the subscription) is the warp; an unpaced run goes > 10x here, a loaded machine may lag
+    late = stamps >= stamps[0] + 0.4 * sim
+    arrival = np.array([c[0] for c in clock])
+    rate = np.polyfit(arrival[late], stamps[late], 1)[0]
+    assert 0.5 * WARP < rate < 1.25 * WARP, (rate, sim, arrival[-1] - arrival[0])
