@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from marinesim.cli.options import out_option
+from marinesim.core.errors import ConfigError
 
 __all__ = ["register", "sitl_port_args"]
 
@@ -82,6 +83,19 @@ def sitl(
         help="Reference physics: Blue Robotics' t200_performance_10-20V.csv (not shipped; "
         "default $MARINESIM_T200_CSV).",
     ),
+    fmt: str = typer.Option(
+        "parquet",
+        "--format",
+        help="Engine log format under --out: parquet (default), csv, both, or mcap (ROS 2 "
+        "topics for Foxglove/ros2 bag + Parquet).",
+        metavar="parquet|csv|both|mcap",
+    ),
+    live: bool = typer.Option(
+        False, "--live", help="Serve the run's ROS 2 topics over the Foxglove WebSocket protocol."
+    ),
+    live_port: int = typer.Option(
+        8765, "--live-port", help="TCP port of --live on loopback (0: any free port)."
+    ),
 ) -> None:
     """Serve a scenario's vehicle to ArduPilot SITL over SIM_JSON (lockstep, one tick per frame).
 
@@ -93,12 +107,34 @@ def sitl(
 
     if physics == "engine":
         if scenario is None:
-            from marinesim.core.errors import ConfigError
-
             raise ConfigError(
                 "give a scenario (e.g. ardusub_sawtooth), or --physics reference", param="scenario"
             )
         check_source(scenario)
+    from marinesim.io.log import FORMATS
+
+    if fmt not in FORMATS:
+        raise ConfigError(
+            f"unknown log format {fmt!r} (use {', '.join(FORMATS)})", param="--format"
+        )
+    if fmt != "parquet" and out is None:
+        raise ConfigError("--format needs -o/--out (the engine log goes there)", param="--format")
+    if physics == "reference" and (fmt != "parquet" or live):
+        raise ConfigError(
+            "--format and --live write the engine log; the reference plant has none "
+            "(use --physics engine)",
+            param="--live" if live else "--format",
+        )
+    on_stream = None
+    if live:
+        if out is None:
+            raise ConfigError("--live needs -o/--out (it serves the streamed log)", param="--live")
+        from marinesim.io.mcap.live import attach_live
+
+        def on_stream(sim: Any) -> None:
+            srv = attach_live(sim, port=live_port, pace=False)  # SITL's lockstep sets the pace
+            typer.echo(f"live: Foxglove WebSocket on {srv.url}")
+
     wall0 = time.perf_counter()
     state = {"next": 10.0, "frames": 0}
 
@@ -145,6 +181,7 @@ def sitl(
             on_bound=on_bound, on_frame=on_frame, physics=physics, terrain=terrain,
             bathymetry=bathymetry, faults=sonar_fault or (), t200_csv=t200_csv,
             should_stop=lambda: received[0] if received else None,
+            fmt=fmt, on_stream=on_stream,
         )  # fmt: skip
     except KeyboardInterrupt:
         typer.echo("marinesim sitl: interrupted (logs and summary.json kept)", err=True)

@@ -9,6 +9,8 @@ A run directory holds
   ``pyarrow.parquet.read_table("log.parquet")`` reads everything up to the last flush;
   Every column carries its unit as Parquet field metadata (``b"unit"``, and ``b"signal"``,
   the signal it belongs to): ``pyarrow.parquet.read_schema(part).field("t").metadata``;
+* ``log.mcap`` (``fmt="mcap"``, beside the Parquet log) — the run as ROS 2 topics in a
+  rosbag2-compatible MCAP file, one MCAP chunk per flush (:mod:`marinesim.io.mcap`);
 * ``log.csv`` (only on request) — the same columns, appended chunk by chunk through Arrow's
   vectorised CSV writer; plain ``pandas.read_csv("log.csv")`` opens it (no comment lines, no
   units in the header: the column names are the Parquet ones);
@@ -54,7 +56,8 @@ __all__ = [
     "to_dataframe",
 ]
 
-FORMATS = ("csv", "parquet", "both")
+FORMATS = ("csv", "parquet", "both", "mcap")
+MCAP_FILE = "log.mcap"
 PARQUET_DIR = "log.parquet"
 CSV_FILE = "log.csv"
 UNITS_FILE = "units.csv"
@@ -191,9 +194,16 @@ class LogWriter:
     ----------
     directory : str or Path
         Checked with :func:`check_output_dir`; an earlier run's log there is replaced.
-    fmt : {"parquet", "csv", "both"}
+    fmt : {"parquet", "csv", "both", "mcap"}
+        ``mcap``: the Parquet log and ``log.mcap`` (ROS 2 topics, :mod:`marinesim.io.mcap`).
     entities : list of dict
         One dict per entity row (id, name, block, index, team).
+
+    Attributes
+    ----------
+    taps : list
+        More chunk consumers (e.g. the live Foxglove server): objects with
+        ``write(t, values, meta)`` and ``finish(manifest)``, called after each flush.
     """
 
     def __init__(
@@ -201,10 +211,16 @@ class LogWriter:
     ) -> None:
         if fmt not in FORMATS:
             raise ConfigError(
-                f"unknown log format {fmt!r} (use csv, parquet or both)", param="--format"
+                f"unknown log format {fmt!r} (use csv, parquet, both or mcap)", param="--format"
             )
         self.dir = check_output_dir(directory)
-        self.fmt = fmt
+        self.want_mcap = fmt == "mcap"
+        if self.want_mcap:
+            from marinesim.io.mcap import require
+
+            require("mcap")
+        self.fmt = "parquet" if self.want_mcap else fmt
+        self.taps: list[Any] = []
         self.entities = list(entities)
         self.n = len(self.entities)
         self.meta: dict[str, tuple[str, tuple[str, ...]]] = {}
@@ -228,7 +244,7 @@ class LogWriter:
             pq_dir.unlink()
         elif pq_dir.is_dir():
             shutil.rmtree(pq_dir)
-        for name in (CSV_FILE, "metrics.csv"):
+        for name in (CSV_FILE, "metrics.csv", MCAP_FILE):
             (self.dir / name).unlink(missing_ok=True)
         if self.fmt in ("parquet", "both"):
             pq_dir.mkdir()
@@ -258,6 +274,11 @@ class LogWriter:
             csv.writer(fh).writerow(["t", "entity", "severity", "kind", "text"])
         self.files["events"] = p
         self.files["manifest"] = self.dir / "manifest.json"
+        if self.want_mcap:
+            from marinesim.io.mcap.writer import McapLog
+
+            self.taps.insert(0, McapLog(self.dir / MCAP_FILE, self.entities, manifest))
+            self.files["log_mcap"] = self.dir / MCAP_FILE
         self.write_manifest(manifest)
 
     def _entity_arrays(self, tc: int) -> tuple[Any, Any]:
@@ -299,6 +320,8 @@ class LogWriter:
                 self._write_part(table, chunk.first_frame)
             if self.fmt in ("csv", "both"):
                 self._append_csv(table, header=self.frames == 0 and chunk.first_frame == 0)
+            for tap in self.taps:
+                tap.write(np.asarray(chunk.t), chunk.values, self.meta)
             self.frames = chunk.first_frame + len(chunk.t)
         except OSError as exc:
             self.broken = exc
@@ -437,6 +460,11 @@ class LogWriter:
                 self.files["metrics"] = p
         except OSError as exc:
             man.setdefault("log_error", f"{type(exc).__name__}: {exc}")
+        for tap in self.taps:
+            try:
+                tap.finish(man)
+            except OSError as exc:
+                man.setdefault("log_error", f"{type(exc).__name__}: {exc}")
         self.write_manifest(man)
         return dict(self.files)
 
@@ -462,7 +490,7 @@ def save_run(result: RunResult, directory: str | Path, *, fmt: str = "both") -> 
 
     if fmt not in FORMATS:
         raise ConfigError(
-            f"unknown log format {fmt!r} (use csv, parquet or both)", param="--format"
+            f"unknown log format {fmt!r} (use csv, parquet, both or mcap)", param="--format"
         )
     if result.log_dir is not None and Path(directory).resolve() == result.log_dir.resolve():
         raise ConfigError(f"{str(directory)!r} already holds this run's log", param="--out")

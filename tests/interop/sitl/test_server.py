@@ -232,3 +232,38 @@ def test_params_set_the_servo_map(tmp_path):
     heavy = ServoMap.from_params(6, {}).on_heavy()
     assert heavy.channels == (0, 1, 2, 3, 4, 5, 4, 5)
     Path(tmp_path).joinpath("ok").write_text("")
+
+
+def test_cli_sitl_format_mcap_and_live(tmp_path, capsys):
+    """``marinesim sitl --format mcap --live``: the engine log is also a ROS 2 MCAP, and the
+    live server starts (on a free loopback port) without pacing the lockstep."""
+    pytest.importorskip("mcap")
+    pytest.importorskip("foxglove")
+    from marinesim.io.mcap.reader import read_messages
+
+    port = _free_port()
+    out = tmp_path / "run"
+    rc: list[int] = []
+    args = ["sitl", "ardusub_trapezoid", "--port", str(port), "--idle-exit", "0.5", "-o",
+            str(out), "--var", "delay=0.5", "-q", "--format", "mcap", "--live",
+            "--live-port", "0"]  # fmt: skip
+    th = threading.Thread(target=lambda: rc.append(main(args)), daemon=True)
+    th.start()
+    sitl = FakeSitl(port)
+    r = None
+    for _ in range(100):
+        r = sitl.frame(0, timeout=0.2)
+        if r is not None:
+            break
+    assert r is not None
+    for i in range(1, 400):
+        sitl.frame(i)
+    sitl.close()
+    th.join(60)
+    captured = capsys.readouterr()
+    assert rc == [0], captured.err
+    assert "live: Foxglove WebSocket on ws://127.0.0.1:" in captured.out
+    msgs = read_messages(out / "engine" / "log.mcap")
+    topics = {topic for topic, _typ, _t, _m in msgs}
+    assert msgs.note is None
+    assert {"/clock", "/tf", "/bluerov2_0/odom/truth", "/bluerov2_0/battery"} <= topics

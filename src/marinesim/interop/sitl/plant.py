@@ -61,6 +61,10 @@ class EnginePlant:
     stream_dir : path, optional
         Stream the engine's log there (:meth:`Simulation.stream_to`; memory stays flat over
         hours of SITL); after a SITL restart the next run goes to ``<stream_dir>-1``, ...
+    fmt : str
+        Log format of :meth:`Simulation.stream_to` (``parquet``, ``csv``, ``both``, ``mcap``).
+    on_stream : callable, optional
+        ``on_stream(sim)`` after each ``stream_to`` (e.g. to serve the run live).
     """
 
     def __init__(
@@ -71,11 +75,15 @@ class EnginePlant:
         stream_dir: str | Path | None = None,
         faults: Sequence[Any] = (),
         out_of_range: float = 99.0,
+        fmt: str = "parquet",
+        on_stream: Any = None,
     ) -> None:
         self.sim = sim
         #: scripted sonar faults ``(kind, t0, t1)`` on the reply time (SonarFault objects)
         self.faults = [(f.kind, float(f.t0), float(f.t1)) for f in faults]
         self.out_of_range = float(out_of_range)
+        self.fmt = fmt
+        self.on_stream = on_stream
         self.stream_dir = None if stream_dir is None else Path(stream_dir)
         self.stream_dirs: list[Path] = []
         self._bind()
@@ -119,7 +127,9 @@ class EnginePlant:
             return
         n = len(self.stream_dirs)
         d = self.stream_dir if n == 0 else self.stream_dir.with_name(f"{self.stream_dir.name}-{n}")
-        self.stream_dirs.append(Path(self.sim.stream_to(d)))
+        self.stream_dirs.append(Path(self.sim.stream_to(d, self.fmt)))
+        if self.on_stream is not None:
+            self.on_stream(self.sim)
 
     def finish(self, reason: str = "SITL stopped") -> Any:
         """Finalise the engine run (log, manifest: status ``interrupted``, ``ended_by`` =

@@ -220,6 +220,8 @@ def serve_scenario(
     bathymetry: str | None = None,
     faults: Sequence[str] = (),
     t200_csv: str | Path | None = None,
+    fmt: str = "parquet",
+    on_stream: Callable[[Any], None] | None = None,
 ) -> dict[str, Any]:
     """Serve ``scenario`` to one SITL instance; return the session summary.
 
@@ -259,6 +261,11 @@ def serve_scenario(
         Scripted sonar faults ``KIND:START:END`` (kinds nan, zero, out_of_range).
     t200_csv : path, optional
         Reference physics: Blue Robotics' T200 table (default ``$MARINESIM_T200_CSV``).
+    fmt : str
+        Format of the engine log under ``out`` (``parquet``, ``csv``, ``both`` or ``mcap``).
+    on_stream : callable, optional
+        ``on_stream(sim)`` each time the engine log starts (the first run and after each SITL
+        restart), e.g. to serve it live.
     """
     from marinesim.interop.ardupilot import read_param_dump
     from marinesim.scenario import load_simulation
@@ -309,7 +316,7 @@ def serve_scenario(
         sq = sq_min if sq_min is not None else float(values.get("RNGFND_SQ_MIN", 90.0))
         plant = EnginePlant(
             sim, smap, sq_min=sq, stream_dir=None if out_dir is None else out_dir / "engine",
-            faults=fault_list,
+            faults=fault_list, fmt=fmt, on_stream=on_stream,
         )  # fmt: skip
         name = sim.name
     else:
