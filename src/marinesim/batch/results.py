@@ -91,7 +91,7 @@ def split_replicas(
     return out
 
 
-def run_log(result: Any, replica: int | None, every: int = 1) -> Any:
+def run_log(result: Any, replica: int | None, every: int = 1, frames: Any = None) -> Any:
     """The track log of one run (pandas DataFrame: t, entity, signal components).
 
     Parameters
@@ -101,15 +101,19 @@ def run_log(result: Any, replica: int | None, every: int = 1) -> Any:
         Replica to take from a stacked result (None: every row, a single run).
     every : int
         Keep every ``every``-th frame (the last frame is always kept).
+    frames : array of int, optional
+        The run's own frames among the recorded ones (a stacked world that ended early:
+        :func:`marinesim.engine.worlds.world_frames`); default every frame.
     """
     import pandas as pd
 
     t = np.asarray(result.t)
-    if len(t) == 0:
+    own = np.arange(len(t)) if frames is None else np.asarray(frames, dtype=np.int64)
+    if len(own) == 0:
         return pd.DataFrame({"t": np.zeros(0), "entity": np.zeros(0, dtype=object)})
-    frames = np.arange(0, len(t), max(int(every), 1))
-    if frames[-1] != len(t) - 1:
-        frames = np.append(frames, len(t) - 1)
+    frames = own[:: max(int(every), 1)]
+    if frames[-1] != own[-1]:
+        frames = np.append(frames, own[-1])
     rows, names = [], []
     for i, e in enumerate(result.entities):
         base, rep = _base(str(e["name"]))
