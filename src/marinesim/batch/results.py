@@ -77,16 +77,22 @@ def split_replicas(
                 if r["metric"] == src and r.get("team") == tr.get("team"):
                     total = total + float(r["value"])
             extra.append({**tr, "value": total})
-        # keep the plugin's order: team rows follow the entity rows of their plugin
-        merged: list[dict[str, Any]] = []
-        for r in lst:
-            merged.append(r)
+        # the order of the replica's own run: team rows follow the last row of their plugin
         seen: set[tuple[Any, ...]] = set()
+        tail: dict[Any, list[dict[str, Any]]] = {}
         for tr in extra:
             key = (tr.get("plugin"), tr["metric"], tr.get("entity"))
             if key not in seen:
                 seen.add(key)
-                merged.append(tr)
+                tail.setdefault(tr.get("plugin"), []).append(tr)
+        merged: list[dict[str, Any]] = []
+        for i, r in enumerate(lst):
+            merged.append(r)
+            plug = r.get("plugin")
+            if i + 1 == len(lst) or lst[i + 1].get("plugin") != plug:
+                merged.extend(tail.pop(plug, []))
+        for rest in tail.values():
+            merged.extend(rest)
         out[rep] = merged
     return out
 
