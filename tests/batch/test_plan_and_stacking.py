@@ -42,9 +42,12 @@ def test_scenario_replicas_key_stacks_and_coupled_scenarios_are_refused() -> Non
     # contacts and min_separation are world-aware (tests/batch/test_stack_coupled.py) and
     # all_done is evaluated per world (tests/batch/test_worlds.py); a metric end condition
     # reads one value for the whole simulation and still couples the replicas
-    assert stack_problems(
-        load_scenario("auv_survey_ins", sets={"end_conditions": ["time", "all_done"]})
-    ) == []
+    assert (
+        stack_problems(
+            load_scenario("auv_survey_ins", sets={"end_conditions": ["time", "all_done"]})
+        )
+        == []
+    )
     sc = load_scenario(
         "auv_survey_ins",
         sets={"replicas": 2, "end_conditions": ["time", {"metric": "cpa", "op": "<", "value": 1}]},

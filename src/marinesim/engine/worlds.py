@@ -135,8 +135,7 @@ class Worlds:
 
     def _one_team(self) -> NDArray[np.bool_]:
         pairs = [
-            b.world[b.active] * (1 << 32) + (b.team[b.active] & 0xFFFFFFFF)
-            for b in self.sim.blocks
+            b.world[b.active] * (1 << 32) + (b.team[b.active] & 0xFFFFFFFF) for b in self.sim.blocks
         ]
         uniq = np.unique(np.concatenate(pairs)) if pairs else np.zeros(0, np.int64)
         return self._count([uniq >> 32]) <= 1
@@ -262,11 +261,7 @@ class Worlds:
     def _harvest(self, new: NDArray[np.bool_]) -> None:
         """Metric summaries of the worlds ``new`` now, on copies of the plugins' states."""
         sim = self.sim
-        slots = [
-            s
-            for s in sim.world_slots
-            if s.plugin.kind == "metric" and "summary" in s.hooks
-        ]
+        slots = [s for s in sim.world_slots if s.plugin.kind == "metric" and "summary" in s.hooks]
         if not slots:
             return
         reps = {self.replicas[w] for w in np.flatnonzero(new)}

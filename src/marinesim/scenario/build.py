@@ -431,9 +431,7 @@ def stack_problems(sc: LoadedScenario) -> list[str]:
                 cls = registry_get("sensor", entry.plugin)
             except ConfigError:
                 continue  # reported by the build
-            if getattr(cls, "reads_all_truth", False) and not _world_aware(
-                "sensor", entry.plugin
-            ):
+            if getattr(cls, "reads_all_truth", False) and not _world_aware("sensor", entry.plugin):
                 out.append(
                     f"sensor {ent.name}.{entry.name or entry.plugin} observes other entities"
                 )
