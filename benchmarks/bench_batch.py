@@ -178,12 +178,12 @@ def main() -> int:
         baseline_extrapolated_cpu_s=base_cpu,
         batch_stacked_2_workers_s=w2,
         batch_stacked_2_workers_cpu_s=c2,
-        batch_stacked_1_worker_s=w1,
-        batch_stacked_1_worker_cpu_s=c1,
+        batch_stacked_1_worker_s=None if a.no_scaling else w1,
+        batch_stacked_1_worker_cpu_s=None if a.no_scaling else c1,
         identical_1w_2w_stacked_single=True,
         speedup_stacked=base_total / w2,
         cpu_ratio_stacked=base_cpu / c2,
-        dask_scaling_1_to_2_workers=w1 / w2,
+        dask_scaling_1_to_2_workers=None if a.no_scaling else w1 / w2,
         loadavg_end=os.getloadavg(),
     )
     print(
