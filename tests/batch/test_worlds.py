@@ -177,3 +177,26 @@ def test_a_metric_end_condition_still_couples_worlds() -> None:
     ]
     with pytest.raises(ConfigError, match="2 replicas cannot share one simulation"):
         build_simulation(sc)
+
+
+@pytest.mark.parametrize("cond", ["all_inactive", "one_team"])
+def test_all_inactive_and_one_team_end_one_world_only(cond: str) -> None:
+    sc = load_scenario(
+        "auv_survey_ins",
+        sets={"time.end": 4, "end_conditions": ["time", cond], "entities.dr_auv.team": 2},
+    )
+    sim = build_simulation(sc, replicas=[3, 1, 4])
+    sim.step(2)
+    assert not sim.worlds.frozen.any()
+    for blk in sim.blocks:  # world 1 (replica 1) loses its dr_auv, or every vehicle
+        if cond == "all_inactive" or blk.name == "dr_auv":
+            blk.active = blk.active & (blk.world != 1)
+    assert sim.step(1) == 1  # the other worlds go on
+    assert sim.worlds.frozen.tolist() == [False, True, False]
+    assert sim.worlds.ended_by == [None, cond, None]
+    k = int(sim.worlds.ended_tick[1])
+    pos = sim.block("ins_auv").truth.pos[1].copy()
+    res = sim.run()
+    assert res.manifest["worlds"]["ended_by"] == ["time", cond, "time"]
+    assert res.manifest["worlds"]["ended_tick"][1] == k < res.manifest["ended_tick"]
+    assert np.array_equal(sim.block("ins_auv").truth.pos[1], pos)  # frozen where it ended
