@@ -30,7 +30,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from marinesim.core.state import VehicleState
-from marinesim.engine.schedule import call
 from marinesim.engine.validate import OPS, MetricCondition
 
 if TYPE_CHECKING:
@@ -270,17 +269,23 @@ class Worlds:
         k = sim.clock.k
         t = sim.clock.t
         for slot in slots:
+            # the hook runs on the live state dict, then gets its copy back; no inbox is
+            # consumed, no call counted, the streams are put back
             saved = copy.deepcopy(dict(slot.state))
-            calls = dict(slot.calls)
+            rng = slot.rng.state() if slot.rng is not None else None
+            ctx = slot.ctx
+            ctx.t, ctx.tick, ctx.t_next = t, k, sim.clock.time_of(k + 1)  # type: ignore[union-attr]
+            ctx.events.t = t  # type: ignore[union-attr]
             try:
-                call(slot, "summary", t, k, sim.clock.time_of(k + 1))
+                slot.fns["summary"](ctx, slot.rng)
                 for r in slot.state.get("summary", []) or []:
                     if isinstance(r, dict):
                         state_rows.append({"plugin": slot.plugin.name, **r})
             finally:
                 slot.state.clear()
                 slot.state.update(saved)
-                slot.calls = calls
+                if rng is not None:
+                    slot.rng.set_state(rng)
         added = sim._metric_rows[n_rows:]
         del sim._metric_rows[n_rows:]
         # keep the summary events of the ended worlds only
