@@ -15,12 +15,21 @@ the CPU ratio is what the batch saves whatever the load.
    (Dask scaling).
 3. **identity**: the runs table of a small batch with 1 worker, 2 workers and one simulation
    per run (``chunk=1``) must be identical (exact comparison).
+4. **engine throughput** (``--vehicles N``): the scenario's plugins over about N vehicles in
+   one simulation (N / V stacked worlds of the scenario's V vehicles), vehicle-steps per second
+   of wall time over ``--steps`` ticks after one warm-up tick (build excluded).
+
+``--scenario demo_survey`` measures the world axis (docs/guide/worlds.md): its worlds end on
+``all_done`` at different ticks and are frozen while the others go on; ``--end 0`` keeps the
+scenario's own end time.
 
 Usage::
 
     python benchmarks/bench_batch.py --quick            # 40 replicas x 60 s, about 2 min
     python benchmarks/bench_batch.py                    # 1000 replicas x 600 s
     python benchmarks/bench_batch.py --replicas 200 --json benchmarks/results/batch.json
+    python benchmarks/bench_batch.py --scenario demo_survey --end 0 --replicas 1000 \
+        --no-scaling --vehicles 10000 --json benchmarks/results/batch_worlds.json
 """
 
 from __future__ import annotations
@@ -52,6 +61,8 @@ def _cpu() -> float:
 
 
 def _baseline(end: float, sample: int, tmp: Path) -> tuple[float, float]:
+    """Mean wall and CPU seconds of one separate ``marinesim run`` process (``end`` 0: the
+    scenario's own end time)."""
     exe = shutil.which("marinesim") or str(Path(sys.executable).with_name("marinesim"))
     times = []
     c0 = _cpu()
@@ -62,8 +73,7 @@ def _baseline(end: float, sample: int, tmp: Path) -> tuple[float, float]:
                 exe,
                 "run",
                 SCENARIO,
-                "--set",
-                f"time.end={end}",
+                *(["--set", f"time.end={end}"] if end else []),
                 "--seed",
                 str(1000 + k),
                 "--no-progress",
@@ -89,18 +99,51 @@ def _timed(**kw: object) -> tuple[float, pd.DataFrame, float, float]:
     return wall, res.runs, _cpu() - c0, sum(per_run) / max(len(per_run), 1)
 
 
+def _engine_rate(vehicles: int, steps: int) -> dict[str, float]:
+    """Vehicle-steps per second of the scenario's plugins over about ``vehicles`` vehicles
+    (stacked worlds of the scenario), in this process."""
+    from marinesim.scenario import load_scenario
+    from marinesim.scenario.build import build_simulation
+
+    sc = load_scenario(SCENARIO)
+    per = sum(e.count for e in sc.model.entities)
+    worlds = max(1, round(vehicles / per))
+    sim = build_simulation(sc, replicas=list(range(worlds)))
+    n = sum(b.n for b in sim.blocks)
+    sim.step(1)  # start hooks and first tick
+    t0, c0 = time.perf_counter(), time.process_time()
+    done = sim.step(steps)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {
+        "vehicles": n,
+        "worlds": worlds,
+        "ticks": done,
+        "vehicle_steps_per_s": n * done / wall,
+        "vehicle_steps_per_cpu_s": n * done / cpu,
+    }
+
+
 def main() -> int:
+    global SCENARIO
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="40 replicas x 60 s")
     ap.add_argument("--replicas", type=int, default=1000)
-    ap.add_argument("--end", type=float, default=600.0, help="simulated time per run [s]")
+    ap.add_argument(
+        "--end", type=float, default=600.0, help="simulated time per run [s] (0: the scenario's)"
+    )
+    ap.add_argument("--scenario", default=SCENARIO, help="bundled scenario")
+    ap.add_argument("--no-scaling", action="store_true", help="skip the 1-worker batch")
+    ap.add_argument("--vehicles", type=int, default=0, help="engine throughput at N vehicles")
+    ap.add_argument("--steps", type=int, default=50, help="ticks timed for --vehicles")
     ap.add_argument("--sample", type=int, default=3, help="separate processes timed")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args()
     if a.quick:
         a.replicas, a.end, a.sample = 40, 60.0, 2
+    SCENARIO = a.scenario
     tmp = Path(tempfile.mkdtemp(prefix="bench_batch-"))
     out: dict[str, object] = {
+        "scenario": SCENARIO,
         "replicas": a.replicas,
         "end_s": a.end,
         "cpus": os.cpu_count(),
@@ -111,17 +154,21 @@ def main() -> int:
         per_proc, per_proc_cpu = _baseline(a.end, a.sample, tmp)
         base_total = a.replicas * per_proc / 2  # two processes at a time on 2 cores
         base_cpu = a.replicas * per_proc_cpu
-        sets = {"time.end": a.end}
+        sets = {"time.end": a.end} if a.end else {}
         w2, runs2, c2, _ = _timed(outdir=tmp / "w2", replicas=a.replicas, sets=sets, workers=2)
-        w1, runs1, c1, _ = _timed(outdir=tmp / "w1", replicas=a.replicas, sets=sets, workers=1)
-        pd.testing.assert_frame_equal(runs1, runs2, check_exact=True)
+        w1, c1 = float("nan"), float("nan")
+        if not a.no_scaling:
+            w1, runs1, c1, _ = _timed(outdir=tmp / "w1", replicas=a.replicas, sets=sets, workers=1)
+            pd.testing.assert_frame_equal(runs1, runs2, check_exact=True)
         n_id = min(a.replicas, 8)
-        small = {**sets, "time.end": min(a.end, 60.0)}
+        small = {**sets, "time.end": min(a.end or 60.0, 60.0)}
         _, i1, _, _ = _timed(outdir=tmp / "i1", replicas=n_id, sets=small, workers=1)
         _, i2, _, _ = _timed(outdir=tmp / "i2", replicas=n_id, sets=small, workers=2)
         _, ic, _, _ = _timed(outdir=tmp / "ic", replicas=n_id, sets=small, workers=2, chunk=1)
         pd.testing.assert_frame_equal(i1, i2, check_exact=True)
         pd.testing.assert_frame_equal(i1, ic, check_exact=True)
+        if a.vehicles:
+            out["engine"] = _engine_rate(a.vehicles, a.steps)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     out.update(
@@ -131,16 +178,16 @@ def main() -> int:
         baseline_extrapolated_cpu_s=base_cpu,
         batch_stacked_2_workers_s=w2,
         batch_stacked_2_workers_cpu_s=c2,
-        batch_stacked_1_worker_s=w1,
-        batch_stacked_1_worker_cpu_s=c1,
+        batch_stacked_1_worker_s=None if a.no_scaling else w1,
+        batch_stacked_1_worker_cpu_s=None if a.no_scaling else c1,
         identical_1w_2w_stacked_single=True,
         speedup_stacked=base_total / w2,
         cpu_ratio_stacked=base_cpu / c2,
-        dask_scaling_1_to_2_workers=w1 / w2,
+        dask_scaling_1_to_2_workers=None if a.no_scaling else w1 / w2,
         loadavg_end=os.getloadavg(),
     )
     print(
-        f"{a.replicas} replicas x {a.end:g} s of {SCENARIO} (cpus {out['cpus']}, load {out['loadavg_start']})"
+        f"{a.replicas} replicas x {a.end or 'own end'} s of {SCENARIO} (cpus {out['cpus']}, load {out['loadavg_start']})"
     )
     print(
         f"  separate 'marinesim run' processes: {per_proc:.2f} s ({per_proc_cpu:.2f} s CPU) each"
@@ -155,6 +202,14 @@ def main() -> int:
         f"workers: {w1 / w2:.2f}x"
     )
     print("  runs table identical for 1 worker, 2 workers, stacked and one simulation per run: yes")
+    if a.vehicles:
+        e = out["engine"]
+        assert isinstance(e, dict)
+        print(
+            f"  engine: {e['vehicles']} vehicles ({e['worlds']} worlds), {e['ticks']} ticks: "
+            f"{e['vehicle_steps_per_s']:.3g} vehicle-steps/s "
+            f"({e['vehicle_steps_per_cpu_s']:.3g} per CPU s)"
+        )
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
         a.json.write_text(json.dumps(out, indent=1, default=str))

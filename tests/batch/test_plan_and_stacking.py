@@ -39,13 +39,21 @@ def test_stacked_replicas_equal_single_runs_bit_for_bit() -> None:
 def test_scenario_replicas_key_stacks_and_coupled_scenarios_are_refused() -> None:
     sim = build_simulation(load_scenario(SMALL, sets={"replicas": 3}))
     assert sim.blocks[0].n == 6
-    # contacts and min_separation are replica-aware (tests/batch/test_stack_coupled.py); an
-    # end condition over every entity still couples the replicas
+    # contacts and min_separation are world-aware (tests/batch/test_stack_coupled.py) and
+    # all_done is evaluated per world (tests/batch/test_worlds.py); a metric end condition
+    # reads one value for the whole simulation and still couples the replicas
+    assert (
+        stack_problems(
+            load_scenario("auv_survey_ins", sets={"end_conditions": ["time", "all_done"]})
+        )
+        == []
+    )
     sc = load_scenario(
-        "auv_survey_ins", sets={"replicas": 2, "end_conditions": ["time", "all_done"]}
+        "auv_survey_ins",
+        sets={"replicas": 2, "end_conditions": ["time", {"metric": "cpa", "op": "<", "value": 1}]},
     )
     problems = stack_problems(sc)
-    assert problems == ["end condition 'all_done' looks at every entity of the simulation"]
+    assert problems == ["end condition 'metric cpa' reads one value for the whole simulation"]
     with pytest.raises(
         ConfigError, match="replicas: 2 replicas cannot share one simulation.*marinesim batch"
     ):

@@ -77,21 +77,27 @@ def split_replicas(
                 if r["metric"] == src and r.get("team") == tr.get("team"):
                     total = total + float(r["value"])
             extra.append({**tr, "value": total})
-        # keep the plugin's order: team rows follow the entity rows of their plugin
-        merged: list[dict[str, Any]] = []
-        for r in lst:
-            merged.append(r)
+        # the order of the replica's own run: team rows follow the last row of their plugin
         seen: set[tuple[Any, ...]] = set()
+        tail: dict[Any, list[dict[str, Any]]] = {}
         for tr in extra:
             key = (tr.get("plugin"), tr["metric"], tr.get("entity"))
             if key not in seen:
                 seen.add(key)
-                merged.append(tr)
+                tail.setdefault(tr.get("plugin"), []).append(tr)
+        merged: list[dict[str, Any]] = []
+        for i, r in enumerate(lst):
+            merged.append(r)
+            plug = r.get("plugin")
+            if i + 1 == len(lst) or lst[i + 1].get("plugin") != plug:
+                merged.extend(tail.pop(plug, []))
+        for rest in tail.values():
+            merged.extend(rest)
         out[rep] = merged
     return out
 
 
-def run_log(result: Any, replica: int | None, every: int = 1) -> Any:
+def run_log(result: Any, replica: int | None, every: int = 1, frames: Any = None) -> Any:
     """The track log of one run (pandas DataFrame: t, entity, signal components).
 
     Parameters
@@ -101,15 +107,19 @@ def run_log(result: Any, replica: int | None, every: int = 1) -> Any:
         Replica to take from a stacked result (None: every row, a single run).
     every : int
         Keep every ``every``-th frame (the last frame is always kept).
+    frames : array of int, optional
+        The run's own frames among the recorded ones (a stacked world that ended early:
+        :func:`marinesim.engine.worlds.world_frames`); default every frame.
     """
     import pandas as pd
 
     t = np.asarray(result.t)
-    if len(t) == 0:
+    own = np.arange(len(t)) if frames is None else np.asarray(frames, dtype=np.int64)
+    if len(own) == 0:
         return pd.DataFrame({"t": np.zeros(0), "entity": np.zeros(0, dtype=object)})
-    frames = np.arange(0, len(t), max(int(every), 1))
-    if frames[-1] != len(t) - 1:
-        frames = np.append(frames, len(t) - 1)
+    frames = own[:: max(int(every), 1)]
+    if frames[-1] != own[-1]:
+        frames = np.append(frames, own[-1])
     rows, names = [], []
     for i, e in enumerate(result.entities):
         base, rep = _base(str(e["name"]))

@@ -1,8 +1,9 @@
 """What one Dask task does: build and run the simulations of a group of runs, in one process.
 
-A task holds runs of one design point.  When the scenario allows it (no plugin couples
-entities, :func:`marinesim.scenario.build.stack_problems`), its replicas are stacked as extra
-rows of one simulation, so they cost one batched step; otherwise, or when the stacked
+A task holds runs of one design point.  When the scenario allows it (nothing couples the
+worlds, :func:`marinesim.scenario.build.stack_problems`), its replicas are stacked as worlds
+of one simulation (docs/guide/worlds.md), so they cost one batched step; each world ends on
+its own and its log and record are cut where its own run ends; otherwise, or when the stacked
 simulation fails or diverges, each run is simulated on its own so that every run gets its own
 status and error.  Results never depend on the grouping: replica r uses stream keys starting
 with r either way.
@@ -20,6 +21,7 @@ import numpy as np
 from marinesim.batch.plan import BatchSource, RunSpec
 from marinesim.batch.results import LOG_SIGNALS, metric_columns, run_log, split_replicas
 from marinesim.core.errors import ConfigError, MarinesimError
+from marinesim.engine.worlds import world_frames
 
 __all__ = ["RunOutput", "Task", "run_task"]
 
@@ -58,9 +60,9 @@ def _record(spec: RunSpec, seed: int, status: str, error: str = "", **extra: Any
     }
 
 
-def _every(result: Any, log_every_s: float | None) -> int:
-    """Frames to step so the log keeps one frame per ``log_every_s`` of the recorded frames."""
-    t = np.asarray(result.t)
+def _every(t: Any, log_every_s: float | None) -> int:
+    """Frames to step so the log keeps one frame per ``log_every_s`` of the frames ``t``."""
+    t = np.asarray(t)
     if log_every_s is None or log_every_s <= 0 or len(t) < 2:
         return 1
     return max(1, int(round(log_every_s / float(np.median(np.diff(t))))))
@@ -84,11 +86,10 @@ def _outputs(
     result: Any,
     stacked: bool,
     log_every_s: float | None,
-    every: int,
 ) -> list[RunOutput]:
     status = result.status
-    ended = result.manifest.get("ended_by") or ""
-    t_end = float(result.t[-1]) if len(result.t) else float("nan")
+    t_all = np.asarray(result.t)
+    worlds = result.manifest.get("worlds") if stacked else None
     per = split_replicas(result.metrics, [s.replica for s in specs]) if stacked else None
     out = []
     for s in specs:
@@ -98,9 +99,27 @@ def _outputs(
         if status == "diverged":
             div = [e.text for e in result.events if e.kind == "NumericalError"]
             err = div[0] if div else "non-finite state"
+        if worlds is not None:  # the replica's own frames, ending and end time
+            w = worlds["replicas"].index(s.replica)
+            frames = world_frames(
+                t_all,
+                worlds["ended_tick"][w],
+                int(result.manifest.get("log_every_ticks", 1)),
+                float(result.manifest["dt"]),
+            )
+            ended = worlds["ended_by"][w] or ""
+        else:
+            frames = np.arange(len(t_all))
+            ended = result.manifest.get("ended_by") or ""
+        t_end = float(t_all[frames[-1]]) if len(frames) else float("nan")
         rec = _record(s, seed, status, err, ended_by=ended, t_end=t_end, **vals)
         log = (
-            run_log(result, s.replica if stacked else None, every)
+            run_log(
+                result,
+                s.replica if stacked else None,
+                _every(t_all[frames], log_every_s),
+                frames=frames,
+            )
             if log_every_s is not None
             else None
         )
@@ -121,7 +140,7 @@ def _single(source: BatchSource, spec: RunSpec, log_every_s: float | None) -> Ru
         return _failed(spec, source.seed, exc)
     except Exception as exc:  # a plugin bug: this run failed, the batch goes on
         return _failed(spec, source.seed, exc)
-    return _outputs([spec], source.seed, result, False, log_every_s, _every(result, log_every_s))[0]
+    return _outputs([spec], source.seed, result, False, log_every_s)[0]
 
 
 def _failed(spec: RunSpec, seed: int, exc: BaseException) -> RunOutput:
@@ -156,14 +175,7 @@ def run_task(source: BatchSource, task: Task) -> list[RunOutput]:
             )
             result = sim.run()
             if result.status == "completed":
-                outs = _outputs(
-                    specs,
-                    source.seed,
-                    result,
-                    True,
-                    task.log_every_s,
-                    _every(result, task.log_every_s),
-                )
+                outs = _outputs(specs, source.seed, result, True, task.log_every_s)
         except Exception:  # noqa: BLE001 - re-run one by one to attribute the failure
             outs = None
     if outs is None:

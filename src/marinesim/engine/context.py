@@ -114,6 +114,16 @@ class HookContext:
         return int(self._slot.period)
 
     @property
+    def world(self) -> NDArray[np.int64]:
+        """(N,) world (stacked replica position 0..R-1) of every row; all 0 for one world."""
+        return self._ro(self._block.world)
+
+    @property
+    def n_worlds(self) -> int:
+        """Worlds R stacked in the simulation (1 unless replicas are stacked)."""
+        return int(self._sim.n_worlds)
+
+    @property
     def n(self) -> int:
         """Rows of the block."""
         return self._block.n if self._block is not None else 0
@@ -387,6 +397,8 @@ class TruthView:
         Replica of every row (stacked replicas, §10.5; else the simulation's replica).
     stacked : bool
         Whether the block holds stacked replicas.
+    world : ndarray of int, shape (N,)
+        World (stack position 0..R-1) of every row.
     """
 
     def __init__(self, block: EntityBlock, replica: int = 0) -> None:
@@ -395,6 +407,7 @@ class TruthView:
         self.names = list(block.names)
         self.ids = HookContext._ro(block.ids)
         self.replica, self.stacked = _row_replica(block, replica)
+        self.world = HookContext._ro(block.world)
         self.team = HookContext._ro(block.team)
         self.active = HookContext._ro(block.active)
         self.truth = block.truth_ro

@@ -210,6 +210,11 @@ class EntityBlock:
         self.row_replica: NDArray[np.int64] | None = (
             np.repeat(np.asarray(reps, dtype=np.int64), int(spec.count)) if reps else None
         )
+        #: (N,) world (stack position 0..R-1) of every row: the world axis beside the vehicle
+        #: axis.  Everything that couples vehicles acts within one world (docs/guide/worlds.md).
+        self.world: NDArray[np.int64] = np.repeat(
+            np.arange(max(len(reps), 1), dtype=np.int64), int(spec.count)
+        )
         self.index = np.arange(self.n, dtype=np.int64)
         self.team = np.full(self.n, int(spec.team), dtype=np.int64)
         self.radius = np.full(self.n, float(spec.radius))

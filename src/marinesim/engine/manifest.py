@@ -88,6 +88,8 @@ def build_manifest(sim: Simulation, status: str | None = None) -> dict[str, Any]
         man["scipy"] = scipy.__version__
     except Exception:  # pragma: no cover
         pass
+    if sim._worlds.stacked:
+        man["worlds"] = sim._worlds.manifest()
     man.update(sim.extra_manifest)
     return man
 

@@ -240,6 +240,12 @@ class Recorder:
         self._pending = None
         self._record(float(t))
 
+    def keep_pending(self) -> None:
+        """Record a decimated-away frame now (the last frame of a world that has ended)."""
+        if self._pending is not None:
+            self._record(self._pending)
+            self._pending = None
+
     def finish(self) -> None:
         """Record a decimated-away last frame, then flush what is buffered."""
         if self._pending is not None:

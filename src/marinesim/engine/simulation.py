@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time as _time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from marinesim.engine.schedule import Slot, call_if, make_slot
 from marinesim.engine.snapshot import Snapshot, restore_snapshot, take_snapshot
 from marinesim.engine.tick import TickLoop
 from marinesim.engine.validate import END_CONDITIONS, OPS, MetricCondition, validate_build
+from marinesim.engine.worlds import Worlds
 
 __all__ = [
     "END_CONDITIONS",
@@ -217,8 +218,8 @@ class Simulation:
                 groups[spec.plugin.kind].append(slot)
             self._by_block[blk.name] = groups
         self.world_slots = [self._make_slot(spec, None) for spec in self.world_specs]
+        self._worlds = Worlds(self)
         self._loop = TickLoop(self, self._by_block)
-        self._end_checks = self._compile_end_conditions()
         self._started = False
         self._finished = False
         self._paused = False
@@ -331,59 +332,23 @@ class Simulation:
     def _check_finite(self, t1: float) -> bool:
         return self._loop.check_finite(t1)
 
-    def _compile_end_conditions(self) -> tuple[Callable[[], str | None], ...]:
-        """One check per end condition, built once (the tick only calls them)."""
-        clock = self.clock
-        checks: list[Callable[[], str | None]] = []
-        for c in self.end_conditions:
-            if isinstance(c, MetricCondition):
-                checks.append(self._metric_end(c))
-            elif c == "time":
-                if clock.end is not None:
-                    end = clock.end - 1e-9 * clock.dt
-                    checks.append(lambda end=end: "time" if clock.t >= end else None)
-            elif c == "all_inactive":
-                checks.append(self._all_inactive_end)
-            elif c == "one_team":
-                checks.append(self._one_team_end)
-            elif c == "all_done":
-                checks.append(self._all_done_end)
-        return tuple(checks)
+    @property
+    def n_worlds(self) -> int:
+        """Worlds R stacked in this simulation (docs/guide/worlds.md); 1 for one replica."""
+        return self._worlds.n
 
-    def _metric_end(self, c: MetricCondition) -> Callable[[], str | None]:
-        op = OPS[c.op]
-        text = f"metric {c.metric} {c.op} {c.value:g}"
-
-        def check() -> str | None:
-            v = self._metric_values.get(c.metric)  # restore() replaces the dict
-            return text if v is not None and op(v, c.value) else None
-
-        return check
-
-    def _all_inactive_end(self) -> str | None:
-        return "all_inactive" if all(not b.active.any() for b in self.blocks) else None
-
-    def _one_team_end(self) -> str | None:
-        teams = set()
-        for b in self.blocks:
-            teams.update(int(x) for x in b.team[b.active])
-        return "one_team" if len(teams) <= 1 else None
-
-    def _all_done_end(self) -> str | None:
-        for slot in self.slots:
-            if slot.plugin.reports_done and slot.block is not None:
-                active = slot.block.active
-                d = slot.done
-                if active.any() if d is None else not (d | ~active).all():
-                    return None  # an active entity has not reported done
-        return "all_done"
+    @property
+    def worlds(self) -> Worlds:
+        """Per-world end state: ``replicas``, ``frozen``, ``ended_by``, ``ended_tick``."""
+        return self._worlds
 
     def _end_reason(self) -> str | None:
-        for check in self._end_checks:
-            reason = check()
-            if reason is not None:
-                return reason
-        return None
+        """The reason the run ends now (every world has ended), else None.
+
+        End conditions are evaluated per world; a world that ends while others go on is
+        frozen (:class:`~marinesim.engine.worlds.Worlds`).
+        """
+        return self._worlds.update()
 
     def step(self, n: int = 1) -> int:
         """Advance up to ``n`` ticks (fewer if an end condition holds); return ticks done.
@@ -464,6 +429,8 @@ class Simulation:
                     self._wall += _time.perf_counter() - t_wall
                     return self._finalise(final=False)
                 k = self.clock.k
+                if span is not None and self._worlds.frozen.any():
+                    span = None  # frozen worlds are held by the plugin route
                 if span is not None and progress is None and k >= span_next:
                     ran = span.run(k, span_end) - k
                     if ran > 0:  # the tick reached is the plugins' (or the end)
@@ -562,7 +529,7 @@ class Simulation:
             t=np.asarray(t, dtype=float),
             signals=signals,
             entities=self.entity_rows(),
-            events=list(self._events),
+            events=self._worlds.events(list(self._events)),
             metrics=metrics,
             manifest={k: v for k, v in man.items() if k not in ("signals", "entities")},
             resolved_scenario=self.resolved_scenario,
@@ -572,7 +539,7 @@ class Simulation:
         return result
 
     def _collect_metrics(self) -> list[dict[str, Any]]:
-        return collect_metrics(self)
+        return self._worlds.metrics(collect_metrics(self))
 
     def manifest(self, status: str | None = None) -> dict[str, Any]:
         """Run manifest (versions, seed, plugins, status, ending, wall time, lag)."""

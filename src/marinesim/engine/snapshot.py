@@ -46,6 +46,10 @@ def take_snapshot(sim: Simulation) -> Snapshot:
         "world_subs": [[w.inbox for w in s.world_subs] for s in sim.slots],
         "last_finite": sim._last_finite,
         "status": (sim.status, sim.ended_by, sim.ended_tick),
+        "worlds": {
+            k: getattr(sim._worlds, k)
+            for k in ("frozen", "ended_by", "ended_tick", "final_reason", "metric_rows", "_held")
+        },
     }
     return Snapshot(sim.clock.k, copy.deepcopy(data))
 
@@ -76,6 +80,8 @@ def restore_snapshot(sim: Simulation, snap: Snapshot) -> None:
             w.inbox = box
     sim._last_finite = data["last_finite"]
     sim.status, sim.ended_by, sim.ended_tick = data["status"]
+    for key, val in data.get("worlds", {}).items():
+        setattr(sim._worlds, key, val)
     sim._finished = False
     sim._started = True
     sim.result = None

@@ -191,6 +191,7 @@ class TickLoop:
         motion = tuple((s, s.ctx) for s in self.motion)
         blocks = tuple(self.sim.blocks)
         deliver = self.bus.deliver
+        worlds = self.sim._worlds
 
         def step(k: int, t: float, t1: float) -> None:
             for s in range(substeps):
@@ -204,6 +205,8 @@ class TickLoop:
                 for slot, ctx in motion:
                     ctx.substep = s
                     call(slot, "substep", ts, k, t1)
+            if worlds.frozen.any():  # ended worlds skip physics: their truth is held
+                worlds.hold()
             for blk in blocks:  # truth describes t_{k+1} now
                 st = blk.truth
                 blk.truth = VehicleState(st.pos, st.quat, st.vel, st.ang_vel, st.accel, t1, st.cov)

@@ -390,59 +390,59 @@ def _script(
     return per_block
 
 
-def _replica_aware(kind: str, name: str) -> bool:
-    """Whether a plugin compares only the rows of one replica (``replica_aware``)."""
+def _world_aware(kind: str, name: str) -> bool:
+    """Whether a plugin couples entities only within a world (``world_aware``; the older
+    ``replica_aware`` means the same)."""
     try:
-        return bool(getattr(registry_get(kind, name), "replica_aware", False))
+        cls = registry_get(kind, name)
     except ConfigError:
         return False
+    return bool(getattr(cls, "world_aware", False) or getattr(cls, "replica_aware", False))
 
 
 def stack_problems(sc: LoadedScenario) -> list[str]:
-    """Why the replicas of ``sc`` cannot be stacked as extra rows of one simulation (§10.5).
+    """Why the replicas of ``sc`` cannot be stacked as worlds of one simulation (§10.5).
 
-    Stacking is exact only when no plugin couples the rows of different replicas: no
-    interaction plugins, no sensor reading other entities' truth unless it is
-    ``replica_aware`` (contacts is), only per-entity metrics (:data:`SEPARABLE_METRICS`) or
-    ``replica_aware`` ones (min_separation), the ``time`` end condition alone, and no lawnmower
-    split among several vehicles of a block.  An empty list means stacking is exact.
+    Stacking is exact when nothing couples the rows of different worlds: the end conditions
+    ``time``, ``all_done``, ``all_inactive`` and ``one_team`` are evaluated per world (a world
+    that ends is frozen), lawnmower lanes are split per world, and plugins that look at other
+    entities must be ``world_aware`` (contacts, min_separation) or per-entity metrics
+    (:data:`SEPARABLE_METRICS`).  What still couples: interaction plugins that are not
+    world-aware, other metrics, sensors reading every entity's truth without being
+    world-aware, and metric end conditions (a metric value is one number for the whole
+    simulation).  An empty list means stacking is exact.
     """
     m = sc.model
     out: list[str] = []
-    if m.interactions:
-        out.append("interaction plugins couple entities")
+    for e in m.interactions:
+        if not _world_aware("interaction", e.plugin):
+            out.append(f"interaction plugin {e.name or e.plugin!r} couples entities of all worlds")
     for e in m.metrics:
-        if e.plugin not in SEPARABLE_METRICS and not _replica_aware("metric", e.plugin):
+        if e.plugin not in SEPARABLE_METRICS and not _world_aware("metric", e.plugin):
             out.append(f"metric {e.name or e.plugin!r} ({e.plugin}) compares entities")
     for c in m.end_conditions:
-        if c != "time":
-            out.append(f"end condition {c!r} looks at every entity of the simulation")
+        if not isinstance(c, str):
+            out.append(
+                f"end condition 'metric {c.metric}' reads one value for the whole simulation"
+            )
     for ent in m.entities:
         for entry in ent.sensors:
             try:
                 cls = registry_get("sensor", entry.plugin)
             except ConfigError:
                 continue  # reported by the build
-            aware = getattr(cls, "replica_aware", False)
-            if getattr(cls, "reads_all_truth", False) and not aware:
+            if getattr(cls, "reads_all_truth", False) and not _world_aware("sensor", entry.plugin):
                 out.append(
                     f"sensor {ent.name}.{entry.name or entry.plugin} observes other entities"
                 )
-        for entry in ent.autonomy:
-            lm = entry.params.get("lawnmower") if entry.plugin == "waypoints" else None
-            if isinstance(lm, dict) and lm.get("split", True) and ent.count > 1:
-                out.append(f"{ent.name}.{entry.name or entry.plugin} splits lanes among vehicles")
     return out
 
 
 def _stacked_entry(entry: PluginEntry, count: int, reps: int) -> PluginEntry:
-    """A plugin entry for ``reps`` stacked replicas of a ``count``-vehicle block."""
+    """A plugin entry for ``reps`` stacked worlds of a ``count``-vehicle block."""
     if entry.plugin != "waypoints" or reps <= 1:
         return entry
     params = dict(entry.params)
-    lm = params.get("lawnmower")
-    if isinstance(lm, dict) and count == 1:
-        params["lawnmower"] = {**lm, "split": False}  # one vehicle never splits its lanes
     off = params.get("member_offset_ne")
     if isinstance(off, list):
         params["member_offset_ne"] = list(off) * reps

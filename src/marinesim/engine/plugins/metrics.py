@@ -211,6 +211,8 @@ class MinSeparation(_Metric):
 
     Params = MinSeparationParams
     replica_aware: ClassVar[bool] = True
+    #: Couples entities only within a world (docs/guide/worlds.md).
+    world_aware: ClassVar[bool] = True
 
     def _start(self, ctx: Any) -> None:
         blocks = _blocks(ctx)

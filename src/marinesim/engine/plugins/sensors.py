@@ -626,6 +626,8 @@ class ContactSensor(Plugin):
     #: Stacked replicas (§10.5) see only the entities of their own replica, with the ids and
     #: target order of their own run, so a replica's scans do not depend on the stack.
     replica_aware: ClassVar[bool] = True
+    #: Couples entities only within a world (docs/guide/worlds.md).
+    world_aware: ClassVar[bool] = True
 
     def sense(self, ctx: Any, rng: Any) -> None:
         """One scan over every other active entity of the run (targets sorted by entity name).

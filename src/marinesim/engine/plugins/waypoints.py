@@ -31,7 +31,8 @@ class LawnmowerParams(ParamsBase):
     heading_deg: float = field(0.0, unit="deg", description="direction of the first lane (marine)")
     first_turn: Literal["right", "left"] = field("right", description="side the pattern grows to")
     split: bool = field(
-        True, description="share the lanes among the block's vehicles (contiguous groups)"
+        True,
+        description="share the lanes among the block's vehicles of one world (contiguous groups)",
     )
 
     @model_validator(mode="after")
@@ -100,6 +101,8 @@ class Waypoints(Plugin):
         "WPT_INDEX": "double",
     }
     reports_done: ClassVar[bool] = True
+    #: Lanes are split among the vehicles of each world (docs/guide/worlds.md).
+    world_aware: ClassVar[bool] = True
     example_params: ClassVar[dict[str, Any]] = {
         "points_ne": [[20.0, 0.0], [20.0, 20.0]],
         "speed": 1.5,
@@ -115,14 +118,15 @@ class Waypoints(Plugin):
             "WPT_INDEX": ("-", "index of the current waypoint"),
         }
 
-    def _points(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def _points(self, n: int, worlds: int = 1) -> tuple[np.ndarray, np.ndarray]:
         p: Any = self.params
         if p.lawnmower is not None:
             lm = p.lawnmower
             pts = lawnmower(
                 lm.north, lm.east, lm.length, lm.width, lm.spacing, lm.heading_deg, lm.first_turn
             )
-            per = split_lanes(pts, n) if (lm.split and n > 1) else [pts] * n
+            v = n // max(worlds, 1)  # the lanes are shared among the vehicles of one world
+            per = (split_lanes(pts, v) if (lm.split and v > 1) else [pts] * v) * max(worlds, 1)
         else:
             per = [np.asarray(p.points_ne, dtype=float)] * n
         if p.member_offset_ne is not None:
@@ -142,7 +146,7 @@ class Waypoints(Plugin):
 
     def start(self, ctx: Any, rng: Any) -> None:
         """Expand the pattern per vehicle and start at the first point."""
-        pts, npts = self._points(ctx.n)
+        pts, npts = self._points(ctx.n, ctx.n_worlds)
         ctx.state["points"] = pts
         ctx.state["npoints"] = npts
         b = ctx.belief
