@@ -136,4 +136,3 @@ def test_usm_run_bad_format_is_a_config_error(
     err = capsys.readouterr().err
     assert rc == 2 and "--format" in err and "csv, mcap" in err
     assert not (tmp_path / "log.mcap").exists()
-

@@ -141,7 +141,9 @@ def write_track_mcap(
     return log.path
 
 
-def usm_run_mcap(run: Any, path: str | Path, name: str, identity: dict[str, Any] | None = None) -> Path:
+def usm_run_mcap(
+    run: Any, path: str | Path, name: str, identity: dict[str, Any] | None = None
+) -> Path:
     """Write a ``marinesim usm run`` table as MCAP (see the module docstring for the topics).
 
     The truth is the model's state: north = ``y``, east = ``x``, down = ``depth`` [m],
