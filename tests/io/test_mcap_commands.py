@@ -6,6 +6,7 @@ the command's own table log (Parquet, CSV or the batch track log).
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -136,3 +137,47 @@ def test_usm_run_bad_format_is_a_config_error(
     err = capsys.readouterr().err
     assert rc == 2 and "--format" in err and "csv, mcap" in err
     assert not (tmp_path / "log.mcap").exists()
+
+
+SMALL = str(Path(__file__).resolve().parents[1] / "data" / "batch" / "mc_small.yaml")
+
+
+def test_batch_format_mcap_one_file_per_run_equal_to_its_track_log(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "b"
+    argv = ["batch", SMALL, "--replicas", "3", "--workers", "1", "--set", "time.end=12"]
+    rc = main([*argv, "--format", "mcap", "--no-plot", "-o", str(out)])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    assert f"mcap: {out / 'mcap'}" in text
+    runs = pd.read_parquet(out / "runs.parquet")
+    assert sorted(p.stem for p in (out / "mcap").glob("*.mcap")) == sorted(runs["run_id"])
+    rid = sorted(runs["run_id"])[1]  # a stacked replica other than the first
+    one = tmp_path / "one"
+    one.mkdir()
+    shutil.copy(out / "logs" / f"run_id={rid}" / "part.parquet", one / "log.parquet")
+    pq = tm.ParquetRows(one)
+    geo = MoosGeodesy(42.358456, -71.087589)  # the scenario's origin
+    checks: dict[str, int] = {}
+    for topic, _typ, t, msg in _decoded(out / "mcap" / f"{rid}.mcap"):
+        checks[topic] = checks.get(topic, 0) + tm._check_message(topic, msg, t, pq, geo)
+    frames = len(np.unique(pq.df["t"]))
+    assert frames >= 10 and checks["/clock"] == frames
+    assert sorted(pq.names) == ["auv_0", "auv_1"]  # namespaced per vehicle as in run
+    for v in pq.names:
+        assert checks[f"/{v}/odom/truth"] == checks[f"/{v}/location"] == frames
+    # the replicas differ (spawn spread): each file holds its own run, not the first one's
+    other = tm.ParquetRows(one)
+    other.df = pd.read_parquet(out / "logs" / f"run_id={sorted(runs['run_id'])[0]}")
+    assert not np.array_equal(other.df["truth.pos.north"], pq.df["truth.pos.north"])
+
+
+def test_batch_format_mcap_needs_the_track_logs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    argv = ["batch", SMALL, "--replicas", "1", "--workers", "1", "-o", str(tmp_path / "b")]
+    assert main([*argv, "--format", "mcap", "--no-logs"]) == 2
+    assert "drop --no-logs" in capsys.readouterr().err
+    assert main([*argv, "--format", "csv"]) == 2
+    assert "unknown log format 'csv'" in capsys.readouterr().err
