@@ -18,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TRACK_SIGNALS", "table_signals", "usm_run_mcap", "write_track_mcap"]
+__all__ = [
+    "TRACK_SIGNALS",
+    "NavStream",
+    "table_signals",
+    "usm_run_mcap",
+    "write_track_mcap",
+]
 
 #: Signals taken from a track table: name → (unit, component labels; () for a scalar).
 TRACK_SIGNALS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -197,3 +203,133 @@ def usm_run_mcap(
         signals=signals,
         plugins=plugins,
     )
+
+
+class NavStream:
+    """A MOOS app's published navigation, frame by frame, to ``log.mcap`` and/or ``--live``.
+
+    Each iteration's publications (``<P>_X``, ``<P>_Y``, ``<P>_DEPTH``, ``<P>_HEADING``,
+    ``<P>_SPEED``, ``<P>_LAT``, ``<P>_LONG`` and their ``_GT`` twins) become one frame: the
+    truth is the ``_GT`` set when the app posts one (then the plain set is the belief), else
+    the plain set; a value not posted in an iteration keeps its last value (MOOS semantics),
+    except the latitude and longitude (a fix only when posted).  Frames go to the sinks in
+    chunks: every :attr:`every` frames, or every frame while a live client watches.
+
+    Parameters
+    ----------
+    name : str
+        The vehicle (the MOOS process name): topics ``/<name>/...``.
+    prefix : str
+        Prefix of the published variables (``NAV``).
+    path : str or Path, optional
+        The MCAP file to write.
+    live_port : int, optional
+        Serve the frames over the Foxglove WebSocket protocol on this loopback port.
+    origin : (lat, lon), optional
+        The mission's datum [deg] (``/<name>/location``).
+    identity : dict, optional
+        MCAP metadata (``scenario`` = the mission file ...).
+    """
+
+    every = 50
+
+    def __init__(
+        self,
+        name: str,
+        prefix: str,
+        *,
+        path: str | Path | None = None,
+        live_port: int | None = None,
+        origin: tuple[float, float] | None = None,
+        identity: dict[str, Any] | None = None,
+    ) -> None:
+        from marinesim.io.mcap.writer import McapLog
+
+        self.prefix = prefix
+        sigs = {**TRACK_SIGNALS, "nav.latlon": ("deg", ("lat", "lon"))}
+        self._cols = {k: [f"{k}.{x}" for x in lab] if lab else [k] for k, (_u, lab) in sigs.items()}
+        self.meta = {k: (u, lab or (k.rsplit(".", 1)[-1],)) for k, (u, lab) in sigs.items()}
+        plugins = [
+            {"block": "moos", "kind": "sensor", "plugin": "latlon", "name": "nav", "rate_hz": None}
+        ]
+        manifest: dict[str, Any] = {**(identity or {}), "plugins": plugins}
+        if origin is not None:
+            manifest["origin"] = [float(origin[0]), float(origin[1])]
+        entities = [{"name": name, "block": "moos"}]
+        self.sinks: list[Any] = []
+        self.log: Any = None
+        self.live: Any = None
+        if path is not None:
+            from marinesim.io.mcap import require
+
+            require("mcap")
+            self.log = McapLog(path, entities, manifest)
+            self.sinks.append(self.log)
+        if live_port is not None:
+            from marinesim.io.mcap.live import LiveServer
+
+            self.live = LiveServer(
+                entities, manifest, port=live_port, on_watch=lambda w: setattr(self, "_watch", w)
+            )
+            self.sinks.append(self.live)
+        self._watch = False
+        self._last: dict[str, float] = {}
+        self._t: list[float] = []
+        self._rows: list[dict[str, float]] = []
+        self.frames = 0
+
+    def add(self, t: float, pubs: list[tuple[str, float | str]]) -> None:
+        """One iteration at ``t`` [s since start] with its publications (name, value)."""
+        got = {k: float(v) for k, v in pubs if isinstance(v, float)}
+        p = self.prefix
+        gt = f"{p}_X_GT" in got or f"{p}_X_GT" in self._last
+        self._last.update({k: v for k, v in got.items() if not k.endswith(("_LAT", "_LONG"))})
+        nan = float("nan")
+
+        def val(key: str) -> float:
+            return self._last.get(key, nan)
+
+        row: dict[str, float] = {}
+        for sig, sfx in (("truth", "_GT" if gt else ""), ("belief", "" if gt else None)):
+            if sfx is None:
+                continue
+            row[f"{sig}.pos.north"] = val(f"{p}_Y{sfx}")
+            row[f"{sig}.pos.east"] = val(f"{p}_X{sfx}")
+            row[f"{sig}.pos.down"] = val(f"{p}_DEPTH{sfx}")
+            row[f"{sig}.heading"] = val(f"{p}_HEADING{sfx}")
+            if sig == "truth":
+                row["truth.speed"] = val(f"{p}_SPEED{sfx}")
+        row["nav.latlon.lat"] = got.get(f"{p}_LAT", nan)
+        row["nav.latlon.lon"] = got.get(f"{p}_LONG", nan)
+        self._t.append(float(t))
+        self._rows.append(row)
+        self.frames += 1
+        if len(self._t) >= self.every or self._watch:
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand the frames held so far to the sinks (one chunk)."""
+        if not self._t:
+            return
+        t = np.asarray(self._t)
+        values: dict[str, np.ndarray] = {}
+        for name, cols in self._cols.items():
+            if not all(c in self._rows[0] for c in cols):
+                continue
+            arr = np.array([[r[c] for c in cols] for r in self._rows], dtype=float)
+            values[name] = arr.T[:, :, None]  # (k, T, 1)
+        meta = {k: v for k, v in self.meta.items() if k in values}
+        self._t, self._rows = [], []
+        for sink in self.sinks:
+            sink.write(t, values, meta)
+
+    def close(self, status: str = "completed") -> None:
+        """Flush, finish the MCAP file (summary section) and stop the live server."""
+        try:
+            self.flush()
+        finally:
+            for sink in self.sinks:
+                if sink is self.log:
+                    sink.finish({"status": status, "frames": self.frames})
+                else:
+                    sink.finish()
