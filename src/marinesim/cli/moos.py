@@ -192,8 +192,9 @@ def register(app: typer.Typer) -> None:
                 signal.signal(sig, h)
             if nav is not None:
                 nav.close()
-                if nav.log is not None:
-                    typer.echo(f"{settings.name}: wrote {nav.log.path} (ROS 2 topics)", err=True)
+                path = getattr(nav.log, "path", nav.log)
+                if path is not None:
+                    typer.echo(f"{settings.name}: wrote {path}", err=True)
         typer.echo(f"{settings.name}: {rep.summary()}", err=True)
         for r in app_.client.malformed_reasons[-5:]:
             typer.echo(f"  malformed: {r}", err=True)
@@ -284,9 +285,15 @@ def _nav_stream(
     live: bool,
     live_port: int,
 ) -> Any:
-    """The app's navigation as ROS 2 topics (``--format mcap``, ``--live``), or None."""
+    """The app's navigation as ROS 2 topics (``--format mcap``, ``--live``), or None.
+
+    With ``--scenario`` the engine's own log is streamed instead (``<log stem>/``: Parquet and,
+    with ``--format mcap``, ``log.mcap``; ``--live`` serves its topics).
+    """
     if log_format != "mcap" and not live:
         return None
+    if hasattr(app_, "sim"):
+        return _EngineLog(app_.sim, log.with_suffix(""), log_format, live_port if live else None)
     from marinesim.io.mcap.tracks import NavStream
 
     cfg = loaded.config
@@ -304,6 +311,28 @@ def _nav_stream(
         typer.echo(f"{settings.name}: live: Foxglove WebSocket on {nav.live.url}", err=True)
     app_.on_iterate = nav.add
     return nav
+
+
+class _EngineLog:
+    """The scenario vehicle's engine log under ``directory`` (and ``--live``), finalised by
+    :meth:`close` when the app stops (status ``interrupted``, ended by the MOOS app)."""
+
+    def __init__(self, sim: Any, directory: Path, log_format: str, live_port: int | None):
+        self.sim = sim
+        sim.stream_to(directory, "mcap" if log_format == "mcap" else "parquet")
+        self.log = None
+        self.live = None
+        if live_port is not None:
+            from marinesim.io.mcap.live import attach_live
+
+            self.live = attach_live(sim, port=live_port, pace=False)  # the app's loop paces
+            typer.echo(f"{sim.name}: live: Foxglove WebSocket on {self.live.url}", err=True)
+
+    def close(self) -> None:
+        self.sim.interrupt("MOOS app stopped")
+        self.sim.run()
+        files = self.sim.output_files
+        self.log = files.get("log_mcap") or files.get("log_parquet")
 
 
 def _has_block(mission: Path, name: str) -> bool:
