@@ -213,7 +213,8 @@ class NavStream:
     truth is the ``_GT`` set when the app posts one (then the plain set is the belief), else
     the plain set; a value not posted in an iteration keeps its last value (MOOS semantics),
     except the latitude and longitude (a fix only when posted).  Frames go to the sinks in
-    chunks: every :attr:`every` frames, or every frame while a live client watches.
+    chunks: the first frame alone (so that a live server advertises its channels at once),
+    then every :attr:`every` frames, or every frame while a live client watches.
 
     Parameters
     ----------
@@ -304,8 +305,8 @@ class NavStream:
         self._t.append(float(t))
         self._rows.append(row)
         self.frames += 1
-        if len(self._t) >= self.every or self._watch:
-            self.flush()
+        if len(self._t) >= self.every or self._watch or self.frames == 1:
+            self.flush()  # the first frame at once: a live server advertises its channels
 
     def flush(self) -> None:
         """Hand the frames held so far to the sinks (one chunk)."""
