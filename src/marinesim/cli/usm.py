@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
         interface: bool = typer.Option(
             False, "--interface", "-i", help="Print the subscriptions and publications."
         ),
-        version: bool = typer.Option(False, "--version", "-v", help="Print the version."),
+        version: bool = typer.Option(False, "--version", hidden=True),
         alias: str = typer.Option(
             None, "--alias", help="Process name: the ProcessConfig block to read or print."
         ),
@@ -80,6 +80,13 @@ def register(app: typer.Typer) -> None:
         _check_choice(variant, _VARIANTS, "--variant")
         ctx.obj = {"alias": alias, "variant": variant}
         if version:
+            # `usm` is not the MOOS app face (that is `marinesim moos`): the version belongs to
+            # `marinesim --version`; -v is --verbose on every command
+            typer.echo(
+                "warning: `marinesim usm --version` is deprecated; use `marinesim --version` "
+                "(or `marinesim moos --version`, the MOOS app face)",
+                err=True,
+            )
             typer.echo(
                 f"marinesim {__version__} usm (uSimMarine and uSimMarineV22 of MOOS-IvP a2a9b716)"
             )
