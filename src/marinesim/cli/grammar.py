@@ -141,9 +141,8 @@ def _polish_params(cmd: Any, ctx: Any) -> None:
                 p.metavar = f"{base}..." if p.nargs != 1 else base
             # typer prints "<type>" after an argument's name whatever its metavar
             p.display_type_rich = types.MethodType(_no_type, p)  # type: ignore[method-assign]
-        elif isinstance(p, TyperOption):
-            if not p.is_flag and not p.count and p.metavar is None:
-                p.metavar = _word(p, ctx)
+        elif isinstance(p, TyperOption) and not p.is_flag and not p.count and p.metavar is None:
+            p.metavar = _word(p, ctx)
 
 
 def _first_sentence(text: str) -> str:

@@ -23,6 +23,7 @@ from marinesim.core.errors import (
     MarinesimError,
 )
 
+
 class _RootGroup(TyperGroup):
     """The ``marinesim`` group: applies :mod:`marinesim.cli.grammar` to the whole tree before
     parsing (so ``main()``, the console script and typer's test runner see the same grammar)."""
