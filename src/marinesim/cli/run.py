@@ -6,12 +6,12 @@ The logic lives in :mod:`marinesim.scenario` (loading, building), :mod:`marinesi
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from marinesim.cli import grammar
 from marinesim.cli.options import deprecated_option, fig_format_option, out_option, pick_out
 from marinesim.core.errors import ConfigError, EngineError, MarinesimError, NumericalError
 
@@ -114,7 +114,7 @@ def _execute(
     error: BaseException | None = None
     try:
         with stop_on_signals(sim) as received:
-            if progress and sys.stderr.isatty():
+            if progress and grammar.progress_wanted() != "off":
                 result = _run_with_bar(sim)
             else:
                 result = sim.run()
@@ -224,26 +224,21 @@ def check_scenario(
 
 
 def _run_with_bar(sim: Any) -> Any:
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    """Run with the simulated-time progress (bar on a terminal, 10 % lines otherwise)."""
+    from marinesim.cli.progress import Progress
 
+    start = sim.clock.start
     end = sim.clock.end
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("t = {task.completed:.1f} / {task.total:.0f} s"),
-        TimeElapsedColumn(),
-        transient=False,
-    ) as bar:
-        task = bar.add_task(sim.name, total=end - sim.clock.start if end is not None else None)
+    with Progress(sim.name, end - start if end is not None else None, unit="s") as bar:
         state = {"last": 0}
 
         def cb(t: float, t_end: float | None) -> None:
             state["last"] += 1
             if state["last"] % 25 == 0:
-                bar.update(task, completed=t - sim.clock.start)
+                bar.update(round(t - start, 3))
 
         result = sim.run(progress=cb)
-        bar.update(task, completed=sim.t - sim.clock.start)
+        bar.update(round(sim.t - start, 3))
     return result
 
 
@@ -255,9 +250,7 @@ def register(app: typer.Typer) -> None:
         scenario: str = typer.Argument(
             ..., help="Scenario YAML file (or a bundled scenario name).", metavar="SCENARIO"
         ),
-        out: Path = out_option(
-            "Output directory (default marinesim-runs/<name>-seed<seed>)."
-        ),
+        out: Path = out_option("Output directory (default marinesim-runs/<name>-seed<seed>)."),
         outdir: Path = deprecated_option("--outdir"),
         seed: int = typer.Option(None, "--seed", help="Override the scenario seed."),
         var: list[str] = typer.Option(
@@ -375,7 +368,9 @@ def register(app: typer.Typer) -> None:
             result, default_dir = load_alog_result(rundir), rundir.parent
         else:
             result, default_dir = load_run(rundir), rundir
-        for p in save_all_figures(result, pick_out(out, outdir=outdir) or default_dir, fmt=fmt).values():
+        for p in save_all_figures(
+            result, pick_out(out, outdir=outdir) or default_dir, fmt=fmt
+        ).values():
             _echo(f"figure: {p}")
 
     @app.command("scenarios")

@@ -16,6 +16,7 @@ from marinesim.cli.options import (
     check_fig_format,
     deprecated_option,
     fig_format_option,
+    out_file,
     out_option,
     pick_out,
 )
@@ -162,9 +163,10 @@ def register(app: typer.Typer) -> None:
 
         _check_choice(compat, _COMPATS, "--compat")
         fmt = check_fig_format(fig_format)
-        target = pick_out(out, output=output) or Path("marinesim-runs") / file.stem
-        output = target if target.suffix.lower() in (".csv", ".alog") else target / "log.csv"
-        output.parent.mkdir(parents=True, exist_ok=True)
+        output = out_file(
+            pick_out(out, output=output), label=file.stem, name="log.csv",
+            suffixes=(".csv", ".alog"),
+        )  # fmt: skip
         src = _block(ctx, block) or ("uSimMarineV22" if _variant(ctx, variant) else "uSimMarine")
         try:
             run = run_moos_file(
@@ -205,7 +207,8 @@ def register(app: typer.Typer) -> None:
             ..., help="A reference NAME.scenario.json.", metavar="CASE.scenario.json"
         ),
         out: Path = out_option(
-            "Output directory (NAME.csv inside; default .); a path ending in .csv names the file."
+            "Output directory (NAME.csv inside; default marinesim-runs/replay-NAME); a path "
+            "ending in .csv names the file."
         ),
         output: Path = deprecated_option("--output"),
         compat: str = typer.Option("moos", "--compat", help="moos (default) or doc."),
@@ -224,10 +227,11 @@ def register(app: typer.Typer) -> None:
                 "replays run in compat=moos only (the cases are the real program's output)",
                 param="--compat",
             )
-        target = pick_out(out, output=output) or Path(".")
-        name = case.name.removesuffix(".scenario.json") + ".csv"
-        output = target if target.suffix.lower() == ".csv" else target / name
-        output.parent.mkdir(parents=True, exist_ok=True)
+        stem = case.name.removesuffix(".scenario.json")
+        output = out_file(
+            pick_out(out, output=output), label=f"replay-{stem}", name=f"{stem}.csv",
+            suffixes=(".csv",),
+        )  # fmt: skip
         try:
             df = ref_usm.replay_case(case, **kwargs)
         except NumericalError as exc:
