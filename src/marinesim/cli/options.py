@@ -17,12 +17,14 @@ work and print a deprecation warning.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import typer
 from typer.core import TyperCommand
 
-from marinesim.core.errors import ConfigError
+from marinesim.core.errors import ConfigError, DataError
 
 __all__ = [
     "FIG_FORMATS",
@@ -37,6 +39,7 @@ __all__ = [
     "optional_value_command",
     "out_option",
     "pick_out",
+    "utf8_inputs",
 ]
 
 #: Figure formats every drawing command accepts (``--fig-format``); PNG is the default.
@@ -182,3 +185,40 @@ def optional_value_command(*names: str) -> type[TyperCommand]:
             return super().parse_args(ctx, fixed)
 
     return _Command
+
+
+_BINARY_SUFFIXES = (".parquet", ".png", ".pdf", ".svg", ".bin", ".gz", ".tlog", ".npz", ".npy")
+
+
+@contextlib.contextmanager
+def utf8_inputs(*paths: Path) -> Iterator[None]:
+    """Turn a UnicodeDecodeError raised while reading ``paths`` into a DataError naming the
+    file, line and byte (exit 2, no traceback).
+
+    Files are checked only after a reader failed, so a good input costs nothing; folders are
+    searched for their text files (not Parquet or figures).
+    """
+    try:
+        yield
+    except UnicodeDecodeError as exc:
+        from marinesim.core.textio import decode_text
+
+        files: list[Path] = []
+        for p in paths:
+            p = Path(p)
+            if p.is_dir():
+                files += sorted(
+                    f
+                    for f in p.rglob("*")
+                    if f.is_file() and f.suffix.lower() not in _BINARY_SUFFIXES
+                )
+            elif p.is_file():
+                files.append(p)
+        for f in files:
+            with contextlib.suppress(OSError):
+                decode_text(f.read_bytes(), file=f, error=DataError)
+        where = paths[0] if paths else None
+        raise DataError(
+            f"not UTF-8 text ({exc.reason} at byte {exc.start}); save the file as UTF-8",
+            file=where,
+        ) from None

@@ -357,20 +357,20 @@ def register(app: typer.Typer) -> None:
         fig_format: str = fig_format_option(),
     ) -> None:
         """Re-draw the figures of a saved run (SURFTRAK runs get the SURFTRAK figure too)."""
-        from marinesim.cli.options import check_fig_format
+        from marinesim.cli.options import check_fig_format, out_folder, utf8_inputs
         from marinesim.io.figures import save_all_figures
         from marinesim.io.log import load_run
 
         fmt = check_fig_format(fig_format)
-        if rundir.suffix.lower() == ".alog":  # a MOOS log (pLogger's or ours)
-            from marinesim.io.alog import load_alog_result
+        with utf8_inputs(rundir):
+            if rundir.suffix.lower() == ".alog":  # a MOOS log (pLogger's or ours)
+                from marinesim.io.alog import load_alog_result
 
-            result, default_dir = load_alog_result(rundir), rundir.parent
-        else:
-            result, default_dir = load_run(rundir), rundir
-        for p in save_all_figures(
-            result, pick_out(out, outdir=outdir) or default_dir, fmt=fmt
-        ).values():
+                result, default_dir = load_alog_result(rundir), rundir.parent
+            else:
+                result, default_dir = load_run(rundir), rundir
+        folder = out_folder(pick_out(out, outdir=outdir) or default_dir)
+        for p in save_all_figures(result, folder, fmt=fmt).values():
             _echo(f"figure: {p}")
 
     @app.command("scenarios")

@@ -18,6 +18,7 @@ from marinesim.cli.options import (
     out_folder,
     out_option,
     pick_out,
+    utf8_inputs,
 )
 
 __all__ = ["register"]
@@ -261,20 +262,21 @@ def plot_cmd(
     stem = stem or "surftrak"
     if out is not None and out.suffix and not out.is_dir():
         check_fig_format(out.suffix, "--out")
+    with utf8_inputs(merged, *([overlay] if overlay is not None else [])):
+        if _is_ardupilot_log(merged):
+            from marinesim.io.ardulog import read_log, surftrak_log_figure
+
+            log = read_log(merged, ("CTUN", "RFND", "BARO", "MODE", "MSG", "HEARTBEAT",
+                                    "GLOBAL_POSITION_INT", "DISTANCE_SENSOR", "SYSTEM_TIME"))  # fmt: skip
+            fig = surftrak_log_figure(log, overlay=overlay, title=log_dir)
+        else:
+            if overlay is not None:
+                from marinesim.core.errors import ConfigError
+
+                raise ConfigError("--overlay needs a .BIN or .tlog log", param="--overlay")
+            fig = plot_merged_file(merged, log_dir)
     suffixes = tuple(f".{f}" for f in FIG_FORMATS)
     target = out_file(out, label=stem, name=f"{stem}.{fmt}", suffixes=suffixes)
-    if _is_ardupilot_log(merged):
-        from marinesim.io.ardulog import read_log, surftrak_log_figure
-
-        log = read_log(merged, ("CTUN", "RFND", "BARO", "MODE", "MSG", "HEARTBEAT",
-                                "GLOBAL_POSITION_INT", "DISTANCE_SENSOR", "SYSTEM_TIME"))  # fmt: skip
-        fig = surftrak_log_figure(log, overlay=overlay, title=log_dir)
-    else:
-        if overlay is not None:
-            from marinesim.core.errors import ConfigError
-
-            raise ConfigError("--overlay needs a .BIN or .tlog log", param="--overlay")
-        fig = plot_merged_file(merged, log_dir)
     fig.savefig(target)
     typer.echo(fig._suptitle.get_text())
     typer.echo(f"wrote {target}")
