@@ -81,6 +81,13 @@ def _read_t200_workbook(p: Path) -> Any:
                         line=lineno,
                         param=head[idx[key]],
                     )
+                if key == "I" and x < 0:
+                    raise DataError(
+                        f"sheet {name!r}: current {x!r} A is negative (a motor draws >= 0 A)",
+                        file=p,
+                        line=lineno,
+                        param=head[idx[key]],
+                    )
                 cols[key].append(float(x) * (KGF if key == "F" else 1.0))
     wb.close()
     try:
