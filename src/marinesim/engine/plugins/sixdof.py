@@ -480,7 +480,10 @@ class SixDofMotion(Plugin):
                     st["enabled"] = en
                     ctx.events.emit(
                         "thruster_fail",
-                        f"thruster {ki} ({self.names[ki]}) failed at t = {ctx.t:g} s",
+                        # numbered from 1 as in the figures and `alloc report --failed`
+                        # (the topic carries the 0-based index)
+                        f"thruster {ki + 1} ({self.names[ki]}, index {ki}) failed "
+                        f"at t = {ctx.t:g} s",
                         severity="warning",
                         rows=[row],
                     )
