@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from marinesim.cli import grammar
 
-__all__ = ["Progress", "fmt_seconds"]
+__all__ = ["Progress", "compile_notice", "fmt_seconds"]
 
 
 def fmt_seconds(s: float) -> str:
@@ -139,3 +139,85 @@ class Progress:
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
+
+
+class _CompileListener:
+    """numba ``numba:compile`` events → two plain lines on stderr (start, total time)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.depth = 0
+        self.count = 0
+        self.seconds = 0.0
+        self._t0 = 0.0
+
+    def on_start(self, event: Any) -> None:
+        if self.depth == 0:
+            if self.count == 0:
+                print(
+                    "compiling numba kernels: first run only (cached on disk afterwards), "
+                    "this can take a minute ...",
+                    file=self.stream,
+                    flush=True,
+                )
+            self._t0 = time.perf_counter()
+        self.depth += 1
+
+    def on_end(self, event: Any) -> None:
+        self.depth = max(self.depth - 1, 0)
+        if self.depth == 0:
+            self.count += 1
+            self.seconds += time.perf_counter() - self._t0
+
+    def finish(self) -> None:
+        if self.count:
+            print(
+                f"compiled {self.count} kernel(s) in {fmt_seconds(self.seconds)} "
+                "(cached for the next runs)",
+                file=self.stream,
+                flush=True,
+            )
+
+
+class compile_notice:  # noqa: N801 - used as a context manager, like contextlib's helpers
+    """Say on stderr when numba compiles kernels (the first run after installing or upgrading).
+
+    Compiled kernels load from numba's disk cache afterwards, when nothing is printed.  The
+    time of a compile is not known in advance, so this shows its start and its duration, not
+    an ETA.  Off with ``-q``; a no-op without numba.  The engine knows nothing of this: numba's
+    own compile events are listened to here, in the CLI.
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self._listener: Any = None
+        self._event: Any = None
+
+    def __enter__(self) -> compile_notice:
+        if grammar.quiet():
+            return self
+        import importlib.util
+
+        if importlib.util.find_spec("numba") is None:
+            return self
+        from numba.core import event
+
+        inner = _CompileListener(self.stream)
+
+        class _Listener(event.Listener):
+            def on_start(self, ev: Any) -> None:
+                inner.on_start(ev)
+
+            def on_end(self, ev: Any) -> None:
+                inner.on_end(ev)
+
+        self._listener = (inner, _Listener())
+        self._event = event
+        event.register("numba:compile", self._listener[1])
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._listener is not None:
+            self._event.unregister("numba:compile", self._listener[1])
+            self._listener[0].finish()
+            self._listener = None

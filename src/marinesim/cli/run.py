@@ -113,7 +113,9 @@ def _execute(
     result = None
     error: BaseException | None = None
     try:
-        with stop_on_signals(sim) as received:
+        from marinesim.cli.progress import compile_notice
+
+        with compile_notice(), stop_on_signals(sim) as received:
             if progress and grammar.progress_wanted() != "off":
                 result = _run_with_bar(sim)
             else:

@@ -146,10 +146,13 @@ def run_cmd(
     p = _load_params(params, param)
     if bathymetry is not None:
         terrain = _bathymetry_profile(bathymetry, track, duration + delay)
-    res = run_surftrak(
-        terrain, delay=delay, noise=noise, duration=duration, seed=seed, params=p,
-        pilot=_load_pilot(pilot, p.stick()), start_z=start_z,
-    )  # fmt: skip
+    from marinesim.cli.progress import compile_notice
+
+    with compile_notice():
+        res = run_surftrak(
+            terrain, delay=delay, noise=noise, duration=duration, seed=seed, params=p,
+            pilot=_load_pilot(pilot, p.stick()), start_z=start_z,
+        )  # fmt: skip
     paths = write_run(res, run_csv)
     m = res.metrics
     typer.echo(
@@ -212,18 +215,23 @@ def suite_cmd(
         f"{'CRt min':>7s} {'CRt max':>7s} {'CRt var':>8s} {'RF err':>8s} {'targets':>7s}"
     )
     typer.echo(head)
-    for name in BUILTIN_PROFILES:
-        res = run_surftrak(name, delay=delay, duration=duration, seed=seed, params=p)
-        m = res.metrics
-        write_run(res, out_dir / f"{name}.csv")
-        fig = plot_result(res, str(out_dir / name))
-        fig.savefig(out_dir / f"{name}.{fmt}")
-        typer.echo(
-            f"{name:20s} {_fmt(m['target'], '7.2f')} {_fmt(m['rms_e'], '7.3f')} "
-            f"{_fmt(m['max_e'], '7.3f')} {_fmt(m['min_e'], '7.3f')} {m['crt_min']:7.0f} "
-            f"{m['crt_max']:7.0f} {m['crt_var']:8.2f} {m['rf_error_sum']:8.3f} "
-            f"{int(m['n_targets']):7d}"
-        )
+    from marinesim.cli.progress import Progress, compile_notice
+
+    with Progress("terrains", len(BUILTIN_PROFILES)) as bar:
+        for k, name in enumerate(BUILTIN_PROFILES):
+            with compile_notice():
+                res = run_surftrak(name, delay=delay, duration=duration, seed=seed, params=p)
+            m = res.metrics
+            write_run(res, out_dir / f"{name}.csv")
+            fig = plot_result(res, str(out_dir / name))
+            fig.savefig(out_dir / f"{name}.{fmt}")
+            typer.echo(
+                f"{name:20s} {_fmt(m['target'], '7.2f')} {_fmt(m['rms_e'], '7.3f')} "
+                f"{_fmt(m['max_e'], '7.3f')} {_fmt(m['min_e'], '7.3f')} {m['crt_min']:7.0f} "
+                f"{m['crt_max']:7.0f} {m['crt_var']:8.2f} {m['rf_error_sum']:8.3f} "
+                f"{int(m['n_targets']):7d}"
+            )
+            bar.update(k + 1)
     typer.echo(f"wrote logs and figures to {out_dir}")
 
 

@@ -168,15 +168,19 @@ def register(app: typer.Typer) -> None:
             suffixes=(".csv", ".alog"),
         )  # fmt: skip
         src = _block(ctx, block) or ("uSimMarineV22" if _variant(ctx, variant) else "uSimMarine")
+        from marinesim.cli.progress import Progress
+
         try:
-            run = run_moos_file(
-                file,
-                duration=duration,
-                script=script,
-                compat=compat,  # type: ignore[arg-type]
-                variant=_variant(ctx, variant),  # type: ignore[arg-type]
-                block=_block(ctx, block),
-            )
+            with Progress(file.name, None, unit="steps") as bar:
+                run = run_moos_file(
+                    file,
+                    duration=duration,
+                    script=script,
+                    compat=compat,  # type: ignore[arg-type]
+                    variant=_variant(ctx, variant),  # type: ignore[arg-type]
+                    block=_block(ctx, block),
+                    progress=bar,
+                )
         except BaseException as exc:
             partial = getattr(exc, "result", None)
             if partial is None:  # failed before the first iteration: nothing to keep

@@ -93,9 +93,8 @@ def register(app: typer.Typer) -> None:
     )
 
     def _list() -> None:
-        from marinesim.models import presets
-
         from marinesim.allocation.vehicles import vehicle_names
+        from marinesim.models import presets
 
         typer.echo("Vehicle presets (scenario motion.params.preset, vehicles show NAME):")
         for name in presets.names():
