@@ -159,9 +159,7 @@ def test_batch_chunks_let_the_bar_move() -> None:
     assert chunk_size(3, 2) == 2 and chunk_size(1, 4) == 1
 
 
-def test_batch_out_alias_and_progress(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_batch_out_alias_and_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     scen = str(REPO / "tests" / "data" / "batch" / "mc_small.yaml")
     out = tmp_path / "b"
     argv = ["batch", scen, "--replicas", "2", "--workers", "1", "--set", "time.end=2",
