@@ -138,7 +138,7 @@ def run_cmd(
     if plot:  # --plot FIG: the figure file, its suffix sets the format
         fig_path = Path(plot)
         if fig_path.suffix:
-            fmt = check_fig_format(fig_path.suffix, param="--plot")
+            fmt = check_fig_format(fig_path.suffix.lstrip("."), param="--plot")
         else:
             fig_path = fig_path.with_suffix(f".{fmt}")
     label = f"surftrak-{terrain if terrain is not None else Path(str(bathymetry)).stem}-seed{seed}"
@@ -269,7 +269,7 @@ def plot_cmd(
         stem = merged.name if merged.is_dir() else (merged.parent.name or merged.stem)
     stem = stem or "surftrak"
     if out is not None and out.suffix and not out.is_dir():
-        check_fig_format(out.suffix, "--out")
+        check_fig_format(out.suffix.lstrip("."), "--out")
     with utf8_inputs(merged, *([overlay] if overlay is not None else [])):
         if _is_ardupilot_log(merged):
             from marinesim.io.ardulog import read_log, surftrak_log_figure

@@ -342,7 +342,6 @@ def write_csv_tables(log: ArduLog, out_dir: str | Path) -> dict[str, Path]:
             w.writerow(keys)
             n = len(cols[keys[0]]) if keys else 0
             for i in range(n):
-                row = []
                 w.writerow([_csv_cell(cols[k][i]) for k in keys])
         paths[name] = path
     return paths
