@@ -153,9 +153,9 @@ def _check_config_values(cfg_list: Any, p: Path) -> None:
     """DataError for a config value that is a non-finite number (``NaN``, ``"inf"``)."""
     import math
 
-    for i, item in enumerate(cfg_list):
+    for item in cfg_list if isinstance(cfg_list, list) else []:
         if not (isinstance(item, (list, tuple)) and len(item) == 2):
-            raise DataError(f"config item {i} is not a [name, value] pair", file=p)
+            continue  # reported as a malformed case where the pairs are unpacked
         k, v = item
         text = str(v).strip().lower()
         try:
