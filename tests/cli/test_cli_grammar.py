@@ -187,3 +187,16 @@ def test_vehicle_names_one_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert "did you mean 'dsrv'?" in err and "DSRV" not in err and "shipClarke83" not in err
     assert main(["vehicles", "show", "DSRV", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["name"] == "dsrv"
+
+
+def test_quiet_and_verbose_mean_the_same_everywhere(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["alloc", "report", "bluerov2_heavy", "--fast", "-q"]) == 0
+    cap = capsys.readouterr()
+    assert "axis maxima" not in cap.err and cap.out.startswith("vehicle bluerov2_heavy  at 16 V")
+    assert main(["-q", "alloc", "report", "bluerov2_heavy", "--fast"]) == 0
+    assert "axis maxima" not in capsys.readouterr().err
+    for argv in (["vehicles", "list", "-v"], ["-v", "scenarios"], ["gym", "list", "--verbose"]):
+        assert main(argv) == 0, argv
+        assert "wall time: " in capsys.readouterr().err, argv
+    assert main(["scenarios"]) == 0  # the state does not leak into the next command line
+    assert "wall time" not in capsys.readouterr().err

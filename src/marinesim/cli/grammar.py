@@ -6,7 +6,8 @@ once and makes it uniform, so no module can drift:
 * ``-h`` and ``--help`` on every command (inherited from the root context);
 * ``-q/--quiet`` and ``-v/--verbose`` on every command (and on ``marinesim`` itself), meaning
   the same everywhere: ``-q`` turns off progress bars and status lines on stderr, ``-v`` adds
-  detail (marinesim's INFO log records on stderr, and per-item lines where a command has them);
+  detail on stderr (marinesim's INFO log records, per-item lines where a command has them,
+  and the command's wall time);
   results, errors and warnings are printed either way.  A command that declared its own
   ``-q``/``-v`` keeps it (``sitl -q``, ``verify -v``), with the same meaning;
 * help without placeholders: a value shows as ``INT``, ``FLOAT``, ``TEXT``, ``PATH`` (not
@@ -36,7 +37,7 @@ VERBOSITY = {"level": 0}
 
 HELP_NAMES = ["-h", "--help"]
 QUIET_HELP = "No progress bars or status lines on stderr (results and errors still print)."
-VERBOSE_HELP = "More detail: marinesim's log records and per-item lines on stderr."
+VERBOSE_HELP = "More detail on stderr: log records, per-item lines, the wall time."
 
 _TYPE_WORDS = {
     "int": "INT",

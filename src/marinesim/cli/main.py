@@ -33,6 +33,18 @@ class _RootGroup(TyperGroup):
         grammar.reset()
         return super().make_context(info_name, args, parent=parent, **extra)
 
+    def invoke(self, ctx):  # noqa: ANN001, ANN201
+        import time
+
+        t0 = time.perf_counter()
+        try:
+            return super().invoke(ctx)
+        finally:
+            if grammar.verbose():
+                from marinesim.cli.progress import fmt_seconds
+
+                print(f"wall time: {fmt_seconds(time.perf_counter() - t0)}", file=sys.stderr)
+
 
 app = typer.Typer(
     name="marinesim",
