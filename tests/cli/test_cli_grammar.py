@@ -76,18 +76,25 @@ def test_usm_version_is_deprecated_and_v_is_verbose(capsys: pytest.CaptureFixtur
     assert __version__ in capsys.readouterr().out
 
 
-def test_output_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_output_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert default_out("demo_survey-seed7") == Path("marinesim-runs/demo_survey-seed7")
     assert default_out("a b/c") == Path("marinesim-runs/a_b_c")
     # default: created with its parents, under marinesim-runs/
     f = out_file(None, label="x", name="log.csv", suffixes=(".csv",))
     assert f == Path("marinesim-runs/x/log.csv") and f.parent.is_dir()
-    # a folder is created, its parent must exist
+    # a folder is created; missing parents too, with a warning naming them
     assert out_folder(Path("new")).is_dir()
-    with pytest.raises(ConfigError, match="the folder 'missing' does not exist"):
-        out_folder(Path("missing/deeper"))
-    assert not Path("missing").exists()
+    assert capsys.readouterr().err == ""
+    assert out_folder(Path("missing/deeper/still")).is_dir()
+    assert capsys.readouterr().err == (
+        "warning: -o/--out: created the missing folder 'missing' for 'missing/deeper/still' "
+        "(check the path)\n"
+    )
+    out_folder(Path("marinesim-runs/a/b"))
+    assert capsys.readouterr().err == ""
     # a named file; an existing directory named like a file is ambiguous
     assert out_file(Path("new/r.csv"), label="x", name="log.csv", suffixes=(".csv",)) == Path(
         "new/r.csv"
@@ -98,6 +105,8 @@ def test_output_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     Path("afile").write_text("x")
     with pytest.raises(ConfigError, match="'afile' is a file, not a folder"):
         out_folder(Path("afile"))
+    with pytest.raises(ConfigError, match="cannot create 'afile/x/y': 'afile' is a file"):
+        out_folder(Path("afile/x/y"))
 
 
 def test_usm_run_output_rule_and_progress(
@@ -122,9 +131,9 @@ def test_usm_run_output_rule_and_progress(
     assert main(["usm", "run", mission, "--duration", "1", "-o", "d.csv"]) == 2
     err = capsys.readouterr().err
     assert "'d.csv' is a directory" in err and "Traceback" not in err
-    assert main(["usm", "run", mission, "--duration", "1", "-o", "nope/sub/x.csv"]) == 2
-    assert "the folder 'nope' does not exist" in capsys.readouterr().err
-    assert not (tmp_path / "nope").exists()
+    assert main(["usm", "run", mission, "--duration", "1", "-o", "nope/sub/x.csv"]) == 0
+    assert "created the missing folder 'nope' for 'nope/sub'" in capsys.readouterr().err
+    assert len(pd.read_csv(tmp_path / "nope" / "sub" / "x.csv")) == 11
 
 
 def test_progress_lines_off_and_eta() -> None:

@@ -3,8 +3,8 @@
 The output rule, the same for every command that writes files:
 
 * ``-o/--out DIR`` names the folder the command writes into (the files get their default
-  names inside it).  The folder is created when missing, but its parent must exist (a typo
-  in a path is an error, not a new tree of folders).
+  names inside it).  The folder is created when missing; when its parent is missing too, the
+  folders are created with a warning naming them (a typo in a path shows at once).
 * ``-o/--out FILE.ext``, where ``.ext`` is a suffix the command writes (``.csv``, ``.png`` ...),
   names the main file itself; its folder follows the same rule.  An existing directory whose
   name ends in such a suffix is an error (ambiguous).
@@ -58,28 +58,36 @@ def default_out(label: str) -> Path:
 def out_folder(folder: Path, *, param: str = "-o/--out", create: bool = True) -> Path:
     """Check (and create) the folder a command writes into.
 
+    A folder whose parent is missing too is created with its parents, with a warning on
+    stderr naming the folders that were created (a typo in a path shows at once); folders
+    under ``marinesim-runs/`` are created without a word.
+
     Raises
     ------
     ConfigError
-        ``folder`` is an existing file, or its parent folder does not exist (folders under
-        ``marinesim-runs/`` are created with their parents).
+        ``folder`` or one of its parents is an existing file.
     """
     folder = Path(folder)
     if folder.exists():
         if not folder.is_dir():
             raise ConfigError(f"{str(folder)!r} is a file, not a folder", param=param)
         return folder
+    missing = [folder]
     parent = folder.parent
-    under_default = folder.parts[:1] == RUNS_ROOT.parts
-    if not under_default and str(parent) not in ("", ".") and not parent.is_dir():
-        what = "is a file" if parent.exists() else "does not exist"
-        raise ConfigError(
-            f"cannot create {str(folder)!r}: the folder {str(parent)!r} {what} "
-            "(create it first, or give another -o/--out)",
-            param=param,
-        )
+    while str(parent) not in ("", ".") and not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise ConfigError(f"cannot create {str(folder)!r}: {str(parent)!r} is a file", param=param)
     if create:
         folder.mkdir(parents=True, exist_ok=True)
+        under_default = folder.parts[:1] == RUNS_ROOT.parts
+        if len(missing) > 1 and not under_default:
+            typer.echo(
+                f"warning: {param}: created the missing folder {str(missing[-1])!r} for "
+                f"{str(folder)!r} (check the path)",
+                err=True,
+            )
     return folder
 
 

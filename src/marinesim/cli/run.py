@@ -99,6 +99,10 @@ def _execute(
     fig_format = check_fig_format(fig_format)
     check_source(source)
     sim = load_simulation(source, variables=variables or None, sets=sets or None, seed=seed)
+    if outdir is not None:  # the output rule: missing parents are created with a warning
+        from marinesim.cli.options import out_folder
+
+        out_folder(outdir)
     out = outdir if outdir is not None else _default_outdir(sim)
     sim.stream_to(out, fmt)  # folder checked before the first step; the log streams
     if sim.seed_drawn:
