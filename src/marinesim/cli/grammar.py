@@ -41,6 +41,11 @@ VERBOSE_HELP = "More detail on stderr: log records, per-item lines, the wall tim
 
 _TYPE_WORDS = {
     "int": "INT",
+    "integer": "INT",
+    "text": "TEXT",
+    "integer range": "INT",
+    "float range": "FLOAT",
+    "boolean": "BOOL",
     "float": "FLOAT",
     "str": "TEXT",
     "path": "PATH",
@@ -114,7 +119,15 @@ _TYPE_LABEL = re.compile(r"<([^>]*)>")
 
 
 def _word(param: Any, ctx: Any) -> str:
-    """A plain metavar for a parameter that has none (from typer's ``<type>`` label)."""
+    """A plain metavar for a parameter that has none (from typer's ``<type>`` label, or the
+    click type's name on typer versions that run on click)."""
+    ptype = getattr(param, "type", None)
+    choices = getattr(ptype, "choices", None)
+    if choices:
+        return "|".join(str(c) for c in choices)
+    tname = str(getattr(ptype, "name", "") or "").lower()
+    if tname:
+        return _TYPE_WORDS.get(tname, tname.upper())
     raw = ""
     display = getattr(param, "display_type", None)
     if callable(display):
