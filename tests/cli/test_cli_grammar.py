@@ -103,7 +103,7 @@ def test_output_rule(
     with pytest.raises(ConfigError, match="'d.csv' is a directory"):
         out_file(Path("d.csv"), label="x", name="log.csv", suffixes=(".csv",))
     Path("afile").write_text("x")
-    with pytest.raises(ConfigError, match="'afile' is a file, not a folder"):
+    with pytest.raises(ConfigError, match="'afile' is an existing file, not a folder"):
         out_folder(Path("afile"))
     with pytest.raises(ConfigError, match="cannot create 'afile/x/y': 'afile' is a file"):
         out_folder(Path("afile/x/y"))

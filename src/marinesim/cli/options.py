@@ -70,7 +70,7 @@ def out_folder(folder: Path, *, param: str = "-o/--out", create: bool = True) ->
     folder = Path(folder)
     if folder.exists():
         if not folder.is_dir():
-            raise ConfigError(f"{str(folder)!r} is a file, not a folder", param=param)
+            raise ConfigError(f"{str(folder)!r} is an existing file, not a folder", param=param)
         return folder
     missing = [folder]
     parent = folder.parent
