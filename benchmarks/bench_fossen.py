@@ -1,6 +1,6 @@
 """Throughput of the compiled 6-DOF models (REMUS 100 as PythonVehicleSimulator builds it).
 
-Figures come from :func:`marinesim.models.sixdof.throughput.measure` (the same code as
+Figures come from :func:`marinesim.cli.bench_sixdof.measure` (the same code as
 ``marinesim bench fossen``): the REMUS 100 loop step for N vehicles on all numba threads and
 on one, N = 1, the generic ``fossen6dof`` model, and the baseline measured in the same run —
 a Python loop over vehicles calling the N = 1 step.  Ratios are against that baseline;
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from marinesim.models.sixdof.throughput import measure
+from marinesim.cli.bench_sixdof import measure
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 
 from _report import write_report
-from marinesim.models.kinematic import measure_throughput
+from marinesim.models.usm import measure_throughput
 
 SIZES = (1, 100, 10_000, 100_000)
 

@@ -10,7 +10,9 @@ Convention (the README is generated from ``docs/readme/*.md``):
 * an HTML comment on the line right before the opening fence qualifies the block:
   ``<!-- readme-test: needs-shared -->`` (skipped when ``../shared`` is absent; the copy sees
   it as ``../shared`` too), ``<!-- readme-test: needs-env VAR -->`` (skipped unless ``VAR`` is
-  set), ``<!-- readme-test: skip REASON -->`` (never run), and ``timeout N`` (seconds, default
+  set), ``<!-- readme-test: needs-module NAME -->`` (skipped unless the optional package
+  ``NAME`` imports, e.g. ``stable_baselines3`` of the ``rl`` extra),
+  ``<!-- readme-test: skip REASON -->`` (never run), and ``timeout N`` (seconds, default
   60); several directives may share one comment, separated by ``;``.
 
 One test per block, named after the README line of its opening fence, so a failure points at
@@ -19,6 +21,7 @@ the line to fix.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -48,6 +51,7 @@ class Block:
     code: str
     needs_shared: bool = False
     needs_env: list[str] = field(default_factory=list)
+    needs_module: list[str] = field(default_factory=list)
     skip: str | None = None
     timeout: float = DEFAULT_TIMEOUT
 
@@ -73,6 +77,8 @@ def parse_directives(text: str, block: Block) -> None:
             block.needs_shared = True
         elif word == "needs-env" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", rest):
             block.needs_env.append(rest)
+        elif word == "needs-module" and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", rest):
+            block.needs_module.append(rest)
         elif word == "skip" and rest:
             block.skip = rest
         elif word == "timeout" and re.fullmatch(r"\d+(\.\d+)?", rest):
@@ -165,6 +171,9 @@ def test_readme_block(block: Block, tmp_path: Path) -> None:
     missing = [v for v in block.needs_env if not os.environ.get(v)]
     if missing:
         pytest.skip(f"README.md:{block.line}: needs {', '.join(missing)}")
+    absent = [m for m in block.needs_module if importlib.util.find_spec(m) is None]
+    if absent:
+        pytest.skip(f"README.md:{block.line}: needs the package(s) {', '.join(absent)}")
     try:
         proc = run_block(block, tmp_path)
     except subprocess.TimeoutExpired:
@@ -183,6 +192,8 @@ def test_directives_are_parsed() -> None:
         "<!-- readme-test: skip serves forever -->\n```bash\nserve\n```\n```text\nout\n```\n"
     )
     a, b, c = extract_blocks(text)
+    (d,) = extract_blocks("<!-- readme-test: needs-module stable_baselines3 -->\n```bash\nx\n```\n")
+    assert d.needs_module == ["stable_baselines3"]
     assert (a.line, a.lang, a.needs_shared, a.timeout, a.code) == (3, "bash", True, 90.0, "ls\n")
     assert (b.lang, b.needs_env, b.skip) == ("python", ["MARINESIM_MOOS_BIN"], None)
     assert c.skip == "serves forever" and not c.needs_shared

@@ -8,12 +8,16 @@ stays cheap):
 * ``marinesim.load(scenario, **overrides)`` — a scenario built into a simulation;
 * ``marinesim.run(scenario, **overrides)`` — the same, run; a ``RunResult``.
 
-Everything else lives in its package (``marinesim.models.kinematic``, ``marinesim.engine``,
+Everything else lives in its package (``marinesim.models.usm``, ``marinesim.engine``,
 ...); this module also re-exports the version and the error types.
+
+The Gymnasium environments (``gymnasium.make("marinesim/UsmWaypoint-v0")``) are registered
+once Gymnasium is imported too, without importing it here (:mod:`marinesim._gym_hook`).
 """
 
 from typing import Any
 
+from marinesim import _gym_hook
 from marinesim.core.errors import (
     ConfigError,
     ConfigWarning,
@@ -25,6 +29,8 @@ from marinesim.core.errors import (
     UnknownNameError,
 )
 from marinesim.core.version import __version__
+
+_gym_hook.install()
 
 _API = ("load", "make_model", "run")
 

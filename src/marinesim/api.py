@@ -10,7 +10,7 @@
 * :func:`make_model` — any model by name (``usm``, ``fossen6dof``, a vehicle preset such as
   ``remus100``, ``bluerov2_heavy``, ``tanker``) with ``init(n, ...)`` and
   ``step(state, cmd, dt, env=None)``, N vehicles at once
-  (:func:`marinesim.models.api.make_model`, which documents units and shapes per family).
+  (:func:`marinesim.models.make_model`, which documents units and shapes per family).
 * :func:`load` — a scenario (file or bundled name) built into an engine
   :class:`~marinesim.engine.simulation.Simulation`, not yet run.
 * :func:`run` — the same, run to its end; a :class:`~marinesim.engine.results.RunResult`
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from marinesim.core.errors import ConfigError
-from marinesim.models.api import Model, make_model
+from marinesim.models import Model, make_model
 
 if TYPE_CHECKING:
     from marinesim.engine.results import RunResult

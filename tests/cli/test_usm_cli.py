@@ -10,7 +10,7 @@ import pytest
 
 import marinesim.reference
 from marinesim.cli.main import main
-from marinesim.models.usm_config import PARAMS
+from marinesim.models.usm.config import PARAMS
 
 REF = Path(marinesim.reference.__file__).parent / "data" / "usm"
 
@@ -240,7 +240,7 @@ def test_failure_mid_run_keeps_the_rows_so_far(
     capsys, tmp_path: Path, mission: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A run that has started never loses its log (exit 1, partial CSV, no traceback)."""
-    from marinesim.models import kinematic
+    from marinesim.models import usm as kinematic
 
     real_iterate = kinematic.iterate
 

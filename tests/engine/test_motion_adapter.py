@@ -1,5 +1,5 @@
 """The generic motion adapter (``fossen6dof`` plugin) over the motion-model face
-(:mod:`marinesim.models.motion`): every preset kind by name, the PythonVehicleSimulator fleet
+(:mod:`marinesim.models.sixdof.motion`): every preset kind by name, the PythonVehicleSimulator fleet
 in the engine equal to its own loop, the moved thruster plant and station-keeping law."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from marinesim.allocation.vehicles import get_layout
 from marinesim.core.errors import ConfigError
 from marinesim.engine.plugins import sixdof
 from marinesim.models import presets
-from marinesim.models.motion import KINDS, motion_model
 from marinesim.models.sixdof import fleet
+from marinesim.models.sixdof.motion import KINDS, motion_model
 from marinesim.reference import pvs_fleet as ref
 from marinesim.scenario import load_simulation
 

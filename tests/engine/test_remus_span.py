@@ -189,7 +189,7 @@ def test_span_is_used_by_default() -> None:
 def test_a_step_the_guard_stops_is_undone_and_run_by_the_plugins() -> None:
     # 500 m/s forward (> the model's 50 m/s bound): the kernel's first substep trips the
     # guard; it must undo the tick (autopilot state, model rows) and give it back
-    from marinesim.models.motion import RowsState
+    from marinesim.models.sixdof.motion import RowsState
 
     def run(compiled: bool):  # noqa: ANN202
         sim = load_simulation("remus100_survey", sets={"time.end": 5.0, **NO_WAYPOINTS})

@@ -11,7 +11,7 @@ from marinesim.engine.entity import BlockSpec, PluginSpec, Spawn
 from marinesim.engine.plugins.script import EventScript, EventScriptParams
 from marinesim.engine.plugins.usm import UsmMotion, UsmV22Motion
 from marinesim.engine.simulation import Simulation
-from marinesim.models import kinematic
+from marinesim.models import usm as kinematic
 from marinesim.scenario import load_simulation
 
 EVENTS = [

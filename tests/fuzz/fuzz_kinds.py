@@ -56,7 +56,7 @@ THRUSTMAP = b"-100:-2, -50:-1, 0:0, 20:1, 40:2, 60:3, 80:5, 100:5"
 
 def _load_thrustmap(p: Path) -> Any:
     from marinesim.core.textio import read_input_text
-    from marinesim.models.thrustmap import ThrustMap
+    from marinesim.models.usm.thrustmap import ThrustMap
 
     text = read_input_text(p, what="thrust map")
     tm, _w = ThrustMap.parse(text, "doc", file=p, line=1)

@@ -16,7 +16,7 @@ from marinesim.interop.moos.files import load_current_field, load_usm_config
 from marinesim.interop.moos.moosfile import MoosFile, read_moos_file
 from marinesim.interop.moos.runner import run_moos_file, run_usm
 from marinesim.interop.moos.script import parse_script
-from marinesim.models.usm_config import configure
+from marinesim.models.usm.config import configure
 
 REF = Path(marinesim.reference.__file__).parent / "data" / "usm"
 

@@ -114,8 +114,11 @@ def test_figures(tmp_path: Path) -> None:
     assert ax.get_aspect() == 1.0
     assert len([ln for ln in ax.get_lines() if ln.get_label() in ("v[0]", "v[1]")]) == 2
     fig2 = timeseries_figure(res)
-    assert len(fig2.axes) == 3
+    depth = res["truth.pos"][:, :, 2]
+    assert np.nanmax(depth) == np.nanmin(depth)  # a surface run: no depth panel
+    assert [a.get_ylabel() for a in fig2.axes] == ["heading [deg]", "speed [m/s]"]
     paths = save_figures(res, tmp_path, current=field)
+    assert sorted(paths) == ["timeseries", "trajectory"]
     for p in paths.values():
         assert p.stat().st_size > 10_000
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -216,9 +219,9 @@ def test_sixdof_timeseries_has_a_thruster_panel(station_keeping: RunResult) -> N
 
 def test_usm_timeseries_heading_breaks_and_actuators(usm_survey: RunResult) -> None:
     fig = timeseries_figure(usm_survey)
-    assert fig.axes[3].get_ylabel().startswith("thrust [%], rudder")
+    assert fig.axes[3].get_ylabel() == "thrust, rudder,\nelevator [%]"
     legend = [t.get_text() for t in fig.axes[3].get_legend().get_texts()]
-    assert legend == ["thrust [%]", "rudder [deg]", "elevator [deg]"]
+    assert legend == ["thrust [%]", "rudder [%]", "elevator [%]"]
     heading = usm_survey["truth.heading"][:, :, 0]
     wraps = int(np.sum(np.abs(np.diff(heading, axis=1)) > 180.0))
     drawn = [ln.get_ydata() for ln in fig.axes[0].get_lines() if ln.get_linestyle() == "-"]
@@ -249,7 +252,7 @@ def test_usm_run_figures_draw_the_desired_inputs(tmp_path: Path) -> None:
     figs = usm_run_figures(run, title="mission.moos")
     act = figs["timeseries"].axes[3]
     legend = [t.get_text() for t in act.get_legend().get_texts()]
-    assert legend == ["DESIRED_THRUST [%]", "DESIRED_RUDDER [deg]", "DESIRED_ELEVATOR [deg]"]
+    assert legend == ["DESIRED_THRUST [%]", "DESIRED_RUDDER [%]", "DESIRED_ELEVATOR [%]"]
     thrust = act.get_lines()[0].get_ydata()
     assert thrust[0] == 0.0 and thrust[-1] == 50.0
     paths = save_usm_run_figures(run, tmp_path, fmt="svg")
@@ -270,3 +273,54 @@ def test_engine_surftrak_figure(tmp_path: Path) -> None:
     assert np.nanmin(true_alt) > 5.0  # the vehicle holds ~8.8 m over the floor, not 0
     paths = save_all_figures(res, tmp_path, fmt="pdf")
     assert paths["surftrak"] == tmp_path / "surftrak.pdf" and paths["surftrak"].is_file()
+
+
+def test_figure_set_follows_the_signals_of_a_surftrak_run(tmp_path: Path) -> None:
+    """SURFTRAK only heaves: no trajectory, no flat heading/speed panels (issue 22)."""
+    from marinesim.io.figures import save_all_figures
+    from marinesim.io.plots import figure_plan
+    from marinesim.scenario import load_simulation
+
+    res = load_simulation("surftrak_sawtooth", sets=["time.end=5"]).run()
+    assert figure_plan(res) == {"timeseries": ("depth",)}
+    paths = save_all_figures(res, tmp_path, fmt="svg")
+    assert sorted(paths) == ["surftrak", "timeseries"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["surftrak.svg", "timeseries.svg"]
+    fig = timeseries_figure(res)
+    assert [ax.get_ylabel() for ax in fig.axes] == ["depth [m]"]
+    assert fig.axes[0].yaxis_inverted()  # depth positive down
+    depth = fig.axes[0].get_lines()[0].get_ydata()
+    assert np.nanmax(depth) - np.nanmin(depth) > 0.0  # the panel drawn has something in it
+
+
+def test_figure_set_of_a_usm_survey_keeps_every_panel(usm_survey: RunResult) -> None:
+    from marinesim.io.plots import figure_plan
+
+    plan = figure_plan(usm_survey)
+    assert plan == {"trajectory": ("track",),
+                    "timeseries": ("heading", "speed", "depth", "actuators")}  # fmt: skip
+
+
+def test_ensemble_timeseries_leaves_out_constant_panels() -> None:
+    from marinesim.engine.results import RunResult, Signal
+    from marinesim.io.ensemble_plots import MAX_INDIVIDUAL
+
+    n, tt = MAX_INDIVIDUAL + 3, 50
+    t = np.arange(tt) * 0.1
+    pos = np.zeros((n, tt, 3))
+    pos[:, :, 2] = 5.0 + np.sin(t)[None, :] + np.arange(n)[:, None] * 0.1
+    res = RunResult(
+        t=t,
+        signals={
+            "truth.pos": Signal(pos, "m", ("north", "east", "down")),
+            "truth.heading": Signal(np.zeros((n, tt, 1)), "deg", ("",)),
+            "truth.speed": Signal(np.zeros((n, tt, 1)), "m/s", ("",)),
+        },
+        entities=[{"id": i, "name": f"v[{i}]", "block": "v", "index": i, "team": 1}
+                  for i in range(n)],  # fmt: skip
+        events=[],
+        metrics=[],
+        manifest={"scenario": "heave", "seed": 1},
+    )
+    fig = timeseries_figure(res)
+    assert [ax.get_ylabel() for ax in fig.axes] == ["depth [m]"]

@@ -7,8 +7,8 @@ import pytest
 
 import marinesim
 from marinesim.core.errors import ConfigError, UnknownNameError
-from marinesim.models import fossen6dof as f6
-from marinesim.models import pvs
+from marinesim.models.sixdof import fossen6dof as f6
+from marinesim.models.sixdof import pvs
 
 
 def test_exported_from_the_package() -> None:

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from marinesim.core.errors import ConfigError
-from marinesim.models import backends, pvs
-from marinesim.models import fossen6dof as f6
+from marinesim.models.sixdof import backends, pvs
+from marinesim.models.sixdof import fossen6dof as f6
 
 BASE = {
     "mass": 18.0,
@@ -147,8 +147,8 @@ def test_cuda_without_a_device_says_why() -> None:
 _SIM = textwrap.dedent(
     """
     import numpy as np
-    from marinesim.models import pvs
-    from marinesim.models import fossen6dof as f6
+    from marinesim.models.sixdof import pvs
+    from marinesim.models.sixdof import fossen6dof as f6
     rng = np.random.default_rng(2)
     worst = 0.0
     for p in (pvs.remus100("stepInput", 0, 0, 0, 0.4, 30), pvs.otter("stepInput", 0, 0.3, -30, 0)):

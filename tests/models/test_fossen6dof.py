@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from marinesim.core.errors import ConfigError, ConfigWarning
-from marinesim.models import fossen6dof as f6
 from marinesim.models import presets
+from marinesim.models.sixdof import fossen6dof as f6
 
 BASE = {
     "mass": 18.0,

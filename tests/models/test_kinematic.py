@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from marinesim.core.errors import ConfigError
-from marinesim.models import kinematic as km
-from marinesim.models.thrustmap import ThrustMap
-from marinesim.models.usm_config import UsmConfig
+from marinesim.models import usm as km
+from marinesim.models.usm.config import UsmConfig
+from marinesim.models.usm.thrustmap import ThrustMap
 
 
 def cfg(**kw: object) -> UsmConfig:

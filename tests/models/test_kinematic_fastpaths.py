@@ -15,8 +15,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from marinesim.models import kinematic as km
-from marinesim.models.usm_config import UsmConfig
+from marinesim.models import usm as km
+from marinesim.models.usm.config import UsmConfig
 
 
 def _rel_ang_reference(xa: float, ya: float, xb: float, yb: float) -> float:
@@ -181,7 +181,7 @@ def test_actuator_cache_follows_mail_turn_rate_and_config() -> None:
 
 
 def test_actuator_cache_ignores_a_thrust_map_that_still_changes() -> None:
-    from marinesim.models.thrustmap import ThrustMap
+    from marinesim.models.usm.thrustmap import ThrustMap
 
     tm = ThrustMap(20.0, False)  # not frozen: the user may still edit it
     c = UsmConfig(compat="moos", thrust_map=tm)  # type: ignore[arg-type]

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from marinesim.core.errors import ConfigError, UnknownNameError
-from marinesim.models import fossen6dof, presets, pvs
+from marinesim.models import presets
+from marinesim.models.sixdof import fossen6dof, pvs
 
 CONSTS = (
     Path(__file__).resolve().parents[2] / "src/marinesim/reference/data/pvs/model_constants.json"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import marinesim.reference
 from marinesim.core.errors import ConfigError
-from marinesim.models.thrustmap import (
+from marinesim.models.usm.thrustmap import (
     ThrustMap,
     format_number_x,
     is_moos_number,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from marinesim.models.thrustmap import ThrustMap, parse_number
+from marinesim.models.usm.thrustmap import ThrustMap, parse_number
 
 
 def test_long_map_is_read_and_equals_the_pairwise_result():

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import marinesim.reference
 from marinesim.core.errors import ConfigError
-from marinesim.models.usm_config import (
+from marinesim.models.usm.config import (
     PARAMS,
     UsmConfig,
     config_from_mapping,

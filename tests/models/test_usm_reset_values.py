@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from marinesim.models import kinematic as km
-from marinesim.models.usm_config import configure
+from marinesim.models import usm as km
+from marinesim.models.usm.config import configure
 
 
 @pytest.mark.parametrize("compat", ["doc", "moos"])

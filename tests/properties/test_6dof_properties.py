@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from marinesim.models import fossen6dof as f6
-from marinesim.models import pvs
+from marinesim.models.sixdof import fossen6dof as f6
+from marinesim.models.sixdof import pvs
 
 pos = st.floats(0.05, 5.0)
 vel = st.floats(-2.0, 2.0)
@@ -173,7 +173,7 @@ def test_pvs_remus_batch_equals_single(cmds) -> None:
 def test_pvs_batch_equals_each_vehicle_alone() -> None:
     """pvs.step_batch of N vehicles equals each vehicle stepped alone (N = 1 is the batch
     path: the same bits, on both sides of the parallel threshold); event indices are global."""
-    from marinesim.models import backends
+    from marinesim.models.sixdof import backends
 
     p = pvs.remus100("stepInput", 0, 0, 0, 0.4, 30)
     rng = np.random.default_rng(5)

@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from marinesim.models import kinematic as km
-from marinesim.models.thrustmap import ThrustMap
-from marinesim.models.usm_config import UsmConfig
+from marinesim.models import usm as km
+from marinesim.models.usm.config import UsmConfig
+from marinesim.models.usm.thrustmap import ThrustMap
 
 finite = st.floats(-200, 200, allow_nan=False)
 

@@ -97,7 +97,7 @@ def test_missing_manifest_is_a_data_error(tmp_path: Path) -> None:
 
 def test_diverging_vehicle_is_stopped_and_named() -> None:
     """A NaN command stops that vehicle only; the message names its index and the time."""
-    from marinesim.models import pvs
+    from marinesim.models.sixdof import pvs
 
     p = pvs.remus100()
     n = 3
@@ -153,7 +153,7 @@ def test_guard_catches_non_finite_velocity_and_speed_bound() -> None:
 def test_externally_driven_case_without_flag_is_detected(tmp_path: Path) -> None:
     """Commands unlike the constructor's control system and no controller state logged:
     replayed from the CSV's *_cmd columns (the state columns still decide)."""
-    from marinesim.models import pvs
+    from marinesim.models.sixdof import pvs
 
     p = pvs.remus100("stepInput", 0, 0, 0, 0.3, 45)
     t = np.arange(501) * 0.02
@@ -184,7 +184,7 @@ def test_batched_step_leaves_its_inputs_untouched(current: float) -> None:
     """The kernel writes only its own output: the caller's state and command arrays are
     never modified, and vehicle 2 of the batch equals the same vehicle stepped alone (N = 1
     is the batch path: the same bits)."""
-    from marinesim.models import pvs
+    from marinesim.models.sixdof import pvs
 
     for p in (
         pvs.remus100("stepInput", 0, 0, 0, current, 30),

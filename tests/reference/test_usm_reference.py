@@ -108,8 +108,8 @@ def test_default_mode_current_field_matches_reference_coupling() -> None:
     import dataclasses
 
     from marinesim.environment.current import CurrentField
-    from marinesim.models import kinematic as km
-    from marinesim.models.usm_config import configure
+    from marinesim.models import usm as km
+    from marinesim.models.usm.config import configure
 
     case = ROOT / "usm" / "current_field.scenario.json"
     data = json.loads(case.read_text())

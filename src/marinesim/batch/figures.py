@@ -120,7 +120,8 @@ def _ensemble_tracks(logs: Any) -> Any:
 def save_batch_figures(
     runs: Any, metrics: Sequence[str], units: dict[str, str], outdir: Path
 ) -> dict[str, Path]:
-    """Write ``metrics_hist.png`` and (with logs) ``tracks.png``; return their paths."""
+    """Write ``metrics_hist.png`` and (with logs of vehicles that move on the east/north
+    plane, not a SURFTRAK heave-only batch) ``tracks.png``; return their paths."""
     import matplotlib.pyplot as plt
     import pandas as pd
 
@@ -135,8 +136,11 @@ def save_batch_figures(
         logs = pd.read_parquet(
             logs_dir, columns=["run_id", "entity", "t", "truth.pos.north", "truth.pos.east"]
         )
-        fig = _ensemble_tracks(logs)
-        out["tracks"] = outdir / "tracks.png"
-        fig.savefig(out["tracks"], dpi=110)
-        plt.close(fig)
+        ne = logs[["truth.pos.north", "truth.pos.east"]].to_numpy(dtype=float)
+        ne = ne[np.all(np.isfinite(ne), axis=1)]
+        if len(ne) and float(np.ptp(ne, axis=0).max()) > 0.0:  # no tracks of a heave-only run
+            fig = _ensemble_tracks(logs)
+            out["tracks"] = outdir / "tracks.png"
+            fig.savefig(out["tracks"], dpi=110)
+            plt.close(fig)
     return out

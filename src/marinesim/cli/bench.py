@@ -1,12 +1,12 @@
 """``marinesim bench``: throughput measurements of the models.
 
 ``marinesim bench usm --vehicles N --steps K [--json]`` runs
-:func:`marinesim.models.kinematic.measure_throughput` and prints vehicle-steps per second of
+:func:`marinesim.models.usm.measure_throughput` and prints vehicle-steps per second of
 the batched uSimMarine model, with the per-vehicle Python loop of the same model measured in
 the same process for comparison.
 
 ``marinesim bench fossen --vehicles N --steps K [--json]`` runs
-:func:`marinesim.models.sixdof.throughput.measure`: PythonVehicleSimulator's REMUS 100 loop on
+:func:`marinesim.cli.bench_sixdof.measure`: PythonVehicleSimulator's REMUS 100 loop on
 the compiled 6-DOF kernels (and the generic ``fossen6dof`` model), against a per-vehicle
 Python loop of the same step measured in the same process.
 """
@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     ) -> None:
         """uSimMarine (`usm`): batched iterate() vs a per-vehicle loop, same process."""
-        from marinesim.models.kinematic import measure_throughput
+        from marinesim.models.usm import measure_throughput
 
         res = measure_throughput(vehicles, steps, dt=dt, loop=loop, mail=mail)
         if as_json:
@@ -75,7 +75,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     ) -> None:
         """REMUS 100 (exact PythonVehicleSimulator loop) on the compiled 6-DOF kernels."""
-        from marinesim.models.sixdof.throughput import measure
+        from marinesim.cli.bench_sixdof import measure
 
         res = measure(vehicles, steps, backend=backend, generic=generic)
         if as_json:
@@ -137,9 +137,9 @@ def register(app: typer.Typer) -> None:
         import time
         import warnings
 
+        from marinesim.cli.bench_sixdof import warm_up
         from marinesim.engine.plugins.surftrak_span import PARALLEL_MIN
         from marinesim.interop.surftrak_runner import run_surftrak
-        from marinesim.models.sixdof.throughput import warm_up
 
         t = warm_up(parallel=parallel)
         for n, name in ((1, "surftrak span"), (PARALLEL_MIN, "surftrak span parallel")):

@@ -82,6 +82,7 @@ def _execute(
     fmt: str,
     progress: bool,
     fig_format: str = "png",
+    live_port: int | None = None,
 ) -> int:
     """Load, run, save and plot; return the exit code (0 ok, 1 failed/diverged)."""
     from marinesim.cli.options import check_fig_format
@@ -94,7 +95,7 @@ def _execute(
         fmt = "parquet"
     if fmt not in FORMATS:
         raise ConfigError(
-            f"unknown log format {fmt!r} (use csv, parquet, both or alog)", param="--format"
+            f"unknown log format {fmt!r} (use csv, parquet, both, alog or mcap)", param="--format"
         )
     fig_format = check_fig_format(fig_format)
     check_source(source)
@@ -104,7 +105,18 @@ def _execute(
 
         out_folder(outdir)
     out = outdir if outdir is not None else _default_outdir(sim)
-    sim.stream_to(out, fmt)  # folder checked before the first step; the log streams
+    live = None
+    if live_port is not None:  # the same topics as log.mcap, over the Foxglove WebSocket
+        from marinesim.io.mcap.live import attach_live
+
+        sim.stream_to(out, fmt)
+        live = attach_live(sim, port=live_port)
+        _echo(
+            f"live: Foxglove WebSocket on {live.url} (Open connection → Foxglove WebSocket), "
+            f"paced at {sim.clock.time_warp:g}x real time"
+        )
+    else:
+        sim.stream_to(out, fmt)  # folder checked before the first step; the log streams
     if sim.seed_drawn:
         _echo(f"seed: {sim.seed} (drawn from OS entropy; saved in the manifest and scenario.yaml)")
     man = sim.manifest()
@@ -140,7 +152,11 @@ def _execute(
             from marinesim.io.alog import write_result_alog
 
             files["log_alog"] = write_result_alog(result, Path(out) / "log.alog")
-        logs = [str(files[k]) for k in ("log_alog", "log_csv", "log_parquet") if k in files]
+        logs = [
+            str(files[k])
+            for k in ("log_alog", "log_mcap", "log_csv", "log_parquet")
+            if k in files
+        ]
         _echo(f"log: {', '.join(logs)} (status {result.status}, {len(result.t)} frames)")
         _echo(f"manifest: {files['manifest']}")
         warned = [e for e in result.events if e.severity in ("warning", "error", "critical")]
@@ -272,12 +288,19 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option(
             "parquet",
             "--format",
-            help="Log format: parquet (streamed, default), csv, both, or alog (MOOS pLogger "
-            "format + Parquet).",
-            metavar="csv|parquet|both|alog",
+            help="Log format: parquet (streamed, default), csv, both, alog (MOOS pLogger "
+            "format + Parquet) or mcap (ROS 2 topics for Foxglove/ros2 bag + Parquet).",
+            metavar="csv|parquet|both|alog|mcap",
         ),
         fig_format: str = fig_format_option(),
         no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
+        live: bool = typer.Option(
+            False,
+            "--live",
+            help="Serve the run's ROS 2 topics over the Foxglove WebSocket protocol on "
+            "loopback while it goes, paced at real time (or the scenario's time_warp).",
+        ),
+        port: int = typer.Option(8765, "--port", help="TCP port of --live (0: any free port)."),
     ) -> None:
         """Run a scenario: progress bar, log (CSV/Parquet + manifest) and figures."""
         code = _execute(
@@ -290,6 +313,7 @@ def register(app: typer.Typer) -> None:
             plot=not no_plot,
             fmt=fmt,
             progress=not no_progress,
+            live_port=port if live else None,
         )
         if code:
             raise typer.Exit(code)
@@ -356,7 +380,9 @@ def register(app: typer.Typer) -> None:
     @app.command("plot")
     def plot_cmd(
         rundir: Path = typer.Argument(
-            ..., help="Run directory written by 'marinesim run', or a MOOS .alog.", metavar="RUNDIR"
+            ...,
+            help="Run directory written by 'marinesim run', a MOOS .alog, or a run's .mcap.",
+            metavar="RUNDIR",
         ),
         out: Path = out_option("Where to write the figures (default: the run directory)."),
         outdir: Path = deprecated_option("--outdir"),
@@ -373,6 +399,12 @@ def register(app: typer.Typer) -> None:
                 from marinesim.io.alog import load_alog_result
 
                 result, default_dir = load_alog_result(rundir), rundir.parent
+            elif rundir.suffix.lower() == ".mcap":  # our ROS 2 MCAP log
+                from marinesim.io.mcap.reader import load_mcap_result
+
+                result, default_dir = load_mcap_result(rundir), rundir.parent
+                if result.manifest.get("mcap_note"):
+                    typer.echo(f"note: {result.manifest['mcap_note']}", err=True)
             else:
                 result, default_dir = load_run(rundir), rundir
         folder = out_folder(pick_out(out, outdir=outdir) or default_dir)

@@ -17,7 +17,7 @@ builds from it every way of walking the rows:
 
 Every row runs the same instructions whatever N is, so N = 1 and any N give bit-identical rows
 on one backend.  Which backend names a layer accepts, and how it picks its default, is the
-layer's own policy (``marinesim.models.backends``, ``marinesim.allocation.kernels``); this
+layer's own policy (``marinesim.models.sixdof.backends``, ``marinesim.allocation.kernels``); this
 module only runs an already chosen name.
 
 numba's disk cache checks only the file of the cached function (this module), not the

@@ -96,9 +96,15 @@ def plugin_info(name: str, kind: str | None = None) -> str:
     k, cls = find_plugin(name, kind)
     lines = [f"{name} ({k} plugin, {cls.__module__}:{cls.__qualname__})", f"  {cls.describe()}", ""]
     subs, pubs = _topics(cls, name)
+    docs = cls.topic_docs() if hasattr(cls, "topic_docs") else {}
+
+    def topic(t: str, ty: str) -> str:  # "DESIRED_RUDDER (double, %)": the unit where known
+        unit = docs.get(t, ("", ""))[0]
+        return f"{t} ({ty}, {unit})" if unit else f"{t} ({ty})"
+
     lines.append("hooks: " + ", ".join(overridden_hooks(cls)))
-    lines.append("subscribes: " + (", ".join(f"{t} ({ty})" for t, ty in subs.items()) or "-"))
-    lines.append("publishes: " + (", ".join(f"{t} ({ty})" for t, ty in pubs.items()) or "-"))
+    lines.append("subscribes: " + (", ".join(topic(t, ty) for t, ty in subs.items()) or "-"))
+    lines.append("publishes: " + (", ".join(topic(t, ty) for t, ty in pubs.items()) or "-"))
     flags = [f for f in ("writes_belief", "reads_truth", "reports_done") if getattr(cls, f, False)]
     if flags:
         lines.append("flags: " + ", ".join(flags))

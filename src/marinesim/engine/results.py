@@ -64,7 +64,8 @@ class Signal:
     values : ndarray, shape (N, T, k)
         Values per entity, frame and component (NaN where an entity does not have it).
     unit : str
-        Unit of every component.
+        One unit for every component, or a comma-separated list with one unit per component
+        (``"m, m, m, deg"``); see :func:`component_units`.
     labels : tuple of str
         Component labels (length k).
     """
@@ -72,6 +73,22 @@ class Signal:
     values: NDArray[np.float64]
     unit: str = ""
     labels: tuple[str, ...] = ()
+
+    @property
+    def units(self) -> tuple[str, ...]:
+        """The unit of each component (length k), by :func:`component_units`."""
+        return component_units(self.unit, self.values.shape[2] if self.values.ndim == 3 else 1)
+
+
+def component_units(unit: str, k: int) -> tuple[str, ...]:
+    """The unit of each of the ``k`` components of a signal whose unit string is ``unit``.
+
+    The one convention of the logs: a unit string is either one unit shared by every
+    component (``"m/s"``), or a comma-separated list with exactly one unit per component
+    (``"m, m, m, deg"``).  A list of another length is kept whole for every component.
+    """
+    parts = tuple(u.strip() for u in unit.split(",")) if "," in unit else (unit.strip(),)
+    return parts if len(parts) == k else (unit,) * k
 
 
 @dataclass(frozen=True)

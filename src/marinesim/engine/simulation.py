@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from marinesim.core.errors import EngineError
+from marinesim.core.errors import ConfigError, EngineError
 from marinesim.core.registry import get as registry_get
 from marinesim.core.rng import check_seed
 from marinesim.core.state import VehicleState
@@ -250,8 +250,9 @@ class Simulation:
 
         The folder is checked now (created, writable, nothing in the way); the manifest says
         ``running`` from the first step; Parquet parts (and/or CSV appends, ``fmt``) are
-        flushed at least every few seconds of wall time, so memory stays flat and a killed run
-        keeps its log.  The :class:`RunResult` then reads its signals from the files.
+        flushed at least every few seconds of wall time (:attr:`flush_s`, default 2 s), so
+        memory stays flat and a killed run keeps its log.  The :class:`RunResult` then reads its
+        signals from the files.
 
         Raises
         ------
@@ -265,6 +266,25 @@ class Simulation:
         self._output = StreamOutput.open(self, directory, fmt)
         self._recorder.sink = self._output
         return self._output.directory
+
+    @property
+    def flush_s(self) -> float:
+        """Longest wall time [s] between two flushes of a streamed log (may change mid-run)."""
+        return self._recorder.flush_s
+
+    @flush_s.setter
+    def flush_s(self, value: float) -> None:
+        v = float(value)
+        if not (v > 0 and math.isfinite(v)):
+            raise ConfigError(f"flush_s must be > 0 s, got {value!r}", param="flush_s")
+        self._recorder.flush_s = v
+
+    @property
+    def log_writer(self) -> Any:
+        """The run-log writer :meth:`stream_to` set up (None before): its ``taps`` list takes
+        more chunk consumers (e.g. a live viewer's server), each with ``write(t, values, meta)``
+        and ``finish(manifest)``."""
+        return self._output.writer if self._output is not None else None
 
     @property
     def output_files(self) -> dict[str, Path]:

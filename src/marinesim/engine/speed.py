@@ -117,7 +117,7 @@ def _hook_timers(sim: Simulation, clock: Callable[[], float]) -> list[float]:
 def _model_step(steps: int, clock: Callable[[], float] = time.perf_counter) -> float:
     """Seconds per bare ``usm`` step: three commands mailed, one iterate, N = 1."""
     from marinesim.engine.plugins.usm import UsmMotion
-    from marinesim.models import kinematic
+    from marinesim.models import usm as kinematic
 
     cfg = UsmMotion("usm").params.config  # type: ignore[attr-defined]
     st = kinematic.init(cfg, 1, moos_time=0.0)

@@ -1,18 +1,23 @@
 """Gymnasium and PettingZoo environments over marinesim's batched models.
 
-Importing this package registers the environments with Gymnasium::
+The environments are registered with Gymnasium once both ``marinesim`` and ``gymnasium`` are
+imported, in either order (``import marinesim`` itself does not import Gymnasium: it registers
+at once when Gymnasium is already loaded, and otherwise when Gymnasium gets imported, see
+:mod:`marinesim._gym_hook`)::
 
     import gymnasium
-    import marinesim.gym  # noqa: F401  (registers marinesim/...)
+    import marinesim
 
-    env = gymnasium.make("marinesim/UsmWaypoint-v0")
+    env = gymnasium.make("marinesim/UsmWaypoint-v0", render_mode="rgb_array")
     venv = gymnasium.make_vec("marinesim/UsmWaypoint-v0", num_envs=1024)  # native batch
 
-``gymnasium.make("marinesim.gym:marinesim/UsmWaypoint-v0")`` imports it on the fly.
-Every environment has a native vector form (``vector_entry_point``) that steps all
-sub-environments as one structure-of-arrays batch; :class:`SurveyParallelEnv` is a PettingZoo
-``ParallelEnv`` with several vehicles.  Spaces, units and rewards: :data:`TASKS` and
-``marinesim gym list``.
+Importing this package registers them too, and
+``gymnasium.make("marinesim.gym:marinesim/UsmWaypoint-v0")`` imports it on the fly.  Each
+registration has ``max_episode_steps`` (the task's ``max_steps``), so ``gymnasium.make``
+adds a ``TimeLimit``.  Every environment has a native vector form (``vector_entry_point``)
+that steps all sub-environments as one structure-of-arrays batch; :class:`SurveyParallelEnv`
+(also ``marinesim.gym.survey.SurveyParallelEnv``) is a PettingZoo ``ParallelEnv`` with
+several vehicles.  Spaces, units and rewards: :data:`TASKS` and ``marinesim gym list``.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any
 
 import gymnasium
 
-__all__ = ["ENV_IDS", "TASKS", "make_vec", "register_envs", "task_class"]
+__all__ = ["ENV_IDS", "TASKS", "SurveyParallelEnv", "make_vec", "register_envs", "task_class"]
 
 #: id → (module, task class, single env class, vector env class)
 TASKS: dict[str, tuple[str, str, str, str]] = {
@@ -57,6 +62,16 @@ def task_class(env_id: str) -> Any:
     return getattr(importlib.import_module(mod), task)
 
 
+#: Steps before ``truncated`` of each id (the registration's ``max_episode_steps``): the
+#: task's ``max_steps``, kept here so that registering imports no task module.
+MAX_EPISODE_STEPS: dict[str, int] = {
+    "marinesim/UsmWaypoint-v0": 600,
+    "marinesim/BlueRov2StationKeeping-v0": 300,
+    "marinesim/Remus100DepthHeading-v0": 600,
+    "marinesim/SurftrakAltitude-v0": 600,
+}
+
+
 def register_envs() -> None:
     """Register every id with Gymnasium (idempotent)."""
     for env_id, (mod, _task, env, vec) in TASKS.items():
@@ -66,8 +81,18 @@ def register_envs() -> None:
             id=env_id,
             entry_point=f"{mod}:{env}",
             vector_entry_point=f"{mod}:{vec}",
+            max_episode_steps=MAX_EPISODE_STEPS[env_id],
             disable_env_checker=False,
         )
+
+
+def __getattr__(name: str) -> Any:
+    """``SurveyParallelEnv``: imported from :mod:`marinesim.gym.survey` (PettingZoo) on use."""
+    if name == "SurveyParallelEnv":
+        from marinesim.gym.survey import SurveyParallelEnv
+
+        return SurveyParallelEnv
+    raise AttributeError(f"module 'marinesim.gym' has no attribute {name!r}")
 
 
 def make_vec(env_id: str, num_envs: int, **options: Any) -> Any:

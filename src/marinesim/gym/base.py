@@ -11,7 +11,13 @@ N = 1, so there is one copy of every law.  Conventions shared by every task:
   observation box (:attr:`BatchTask.observations` lists name, unit and bounds);
 * rewards are computed from the **truth** (the task's score, not something the agent sees);
 * an episode ends with ``terminated`` (goal reached, vehicle lost or diverged) or
-  ``truncated`` (``max_steps`` reached, counted inside the environment);
+  ``truncated``: ``gymnasium.make`` wraps the single environment in Gymnasium's ``TimeLimit``
+  (the registration's ``max_episode_steps``, the task's :attr:`BatchTask.max_steps`; override
+  with ``gymnasium.make(id, max_episode_steps=K)``); ``max_steps=K`` sets a limit counted
+  inside the environment instead, which the native vector environment always counts (its
+  ``max_episode_steps``, given by ``gymnasium.make_vec``, or ``max_steps``);
+* ``render_mode="rgb_array"`` / ``"human"``: a top-down view of the vehicle with its track
+  and goal (:mod:`marinesim.gym.render`);
 * randomness comes from the seed tree (:mod:`marinesim.gym._streams`): ``reset(seed=s)`` on a
   vector environment seeds environment i with s + i, exactly as Gymnasium's
   ``SyncVectorEnv`` does, so both give the same episodes;
@@ -34,8 +40,9 @@ from numpy.typing import NDArray
 
 from marinesim.core.errors import ConfigError
 from marinesim.gym._streams import RowStreams, fresh_seed
+from marinesim.gym.render import TrackRenderer, View
 
-__all__ = ["Act", "BatchTask", "MarineEnv", "MarineVectorEnv", "Obs"]
+__all__ = ["RENDER_MODES", "Act", "BatchTask", "MarineEnv", "MarineVectorEnv", "Obs", "View"]
 
 F64 = NDArray[np.float64]
 Rows = NDArray[np.intp]
@@ -109,6 +116,10 @@ class BatchTask(ABC):
     def observe(self, streams: RowStreams) -> F64:
         """Belief observation (N, d) of every row; sensor noise drawn from ``streams``."""
 
+    @abstractmethod
+    def view(self, row: int) -> View:
+        """What a rendered frame of environment ``row`` shows (truth, metres)."""
+
     @classmethod
     def observation_space(cls) -> spaces.Box:
         """Box of one environment's observation (float32)."""
@@ -134,6 +145,10 @@ class BatchTask(ABC):
         lines += [f"  {a.name} [{a.unit}]: {a.mapping}" for a in cls.actions]
         lines.append(f"reward: {cls.reward_doc}")
         return "\n".join(lines)
+
+
+#: Steps counted inside a single environment left to Gymnasium's ``TimeLimit``.
+NO_LIMIT = np.iinfo(np.int64).max
 
 
 def _make_task(
@@ -210,35 +225,56 @@ class _Runner:
         return reward, terminated, truncated, info
 
 
+RENDER_MODES = ["human", "rgb_array"]
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    """``render_mode`` if it is None or one of :data:`RENDER_MODES`, else a ConfigError."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ConfigError(
+            f"render_mode {render_mode!r} is not supported (use None, 'rgb_array' or 'human')",
+            param="render_mode",
+        )
+    return render_mode
+
+
 class MarineEnv(gymnasium.Env):
     """A single marinesim environment: the batched task with N = 1.
 
     Parameters
     ----------
-    render_mode : None
-        No rendering (``render_modes`` is empty).
+    render_mode : {None, "rgb_array", "human"}
+        ``rgb_array``: :meth:`render` returns a top-down frame (H, W, 3) uint8 of the vehicle,
+        its track since the reset and its goal; ``human``: that frame shown in a Matplotlib
+        window after every step.
     max_steps : int, optional
-        Steps before ``truncated`` (default: the task's).
+        Steps before ``truncated``, counted by the environment.  Default: none here, the
+        ``TimeLimit`` that ``gymnasium.make`` adds (the task's ``max_steps``) ends the episode.
     **options
         Task options (see each task's documentation).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "render_fps": 10}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": RENDER_MODES, "render_fps": 10}
     task_cls: ClassVar[type[BatchTask]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "task_cls" in cls.__dict__:  # frames per second of the task's step
+            cls.metadata = {"render_modes": RENDER_MODES,
+                            "render_fps": max(1, round(1.0 / cls.task_cls.dt))}  # fmt: skip
 
     def __init__(
         self, render_mode: str | None = None, max_steps: int | None = None, **options: Any
     ) -> None:
-        if render_mode is not None:
-            raise ConfigError(
-                f"render_mode {render_mode!r} is not supported (none)", param="render_mode"
-            )
-        self.render_mode = None
+        self.render_mode = check_render_mode(render_mode)
         self.task = _make_task(self.task_cls, 1, max_steps, options)
+        if max_steps is None:
+            self.task.max_steps = NO_LIMIT  # type: ignore[assignment]
         self.observation_space = self.task_cls.observation_space()
         self.action_space = self.task_cls.action_space()
         self._run = _Runner(self.task)
         self._started = False
+        self._renderer = TrackRenderer()
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -247,7 +283,12 @@ class MarineEnv(gymnasium.Env):
         super().reset(seed=seed)
         self._run.reset(np.zeros(1, dtype=np.intp), [seed])
         self._started = True
-        return self._run.observe()[0], {}
+        obs = self._run.observe()[0]
+        self._renderer.reset()
+        self._renderer.add(self.task.view(0))
+        if self.render_mode == "human":
+            self.render()
+        return obs, {}
 
     def step(self, action: Any) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         """Advance by ``dt`` s; see the task for the action mapping and reward."""
@@ -255,6 +296,9 @@ class MarineEnv(gymnasium.Env):
             raise ConfigError("call reset() before step()", param="reset")
         reward, term, trunc, info = self._run.step(action)
         obs = self._run.observe()[0]
+        self._renderer.add(self.task.view(0))
+        if self.render_mode == "human":
+            self.render()
         return (
             obs,
             float(reward[0]),
@@ -262,6 +306,24 @@ class MarineEnv(gymnasium.Env):
             bool(trunc[0]),
             {k: float(v[0]) for k, v in info.items()},
         )
+
+    def render(self) -> NDArray[np.uint8] | None:
+        """``rgb_array``: the frame (H, W, 3) uint8; ``human``: show it; None: nothing."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode (nothing drawn)")
+            return None
+        if not self._started:
+            raise ConfigError("call reset() before render()", param="reset")
+        frame = self._renderer.frame(self.task.view(0))
+        if self.render_mode == "rgb_array":
+            return frame
+        self._renderer.show(frame, self.task.env_id, self.metadata["render_fps"])
+        return None
+
+    def close(self) -> None:
+        """Close the human-mode window, if any."""
+        self._renderer.close()
+        super().close()
 
 
 class MarineVectorEnv(VectorEnv):
@@ -276,8 +338,12 @@ class MarineVectorEnv(VectorEnv):
     ----------
     num_envs : int
         N.
+    render_mode : None
+        No rendering (render a single environment instead).
     max_steps : int, optional
-        Steps before ``truncated`` (default: the task's).
+        Steps before ``truncated`` (default: ``max_episode_steps``).
+    max_episode_steps : int, optional
+        The registration's limit, passed by ``gymnasium.make_vec`` (default: the task's).
     **options
         Task options.
     """
@@ -290,14 +356,18 @@ class MarineVectorEnv(VectorEnv):
         num_envs: int = 1,
         render_mode: str | None = None,
         max_steps: int | None = None,
+        max_episode_steps: int | None = None,
         **options: Any,
     ) -> None:
         if render_mode is not None:
             raise ConfigError(
-                f"render_mode {render_mode!r} is not supported (none)", param="render_mode"
+                f"render_mode {render_mode!r} is not supported by the vector environment "
+                "(render a single environment: gymnasium.make(id, render_mode=...))",
+                param="render_mode",
             )
         self.render_mode = None
-        self.task = _make_task(self.task_cls, num_envs, max_steps, options)
+        limit = max_steps if max_steps is not None else max_episode_steps
+        self.task = _make_task(self.task_cls, num_envs, limit, options)
         self.num_envs = self.task.n
         self.single_observation_space = self.task_cls.observation_space()
         self.single_action_space = self.task_cls.action_space()

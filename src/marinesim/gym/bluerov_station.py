@@ -6,7 +6,7 @@ pseudo-inverse thruster allocation with the exact current-limited scale
 16 V, 15 A per motor, 50 A total) → ESC outputs → the T200 plant chain
 (:func:`marinesim.actuators.plant.chain`: rotor first-order lag τ = 0.1 s, T200 thrust and
 current at 16 V, body wrench B·f; the engine's thruster plant is the same) → Fossen 6-DOF
-(:func:`marinesim.models.fossen6dof.step`, preset ``bluerov2_heavy_vonbenzon2022``, RK4, two
+(:func:`marinesim.models.sixdof.fossen6dof.step`, preset ``bluerov2_heavy_vonbenzon2022``, RK4, two
 0.05 s substeps per 0.1 s step) in a uniform current (ν_r = ν − ν_c).
 Sensors: :func:`marinesim.sensors.nav.noisy_state` (position 5 cm, velocity 2 cm/s, attitude
 0.5°, heading 1°) and a yaw-rate gyro (:func:`marinesim.sensors.noise.corrupt`, 0.01 rad/s).
@@ -32,8 +32,9 @@ from marinesim.allocation.vehicles import get_layout
 from marinesim.core.frames import euler_from_quat, wrap_pi
 from marinesim.gym._rows import splice
 from marinesim.gym._streams import RowStreams
-from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs
-from marinesim.models import fossen6dof, presets
+from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs, View
+from marinesim.models import presets
+from marinesim.models.sixdof import fossen6dof
 from marinesim.sensors.nav import NoisyStateParams, noisy_state
 from marinesim.sensors.noise import corrupt
 
@@ -150,6 +151,11 @@ class BlueRov2StationTask(BatchTask):
         reward = -(np.where(np.isfinite(dist), dist, LOST) + 0.5 * np.abs(eyaw) + 0.01 * self.amps)
         reward = reward - 50.0 * lost
         return reward, lost, {"position_error": dist, "heading_error": np.abs(eyaw)}
+
+    def view(self, row: int) -> View:
+        """Top-down: the vehicle, its heading and the hold point (the origin)."""
+        yaw = euler_from_quat(self.x.att[row : row + 1])[:, 2]
+        return View("top", self.x.pos[row : row + 1, :2].copy(), yaw, np.zeros((1, 2)))
 
     def observe(self, streams: RowStreams) -> F64:
         """Errors in the believed-heading frame, believed velocities, gyro rate, current draw."""

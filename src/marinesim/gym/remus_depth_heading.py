@@ -1,8 +1,8 @@
 """``marinesim/Remus100DepthHeading-v0``: fly a REMUS 100 to a depth and a heading.
 
 Model: the REMUS 100 6-DOF model exactly as PythonVehicleSimulator builds it (Fossen 2021,
-§8.4.2; :mod:`marinesim.models.pvs`), the same batched code the engine's ``fossen6dof`` plugin
-runs for ``preset: remus100``: :func:`marinesim.models.pvs.step_batch`, five 0.02 s steps (the
+§8.4.2; :mod:`marinesim.models.sixdof.pvs`), the same batched code the engine's ``fossen6dof`` plugin
+runs for ``preset: remus100``: :func:`marinesim.models.sixdof.pvs.step_batch`, five 0.02 s steps (the
 PVS sample time) per 0.1 s environment step, rudder and stern-plane lags (0.1 s) and the
 propeller lag (1 s) inside the model, in a uniform current (default 0.2 m/s towards 30°).
 Sensors: pressure depth (:func:`marinesim.sensors.depth.depth_measure`, 5 cm), AHRS
@@ -24,8 +24,8 @@ from numpy.typing import NDArray
 
 from marinesim.core.frames import euler_from_quat, quat_from_euler, wrap_pi
 from marinesim.gym._streams import RowStreams
-from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs
-from marinesim.models import pvs
+from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs, View
+from marinesim.models.sixdof import pvs
 from marinesim.sensors.ahrs import AhrsParams, ahrs_measure
 from marinesim.sensors.depth import DepthParams, depth_measure
 from marinesim.sensors.noise import corrupt
@@ -138,6 +138,10 @@ class Remus100DepthHeadingTask(BatchTask):
         reward = -(np.minimum(np.abs(z_err), 20.0) / 10.0 + np.abs(y_err) / np.pi)
         reward = reward - 0.05 * (action[:, 0] ** 2 + action[:, 1] ** 2) - 100.0 * out
         return reward, out, {"depth_error": np.abs(z_err), "heading_error": np.abs(y_err)}
+
+    def view(self, row: int) -> View:
+        """Top-down: the vehicle's track and heading (its goal is a depth and a heading)."""
+        return View("top", self.eta[row : row + 1, :2].copy(), self.eta[row : row + 1, 5].copy())
 
     def observe(self, streams: RowStreams) -> F64:
         """Depth sensor, AHRS, gyro and speed log readings relative to the goal."""

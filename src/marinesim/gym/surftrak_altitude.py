@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from marinesim.control.surftrak import SURFTRAK, ArduSubVertical, SurftrakParams
 from marinesim.environment.terrain import BUILTIN_PROFILES, builtin_profile
 from marinesim.gym._streams import RowStreams
-from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs
+from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs, View
 from marinesim.models.heave import HeaveParams, step_zv_raw
 from marinesim.sensors.depth import DepthParams, depth_measure
 from marinesim.sensors.noise import corrupt
@@ -186,6 +186,13 @@ class SurftrakAltitudeTask(BatchTask):
         bad = (alt < 0.05) | (self.z > -1.0)
         reward = -np.abs(alt - self.goal) - 0.1 * np.abs(action[:, 0]) - 20.0 * bad
         return reward, bad, {"altitude": alt, "altitude_error": np.abs(alt - self.goal)}
+
+    def view(self, row: int) -> View:
+        """Side view (the vehicle moves vertically): height over time, seafloor, held goal."""
+        floor = float(self._floor()[row])
+        t = float(self.t[row])
+        return View("side", np.array([[t, self.z[row]]]), None,
+                    np.array([[t, floor + self.goal[row]]]), None, np.array([floor]))  # fmt: skip
 
     def observe(self, streams: RowStreams) -> F64:
         """Rangefinder reading (delivered to the autopilot next step), depth, autopilot state.

@@ -1,7 +1,7 @@
 """PettingZoo ``ParallelEnv``: uSimMarine vehicles searching an area for objects with contacts.
 
 Vehicles: ``n_vehicles`` (default 3) ``usm`` vehicles stepped together by
-:func:`marinesim.models.kinematic.step` (one batch; dt = 0.5 s).  Each carries a forward-looking
+:func:`marinesim.models.usm.step` (one batch; dt = 0.5 s).  Each carries a forward-looking
 contact sensor (:func:`marinesim.sensors.contacts.detect_contacts`: range 25 m, 120° field of
 view, detection probability 0.9, range/bearing noise) and a navigation sensor
 (:func:`marinesim.sensors.nav.noisy_state`).  ``n_targets`` (default 6) moored objects (2 m deep) lie
@@ -44,9 +44,11 @@ from pettingzoo import ParallelEnv
 from marinesim.core.errors import ConfigError
 from marinesim.core.frames import rotation_from_euler, wrap_pi
 from marinesim.gym._streams import RowStreams, fresh_seed
+from marinesim.gym.base import RENDER_MODES, check_render_mode
+from marinesim.gym.render import TrackRenderer, View
 from marinesim.gym.usm_waypoint import nav_noise, usm_belief
-from marinesim.models import kinematic
-from marinesim.models.usm_config import UsmConfig
+from marinesim.models import usm as kinematic
+from marinesim.models.usm.config import UsmConfig
 from marinesim.sensors.contacts import ContactParams, detect_contacts, draws_per_scan
 
 __all__ = ["SurveyParallelEnv"]
@@ -68,13 +70,16 @@ class SurveyParallelEnv(ParallelEnv):
         Objects to find (≥ 1).
     max_cycles : int
         Steps before truncation.
-    render_mode : None
-        No rendering.
+    render_mode : {None, "rgb_array", "human"}
+        ``rgb_array``: :meth:`render` returns a top-down frame (H, W, 3) uint8 of the area: the
+        vehicles with their tracks, the objects (rings, filled once found); ``human``: that
+        frame in a Matplotlib window after every step.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "marinesim_survey_v0",
-        "render_modes": [],
+        "render_modes": RENDER_MODES,
+        "render_fps": 2,
         "is_parallelizable": True,
     }
     dt = 0.5
@@ -86,13 +91,10 @@ class SurveyParallelEnv(ParallelEnv):
         max_cycles: int = 600,
         render_mode: str | None = None,
     ) -> None:
-        if render_mode is not None:
-            raise ConfigError(
-                f"render_mode {render_mode!r} is not supported (none)", param="render_mode"
-            )
+        self.render_mode = check_render_mode(render_mode)
+        self._renderer = TrackRenderer()
         if n_vehicles < 1 or n_targets < 1:
             raise ConfigError("n_vehicles and n_targets must be >= 1", param="n_vehicles")
-        self.render_mode = None
         self.n = int(n_vehicles)
         self.m = int(n_targets)
         self.max_cycles = int(max_cycles)
@@ -155,6 +157,10 @@ class SurveyParallelEnv(ParallelEnv):
         self._contact[:, 2] = 1.0
         self.agents = list(self.possible_agents)
         obs = self._observe()
+        self._renderer.reset()
+        self._renderer.add(self._view())
+        if self.render_mode == "human":
+            self.render()
         return obs, {a: {} for a in self.agents}
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
@@ -186,6 +192,9 @@ class SurveyParallelEnv(ParallelEnv):
         done = bool(self.found.all())
         trunc = (not done) and self.cycles >= self.max_cycles
         obs = self._observe()
+        self._renderer.add(self._view())
+        if self.render_mode == "human":
+            self.render()
         agents = self.agents
         rewards = {a: float(reward[i]) for i, a in enumerate(self.possible_agents) if a in agents}
         terms = dict.fromkeys(agents, done)
@@ -246,9 +255,22 @@ class SurveyParallelEnv(ParallelEnv):
         obj = np.concatenate([self.targets[:, :2], self.found[:, None]], axis=1).reshape(-1)
         return np.concatenate([veh, obj]).astype(np.float32)
 
-    def render(self) -> None:
-        """No rendering."""
+    def _view(self) -> View:
+        st = self.state_
+        pos = np.stack([st.y, st.x], axis=1)
+        return View("top", pos, np.deg2rad(st.heading), self.targets[:, :2].copy(),
+                    self.found.copy())  # fmt: skip
+
+    def render(self) -> NDArray[np.uint8] | None:
+        """``rgb_array``: the frame (H, W, 3) uint8; ``human``: show it; None: nothing."""
+        if self.render_mode is None:
+            return None
+        frame = self._renderer.frame(self._view())
+        if self.render_mode == "rgb_array":
+            return frame
+        self._renderer.show(frame, "marinesim/Survey-v0", self.metadata["render_fps"])
         return None
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Close the human-mode window, if any."""
+        self._renderer.close()

@@ -1,8 +1,8 @@
 """``marinesim/UsmWaypoint-v0``: drive a uSimMarine vehicle to a waypoint.
 
-Model: the batched uSimMarine kinematics (:mod:`marinesim.models.kinematic`, variant ``usm``,
+Model: the batched uSimMarine kinematics (:mod:`marinesim.models.usm`, variant ``usm``,
 program defaults: thrust map thrust/20 m/s, turn rate 70, deceleration limit 0.5 m/s²),
-stepped with :func:`marinesim.models.kinematic.step` at dt = 0.25 s (AppTick 4).
+stepped with :func:`marinesim.models.usm.step` at dt = 0.25 s (AppTick 4).
 Sensor: :func:`marinesim.sensors.nav.noisy_state` (navigation solution: position, body
 velocity and attitude with Gaussian noise) gives the belief from which the observation is
 computed.
@@ -23,9 +23,9 @@ from numpy.typing import NDArray
 from marinesim.core.frames import euler_from_quat, quat_from_euler, wrap_pi
 from marinesim.gym._rows import splice
 from marinesim.gym._streams import RowStreams
-from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs
-from marinesim.models import kinematic
-from marinesim.models.usm_config import UsmConfig
+from marinesim.gym.base import Act, BatchTask, MarineEnv, MarineVectorEnv, Obs, View
+from marinesim.models import usm as kinematic
+from marinesim.models.usm.config import UsmConfig
 from marinesim.sensors.nav import NoisyStateParams, noisy_state
 
 __all__ = [
@@ -140,6 +140,13 @@ class UsmWaypointTask(BatchTask):
             ],
             axis=1,
         )
+
+
+    def view(self, row: int) -> View:
+        """Top-down: the vehicle (north = y, east = x), its heading and its waypoint."""
+        st = self.state
+        pos = np.array([[st.y[row], st.x[row]]])
+        return View("top", pos, np.deg2rad(st.heading[row : row + 1]), self.goal[row : row + 1])
 
 
 def nav_noise(pos_std: float, heading_std_deg: float, speed_std: float) -> NoisyStateParams:

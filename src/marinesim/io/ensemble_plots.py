@@ -226,27 +226,40 @@ def timeseries_ensemble_figure(result: RunResult, *, title: str | None = None) -
     Returns
     -------
     matplotlib.figure.Figure
-        Three panels: heading [deg], speed [m/s], depth [m].
+        Up to three panels: heading [deg], speed [m/s], depth [m]; those that
+        :func:`marinesim.io.plots.figure_plan` finds in the run (a panel whose signal never
+        changes and has no setpoint is left out).
     """
+    from marinesim.io.plots import figure_plan
+
     plt = _plt()
-    t, hd = result.sample("truth.heading", MAX_FRAMES)
-    _, sp = result.sample("truth.speed", MAX_FRAMES)
-    _, pos = result.sample("truth.pos", MAX_FRAMES)
-    fig, axes = plt.subplots(3, 1, figsize=(11, 8.5), sharex=True, layout="constrained")
-    if len(t):
-        mesh = _heading_density(axes[0], t, hd[:, :, 0])
-        fig.colorbar(mesh, ax=axes[0], label="vehicles", pad=0.01)
-    axes[0].set_ylabel("heading [deg]")
-    _bands(axes[1], t, sp[:, :, 0], "tab:blue", "speed")
-    axes[1].set_ylabel("speed [m/s]")
-    _bands(axes[2], t, pos[:, :, 2], "tab:purple", "depth")
-    axes[2].set_ylabel("depth [m]")
-    axes[2].invert_yaxis()
-    axes[2].set_xlabel("time [s]")
-    for a in axes[1:]:
-        a.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
-    for a in axes:
-        a.grid(True, alpha=0.3)
+    plan = figure_plan(result).get("timeseries", ("heading", "speed", "depth"))
+    panels = [k for k in ("heading", "speed", "depth") if k in plan] or ["depth"]
+    t, pos = result.sample("truth.pos", MAX_FRAMES)
+    fig, axes = plt.subplots(
+        len(panels), 1, figsize=(11, 0.5 + 2.7 * len(panels)), sharex=True,
+        layout="constrained", squeeze=False,
+    )  # fmt: skip
+    axes = axes[:, 0]
+    for ax, key in zip(axes, panels, strict=True):
+        if key == "heading":
+            _, hd = result.sample("truth.heading", MAX_FRAMES)
+            if len(t):
+                mesh = _heading_density(ax, t, hd[:, :, 0])
+                fig.colorbar(mesh, ax=ax, label="vehicles", pad=0.01)
+            ax.set_ylabel("heading [deg]")
+        elif key == "speed":
+            _, sp = result.sample("truth.speed", MAX_FRAMES)
+            _bands(ax, t, sp[:, :, 0], "tab:blue", "speed")
+            ax.set_ylabel("speed [m/s]")
+        else:
+            _bands(ax, t, pos[:, :, 2], "tab:purple", "depth")
+            ax.set_ylabel("depth [m]")
+            ax.invert_yaxis()
+        if key != "heading":
+            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
+        ax.grid(True, alpha=0.3)
+    axes[-1].set_xlabel("time [s]")
     fig.suptitle(_title(result, "ensemble over time", title), fontsize=10)
     return fig
 

@@ -7,8 +7,15 @@ A run directory holds
   written under a hidden temporary name and renamed when complete, so after any crash (even
   SIGKILL) every visible part opens, and ``pandas.read_parquet("log.parquet")`` or
   ``pyarrow.parquet.read_table("log.parquet")`` reads everything up to the last flush;
+  Every column carries its unit as Parquet field metadata (``b"unit"``, and ``b"signal"``,
+  the signal it belongs to): ``pyarrow.parquet.read_schema(part).field("t").metadata``;
+* ``log.mcap`` (``fmt="mcap"``, beside the Parquet log) — the run as ROS 2 topics in a
+  rosbag2-compatible MCAP file, one MCAP chunk per flush (:mod:`marinesim.io.mcap`);
 * ``log.csv`` (only on request) — the same columns, appended chunk by chunk through Arrow's
-  vectorised CSV writer; plain ``pandas.read_csv("log.csv")`` opens it (no comment lines);
+  vectorised CSV writer; plain ``pandas.read_csv("log.csv")`` opens it (no comment lines, no
+  units in the header: the column names are the Parquet ones);
+* ``units.csv`` — one row per log column: ``column,unit,signal`` (``entity`` and ``block``
+  have no unit, ``t`` is in s), rewritten when a signal appears; the units of ``log.csv``;
 * ``manifest.json`` — versions, platform, seed, scenario SHA-256, status (``running`` from the
   first step, then ``completed``, ``diverged``, ``failed``, ``interrupted`` or ``paused``), why
   the run ended, the error if any, signal units and labels, entities;
@@ -36,21 +43,24 @@ from typing import Any
 import numpy as np
 
 from marinesim.core.errors import ConfigError, DataError, EngineError
-from marinesim.engine.results import Event, LazySignals, RunResult
+from marinesim.engine.results import Event, LazySignals, RunResult, component_units
 
 __all__ = [
     "FORMATS",
     "LogWriter",
     "check_output_dir",
+    "column_units",
     "load_run",
     "safe_name",
     "save_run",
     "to_dataframe",
 ]
 
-FORMATS = ("csv", "parquet", "both")
+FORMATS = ("csv", "parquet", "both", "mcap")
+MCAP_FILE = "log.mcap"
 PARQUET_DIR = "log.parquet"
 CSV_FILE = "log.csv"
+UNITS_FILE = "units.csv"
 _PART = "part-{:012d}.parquet"
 # dictionary pages only for the repeated names; statistics only for t (they cost a quarter of
 # the write time on float columns and nobody filters on them)
@@ -104,6 +114,7 @@ def check_output_dir(directory: str | Path, *, param: str = "--out") -> Path:
         (PARQUET_DIR, True),
         (CSV_FILE, False),
         ("manifest.json", False),
+        (UNITS_FILE, False),
         ("events.csv", False),
         ("metrics.csv", False),
         ("scenario.yaml", False),
@@ -142,6 +153,34 @@ def _columns_of(meta: dict[str, tuple[str, tuple[str, ...]]]) -> list[str]:
     return cols
 
 
+def column_units(meta: dict[str, tuple[str, tuple[str, ...]]]) -> list[tuple[str, str, str]]:
+    """(column, unit, signal) of every column of the log, ``entity``, ``block`` and ``t`` first.
+
+    A signal's unit string gives one unit per component by
+    :func:`marinesim.engine.results.component_units`.
+    """
+    rows = [("entity", "", ""), ("block", "", ""), ("t", "s", "")]
+    for name, (unit, labels) in meta.items():
+        units = component_units(unit, len(labels))
+        cols = _columns_of({name: (unit, labels)})
+        rows.extend((c, u, name) for c, u in zip(cols, units, strict=True))
+    return rows
+
+
+def _schema(meta: dict[str, tuple[str, tuple[str, ...]]]) -> Any:
+    """The Arrow schema of the log: each field's metadata holds its unit and signal."""
+    import pyarrow as pa
+
+    fields = []
+    for col, unit, sig in column_units(meta):
+        typ = pa.string() if col in ("entity", "block") else pa.float64()
+        md = {b"unit": unit.encode()}
+        if sig:
+            md[b"signal"] = sig.encode()
+        fields.append(pa.field(col, typ, metadata=md))
+    return pa.schema(fields)
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(data)
@@ -155,9 +194,16 @@ class LogWriter:
     ----------
     directory : str or Path
         Checked with :func:`check_output_dir`; an earlier run's log there is replaced.
-    fmt : {"parquet", "csv", "both"}
+    fmt : {"parquet", "csv", "both", "mcap"}
+        ``mcap``: the Parquet log and ``log.mcap`` (ROS 2 topics, :mod:`marinesim.io.mcap`).
     entities : list of dict
         One dict per entity row (id, name, block, index, team).
+
+    Attributes
+    ----------
+    taps : list
+        More chunk consumers (e.g. the live Foxglove server): objects with
+        ``write(t, values, meta)`` and ``finish(manifest)``, called after each flush.
     """
 
     def __init__(
@@ -165,10 +211,16 @@ class LogWriter:
     ) -> None:
         if fmt not in FORMATS:
             raise ConfigError(
-                f"unknown log format {fmt!r} (use csv, parquet or both)", param="--format"
+                f"unknown log format {fmt!r} (use csv, parquet, both or mcap)", param="--format"
             )
         self.dir = check_output_dir(directory)
-        self.fmt = fmt
+        self.want_mcap = fmt == "mcap"
+        if self.want_mcap:
+            from marinesim.io.mcap import require
+
+            require("mcap")
+        self.fmt = "parquet" if self.want_mcap else fmt
+        self.taps: list[Any] = []
         self.entities = list(entities)
         self.n = len(self.entities)
         self.meta: dict[str, tuple[str, tuple[str, ...]]] = {}
@@ -177,6 +229,7 @@ class LogWriter:
         self.parts = 0
         self.broken: BaseException | None = None
         self._header: dict[str, str] = {}
+        self._arrow_schema: Any = None
         self._events_written = 0
         self._entity_cache: dict[int, Any] = {}
         self.files: dict[str, Path] = {}
@@ -191,7 +244,7 @@ class LogWriter:
             pq_dir.unlink()
         elif pq_dir.is_dir():
             shutil.rmtree(pq_dir)
-        for name in (CSV_FILE, "metrics.csv"):
+        for name in (CSV_FILE, "metrics.csv", MCAP_FILE):
             (self.dir / name).unlink(missing_ok=True)
         if self.fmt in ("parquet", "both"):
             pq_dir.mkdir()
@@ -221,6 +274,11 @@ class LogWriter:
             csv.writer(fh).writerow(["t", "entity", "severity", "kind", "text"])
         self.files["events"] = p
         self.files["manifest"] = self.dir / "manifest.json"
+        if self.want_mcap:
+            from marinesim.io.mcap.writer import McapLog
+
+            self.taps.insert(0, McapLog(self.dir / MCAP_FILE, self.entities, manifest))
+            self.files["log_mcap"] = self.dir / MCAP_FILE
         self.write_manifest(manifest)
 
     def _entity_arrays(self, tc: int) -> tuple[Any, Any]:
@@ -240,14 +298,12 @@ class LogWriter:
         tc = len(t)
         ent, blk = self._entity_arrays(tc)
         arrays = [ent, blk, pa.array(np.repeat(np.asarray(t, dtype=float), self.n))]
-        names = ["entity", "block", "t"]
         for name, (_unit, labels) in self.meta.items():
             v = values.get(name)
-            for j, lab in enumerate(labels):
+            for j in range(len(labels)):
                 col = np.full(tc * self.n, np.nan) if v is None else v[j].reshape(-1)
                 arrays.append(pa.array(col))  # contiguous (k, T_c, N) buffers: no copy
-                names.append(name if len(labels) == 1 else f"{name}.{lab}")
-        return pa.Table.from_arrays(arrays, names=names)
+        return pa.Table.from_arrays(arrays, schema=self._arrow_schema)
 
     def write(self, chunk: Any) -> None:
         """Append one chunk of frames (``engine.recorder.Chunk``) to the log files."""
@@ -257,12 +313,15 @@ class LogWriter:
             grown = [n for n in chunk.meta if n not in self.meta]
             if grown:
                 self.meta.update({n: chunk.meta[n] for n in grown})
+                self._arrow_schema = _schema(self.meta)
                 self._grow(_columns_of({n: chunk.meta[n] for n in grown}))
             table = self._table(chunk.t, chunk.values)
             if self.fmt in ("parquet", "both"):
                 self._write_part(table, chunk.first_frame)
             if self.fmt in ("csv", "both"):
                 self._append_csv(table, header=self.frames == 0 and chunk.first_frame == 0)
+            for tap in self.taps:
+                tap.write(np.asarray(chunk.t), chunk.values, self.meta)
             self.frames = chunk.first_frame + len(chunk.t)
         except OSError as exc:
             self.broken = exc
@@ -312,8 +371,10 @@ class LogWriter:
         if self.fmt in ("parquet", "both"):
             for part in sorted(pq_dir.glob("part-*.parquet")):
                 tab = pq.read_table(part)
-                for c in new_cols:
-                    tab = tab.append_column(c, pa.array(np.full(tab.num_rows, np.nan)))
+                old_md = tab.schema.metadata
+                pad = [pa.array(np.full(tab.num_rows, np.nan)) for _ in new_cols]
+                tab = pa.Table.from_arrays(tab.columns + pad, schema=self._arrow_schema)
+                tab = tab.replace_schema_metadata(old_md)
                 tmp = part.with_name(f".{part.name}.tmp")
                 pq.write_table(tab, tmp, **_PARQUET_OPTIONS)
                 os.replace(tmp, part)
@@ -355,14 +416,25 @@ class LogWriter:
                 "unit": unit,
                 "labels": list(labels),
                 "columns": _columns_of({name: (unit, labels)}),
+                "units": list(component_units(unit, len(labels))),
             }
             for name, (unit, labels) in self.meta.items()
         }
         man["entities"] = self.entities
         man["log_layout"] = "time-major long table; log.parquet is a directory of Parquet files"
+        self._write_units()
         man["files"] = {k: v.name for k, v in self.files.items()}
         text = json.dumps(_clean(man), indent=2, default=_json_default) + "\n"
         _atomic_write(self.dir / "manifest.json", text.encode("utf-8"))
+
+    def _write_units(self) -> None:
+        """``units.csv``: column, unit, signal of every log column (the CSV's units)."""
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["column", "unit", "signal"])
+        w.writerows(column_units(self.meta))
+        _atomic_write(self.dir / UNITS_FILE, buf.getvalue().encode("utf-8"))
+        self.files["units"] = self.dir / UNITS_FILE
 
     def finish(
         self,
@@ -388,6 +460,11 @@ class LogWriter:
                 self.files["metrics"] = p
         except OSError as exc:
             man.setdefault("log_error", f"{type(exc).__name__}: {exc}")
+        for tap in self.taps:
+            try:
+                tap.finish(man)
+            except OSError as exc:
+                man.setdefault("log_error", f"{type(exc).__name__}: {exc}")
         self.write_manifest(man)
         return dict(self.files)
 
@@ -413,7 +490,7 @@ def save_run(result: RunResult, directory: str | Path, *, fmt: str = "both") -> 
 
     if fmt not in FORMATS:
         raise ConfigError(
-            f"unknown log format {fmt!r} (use csv, parquet or both)", param="--format"
+            f"unknown log format {fmt!r} (use csv, parquet, both or mcap)", param="--format"
         )
     if result.log_dir is not None and Path(directory).resolve() == result.log_dir.resolve():
         raise ConfigError(f"{str(directory)!r} already holds this run's log", param="--out")

@@ -7,7 +7,9 @@
 * :func:`timeseries_figure` — heading (broken at 0/360 wraps), speed and depth against their
   setpoints, and an actuator panel (thrust/rudder/elevator of ``usm``; thruster commands of a
   6-DOF vehicle).
-* :func:`save_figures` — both as PNG (or PDF/SVG) files.
+* :func:`save_figures` — both as PNG (or PDF/SVG) files, those that fit the run
+  (:func:`figure_plan`: no trajectory for a vehicle that never moves horizontally, such as a
+  SURFTRAK run; no heading or speed panel when they stay constant and have no setpoint).
 * :func:`usm_run_figures` / :func:`save_usm_run_figures` — the same two figures for the table
   of ``marinesim usm run`` (a ``.moos`` mission).
 
@@ -28,6 +30,7 @@ from marinesim.engine.results import RunResult
 
 __all__ = [
     "current_from_manifest",
+    "figure_plan",
     "save_figures",
     "save_usm_run_figures",
     "timeseries_figure",
@@ -352,6 +355,55 @@ def trajectory_figure(
     return fig
 
 
+#: The time-series panels :func:`figure_plan` chooses from, in drawing order.
+PANELS = ("heading", "speed", "depth")
+_PLAN_FRAMES = 1500  # frames sampled to decide what a run has
+
+
+def _varies(x: np.ndarray) -> bool:
+    f = np.asarray(x, dtype=float)
+    f = f[np.isfinite(f)]
+    return f.size > 1 and float(f.max() - f.min()) > 0.0
+
+
+def _has_suffix(result: RunResult, suffix: str) -> bool:
+    return any(name.endswith(suffix) for name in result.signals)
+
+
+def figure_plan(result: RunResult) -> dict[str, tuple[str, ...]]:
+    """Which generic figures fit ``result``, from the signals it has.
+
+    Returns
+    -------
+    dict
+        ``"trajectory"`` → ``("track",)`` when some vehicle moves on the east/north plane or
+        an autonomy logged targets (``*.target``); ``"timeseries"`` → the panels among
+        :data:`PANELS` that change during the run or have a setpoint (``*.desired_heading``,
+        ``*.desired_speed``, ``*.desired_depth``), plus ``"actuators"`` when there are
+        actuator signals.  A figure with nothing to draw is left out: a SURFTRAK run (the
+        vehicle only heaves) gets neither a trajectory nor heading and speed panels.
+    """
+    plan: dict[str, tuple[str, ...]] = {}
+    if "truth.pos" not in result.signals:
+        return plan
+    _, pos = result.sample("truth.pos", _PLAN_FRAMES)
+    if _varies(pos[:, :, 0]) or _varies(pos[:, :, 1]) or _has_suffix(result, ".target"):
+        plan["trajectory"] = ("track",)
+    panels = []
+    for key, sig in (("heading", "truth.heading"), ("speed", "truth.speed")):
+        if sig in result.signals:
+            varies = _varies(result.sample(sig, _PLAN_FRAMES)[1][:, :, 0])
+            if varies or _has_suffix(result, f".desired_{key}"):
+                panels.append(key)
+    if _varies(pos[:, :, 2]) or _has_suffix(result, ".desired_depth"):
+        panels.append("depth")
+    if _actuators(result) is not None:
+        panels.append("actuators")
+    if panels:
+        plan["timeseries"] = tuple(panels)
+    return plan
+
+
 def _first(result: RunResult, suffix: str) -> np.ndarray | None:
     for name, sig in result.signals.items():
         if name.endswith(suffix):
@@ -370,13 +422,14 @@ def _break_wraps(heading: np.ndarray) -> np.ndarray:
 def _actuators(result: RunResult) -> tuple[str, list[tuple[str, np.ndarray]], bool] | None:
     """(panel label, [(series label, (N, T) values)], per_vehicle) of the actuator panel.
 
-    ``usm``: the held thrust [%], rudder [deg], elevator [deg] (``*.actuators``); a 6-DOF
+    ``usm``: the held thrust, rudder and elevator, all in percent (``*.actuators``; uSimMarine
+    spec §1: ±100 % is full rudder or elevator, not an angle); a 6-DOF
     vehicle: the thruster commands (``alloc.force`` or ``*.thrust`` [N], one series per
     thruster, drawn for the first vehicle).
     """
     for name, sig in result.signals.items():
         if name.endswith(".actuators") and sig.values.shape[2] == 3:
-            labels = ("thrust [%]", "rudder [deg]", "elevator [deg]")
+            labels = ("thrust [%]", "rudder [%]", "elevator [%]")
             return (
                 "actuators",
                 [(lb, sig.values[:, :, j]) for j, lb in enumerate(labels)],
@@ -402,22 +455,27 @@ def _timeseries_axes(
     plt = _plt()
     n_rows = len(rows) + (1 if act is not None else 0)
     fig, axes = plt.subplots(
-        n_rows, 1, figsize=(11, 2.4 * n_rows + 1.0), dpi=100, sharex=True, layout="constrained"
-    )
+        n_rows, 1, figsize=(11, 2.4 * n_rows + 1.0), dpi=100, sharex=True, layout="constrained",
+        squeeze=False,
+    )  # fmt: skip
+    axes = axes[:, 0]
     colors = plt.get_cmap("tab10")
-    for row, (ax, (label, val, des)) in enumerate(zip(axes, rows, strict=False)):
+    for ax, (label, val, des) in zip(axes, rows, strict=False):
+        wraps = label.startswith("heading")
         for i, ent in enumerate(entities):
             c = colors(i % 10)
-            y = _break_wraps(val[i]) if row == 0 else val[i]
+            y = _break_wraps(val[i]) if wraps else val[i]
             ax.plot(t, y, color=c, lw=1.2, label=ent)
             if des is not None:
-                yd = _break_wraps(des[i]) if row == 0 else des[i]
+                yd = _break_wraps(des[i]) if wraps else des[i]
                 ax.plot(t, yd, "--", color=c, lw=1.0, alpha=0.8)
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
-    axes[0].set_ylim(-5, 365)
-    axes[0].set_yticks([0, 90, 180, 270, 360])
-    axes[len(rows) - 1].invert_yaxis()  # depth, positive down
+        if wraps:
+            ax.set_ylim(-5, 365)
+            ax.set_yticks([0, 90, 180, 270, 360])
+        if label.startswith("depth"):
+            ax.invert_yaxis()  # depth, positive down
     if act is not None:
         ax = axes[-1]
         panel, series, per_vehicle = act
@@ -427,7 +485,7 @@ def _timeseries_axes(
                 for i in range(len(entities)):
                     ax.plot(t, vals[i], styles[j % 3], color=colors(i % 10), lw=1.0,
                             label=lb if i == 0 else None)  # fmt: skip
-            ax.set_ylabel("thrust [%], rudder,\nelevator [deg]")
+            ax.set_ylabel("thrust, rudder,\nelevator [%]")
         else:
             for j, (lb, vals) in enumerate(series):
                 ax.plot(t, vals[0], color=plt.get_cmap("tab20")(j % 20), lw=1.0, label=lb)
@@ -450,12 +508,16 @@ def timeseries_figure(result: RunResult, *, title: str | None = None) -> Any:
     """
     if (ens := _ensemble("timeseries", result, title)) is not None:
         return ens  # many entities: ensemble view (marinesim.io.ensemble_plots)
+    panels = figure_plan(result).get("timeseries", ("heading", "speed", "depth"))
     pos = result["truth.pos"]
-    rows = [
-        ("heading [deg]", result["truth.heading"][:, :, 0], _first(result, ".desired_heading")),
-        ("speed [m/s]", result["truth.speed"][:, :, 0], _first(result, ".desired_speed")),
-        ("depth [m]", pos[:, :, 2], _first(result, ".desired_depth")),
-    ]
+    every = {
+        "heading": lambda: ("heading [deg]", result["truth.heading"][:, :, 0],
+                            _first(result, ".desired_heading")),
+        "speed": lambda: ("speed [m/s]", result["truth.speed"][:, :, 0],
+                          _first(result, ".desired_speed")),
+        "depth": lambda: ("depth [m]", pos[:, :, 2], _first(result, ".desired_depth")),
+    }  # fmt: skip
+    rows = [every[k]() for k in PANELS if k in panels]
     man = result.manifest
     return _timeseries_axes(
         result.t,
@@ -518,8 +580,8 @@ def usm_run_figures(run: Any, *, title: str = "usm run") -> dict[str, Any]:
             "actuators",
             [
                 ("DESIRED_THRUST [%]", _run_column(run, "DESIRED_THRUST")[None, :]),
-                ("DESIRED_RUDDER [deg]", _run_column(run, "DESIRED_RUDDER")[None, :]),
-                ("DESIRED_ELEVATOR [deg]", _run_column(run, "DESIRED_ELEVATOR")[None, :]),
+                ("DESIRED_RUDDER [%]", _run_column(run, "DESIRED_RUDDER")[None, :]),
+                ("DESIRED_ELEVATOR [%]", _run_column(run, "DESIRED_ELEVATOR")[None, :]),
             ],
             True,
         )
@@ -550,19 +612,23 @@ def save_figures(
     current: CurrentFn | None = None,
     fmt: str = "png",
 ) -> dict[str, Path]:
-    """Write ``trajectory.<fmt>`` and ``timeseries.<fmt>`` (png, pdf or svg); return their paths."""
+    """Write ``trajectory.<fmt>`` and ``timeseries.<fmt>`` (png, pdf or svg) where they fit
+    the run (:func:`figure_plan`); return the paths written."""
     plt = _plt()
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     paths = {}
-    fig = trajectory_figure(result, current=current)
-    p = out / f"trajectory.{fmt}"
-    fig.savefig(p)
-    plt.close(fig)
-    paths["trajectory"] = p
-    fig = timeseries_figure(result)
-    p = out / f"timeseries.{fmt}"
-    fig.savefig(p)
-    plt.close(fig)
-    paths["timeseries"] = p
+    plan = figure_plan(result)
+    if "trajectory" in plan:
+        fig = trajectory_figure(result, current=current)
+        p = out / f"trajectory.{fmt}"
+        fig.savefig(p)
+        plt.close(fig)
+        paths["trajectory"] = p
+    if "timeseries" in plan:
+        fig = timeseries_figure(result)
+        p = out / f"timeseries.{fmt}"
+        fig.savefig(p)
+        plt.close(fig)
+        paths["timeseries"] = p
     return paths

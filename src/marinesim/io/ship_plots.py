@@ -104,8 +104,7 @@ def autopilot_figure(result: RunResult) -> Any:
         if act_name is not None:
             sig = result.signal(act_name)
             k = sig.values.shape[2]
-            units = [u.strip() for u in sig.unit.split(",")]
-            units = units if len(units) == k else [sig.unit] * k
+            units = sig.units
             names = list(sig.labels) if len(sig.labels) == k else [f"u{j}" for j in range(k)]
             for j in range(k):
                 if units[j] == "deg":

@@ -119,8 +119,7 @@ def timeseries_6dof_figure(result: RunResult, *, title: str | None = None) -> An
         # any vehicle's actuators: angle columns (unit deg) above, the others (rpm, rad/s) below
         sig = result.signal(act)
         k = sig.values.shape[2]
-        units = [u.strip() for u in sig.unit.split(",")] if sig.unit else []
-        units = units if len(units) == k else [sig.unit] * k
+        units = sig.units
         names = [
             lab.removesuffix("_deg").removesuffix("_rpm") for lab in sig.labels
         ] if len(sig.labels) == k else [f"actuator {j}" for j in range(k)]  # fmt: skip

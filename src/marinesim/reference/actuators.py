@@ -12,7 +12,7 @@ is one step with Δt = t_k − t_{k−1}.
 Kinds: ``dynamics``, ``conversion``, ``thruster_chain``, ``liftdrag_sweep``,
 ``fin_timeseries``, ``thruster_allocation`` and ``hydrodynamic_wrench`` (UUV Simulator's
 ``HMFossen`` wrench: one freshly built plugin per row, called as the entry's ``calls`` say;
-the terms come from :func:`marinesim.models.hydro.uuv_hydrodynamic_terms`).
+the terms come from :func:`marinesim.models.uuv.uuv_hydrodynamic_terms`).
 """
 
 from __future__ import annotations
@@ -515,7 +515,7 @@ def wrench_calls(entry: Mapping[str, Any]) -> tuple[list[tuple[float, bool]], in
 
 def _wrench_params(entry: Mapping[str, Any], label: str) -> dict[str, Any]:
     """HMFossen parameters for the vehicle label of a row (``vehicles`` may map label → spec)."""
-    from marinesim.models import hydro
+    from marinesim.models import uuv
 
     vehicles = entry.get("vehicles")
     spec: Any = label
@@ -524,7 +524,7 @@ def _wrench_params(entry: Mapping[str, Any], label: str) -> dict[str, Any]:
         if label.lower() in low and not isinstance(low[label.lower()], str):
             spec = low[label.lower()]
     try:
-        return hydro.uuv_hydro_params(spec)
+        return uuv.uuv_hydro_params(spec)
     except ValueError as exc:
         raise DataError(f"vehicle {label!r}: {exc}", param="vehicles") from None
 
@@ -541,7 +541,7 @@ def _replay_wrench(
     a_f ← (1 − α)·a_f + α·(ν_r − ν_r,prev)/Δt with α = 0.3.  The rows are independent, so
     they are evaluated together, one vectorised pass per call.
     """
-    from marinesim.models import hydro
+    from marinesim.models import uuv
 
     calls, out_index = wrench_calls(entry)
     n = len(next(iter(cols.values())))
@@ -568,7 +568,7 @@ def _replay_wrench(
     for label in dict.fromkeys(labels):
         rows = np.array([j for j, lab in enumerate(labels) if lab == label])
         prm = _wrench_params(entry, label)
-        damping[rows], added[rows], cor[rows] = hydro.uuv_hydrodynamic_terms(
+        damping[rows], added[rows], cor[rows] = uuv.uuv_hydrodynamic_terms(
             prm, nu_r[rows], acc_f[rows]
         )
     tau = damping + added + cor

@@ -3,7 +3,7 @@
 A case folder holds ``manifest.json`` (with ``loop_semantics``) and one gzip CSV per
 trajectory (``../shared/reference/README.md`` §3).  Each ``files`` entry names the exact
 PythonVehicleSimulator ``constructor``; the vehicle is built with
-:func:`marinesim.models.pvs.remus100` / :func:`~marinesim.models.pvs.otter`, run through the
+:func:`marinesim.models.sixdof.pvs.remus100` / :func:`~marinesim.models.sixdof.pvs.otter`, run through the
 loop of ``loop_semantics`` for ``N`` steps of ``sampleTime`` and every CSV column is compared:
 max |replay − expected| ≤ 1e-6 · (max − min) of the expected column, or 1e-6 · max(1, |v|) for
 a constant column.
@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 
 from marinesim.control import autopilots as ap
 from marinesim.core.errors import ConfigError, DataError
-from marinesim.models import pvs
+from marinesim.models.sixdof import pvs
 from marinesim.reference.manifest import manifest_files
 from marinesim.reference.runner import CaseResult, ColumnResult
 

@@ -5,7 +5,7 @@ control_one`: step input, PID/DP/REMUS autopilot or a command table), then its `
 ``attitudeEuler`` and the divergence guard (:func:`marinesim.models.sixdof.fleet.kernel.
 step_one`).  The control laws (``control``) and the vehicle laws (``models``) are independent
 layers; this module, a layer above both, composes them into one per-vehicle function compiled
-by :mod:`marinesim.models.backends` (numba CPU serial or ``prange``, CUDA, or interpreted), so
+by :mod:`marinesim.models.sixdof.backends` (numba CPU serial or ``prange``, CUDA, or interpreted), so
 Python is out of both the vehicle loop and the time loop.  Each vehicle runs the same
 instructions whatever N is: N = 1 and every N give bit-identical rows.
 
@@ -25,8 +25,7 @@ from numba.extending import register_jitable
 from numpy.typing import NDArray
 
 from marinesim.control import pvs_fleet as ctl
-from marinesim.models import backends
-from marinesim.models.sixdof import guard, terms
+from marinesim.models.sixdof import backends, guard, terms
 from marinesim.models.sixdof.fleet import base, kernel
 
 __all__ = ["LoopResult", "run"]

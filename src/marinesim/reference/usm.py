@@ -2,7 +2,7 @@
 
 Formats and tolerances: ``reference/README.md`` §1 (shipped as ``reference/data/README.md``
 where present).  A trajectory case is replayed in ``compat = "moos"``: the configuration list
-goes through :func:`marinesim.models.usm_config.configure`, start-up happens at the case's
+goes through :func:`marinesim.models.usm.config.configure`, start-up happens at the case's
 start-up MOOS time, and before each iteration every message due by then is delivered in list
 order (synthetic timing: ``mail.t <= k·dt + 1e-9``; live timing: ``mail.iteration <= k``).
 A case with a ``current_field`` key couples the field as the reference run did: ``DRIFT_X``
@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from marinesim.core.errors import DataError
-from marinesim.models import kinematic as km
-from marinesim.models.usm_config import configure
+from marinesim.models import usm as km
+from marinesim.models.usm.config import configure
 from marinesim.reference.runner import CaseResult, ColumnResult
 from marinesim.reference.tables import load_table
 
@@ -515,7 +515,7 @@ def _row(
 def _lookup_table(path: Path, data: dict[str, Any]) -> Any:
     import pandas as pd
 
-    from marinesim.models.thrustmap import ThrustMap
+    from marinesim.models.usm.thrustmap import ThrustMap
 
     exp = read_expected(_expected_path(path, data))
     maps: dict[str, ThrustMap] = {}

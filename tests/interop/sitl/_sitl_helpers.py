@@ -79,7 +79,7 @@ class RefPlant:
         self.n = 0
         self.t = 0.0
         self.x = self.y = self.w = self.phi = self.p = self.psi = self.r = 0.0
-        self.z = self.H * self.W / self.B - self.H / 2
+        self.z = self.H * (self.W / self.B) - self.H / 2  # 0.12257491289198608 (README §4)
         self.pings: list[tuple[float, float]] = []  # (ping time, range)
         self.next_ping = 0
         self.rng: float | None = None

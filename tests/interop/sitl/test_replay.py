@@ -55,6 +55,7 @@ def _window(session: str, first: int, last: int) -> None:
         lock.last_reply = r0["text"].encode()
         lock._last_pwm = decode_servo(d0).pwm
         lock._fresh = False
+        lock.addr = ("127.0.0.1", 1)
         rng_from = rep0["timestamp"] + cfg["rng_delay_s"] + cfg["rng_period_s"] + 0.01
     n = 0
     for data, reply in prs[start:]:

@@ -30,12 +30,19 @@ class FakeSitl:
         self.sock.settimeout(5.0)
 
     def frame(self, count: int, pwm=PWM, timeout: float = 30.0) -> bytes | None:  # noqa: ANN001
-        self.sock.settimeout(timeout)
-        self.sock.sendto(encode_servo(1200, count, pwm), ("127.0.0.1", self.port))
-        try:
-            return self.sock.recv(65535)
-        except TimeoutError:
-            return None
+        """Send a frame and wait for its reply, resending every 1.1 s as SITL does."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        pkt = encode_servo(1200, count, pwm)
+        while True:
+            self.sock.sendto(pkt, ("127.0.0.1", self.port))
+            self.sock.settimeout(max(min(1.1, deadline - time.monotonic()), 0.001))
+            try:
+                return self.sock.recv(65535)
+            except TimeoutError:
+                if time.monotonic() >= deadline:
+                    return None
 
     def raw(self, data: bytes, timeout: float = 0.3) -> bytes | None:
         self.sock.settimeout(timeout)
@@ -95,12 +102,19 @@ def test_lockstep_over_udp_repeats_faults_and_restart():
         r = sitl.frame(110)
         assert parse_reply_like_sitl(r, first=False)["timestamp"] == pytest.approx(111 / 1200)
         assert lock.stats.missing == 9
+        # a stray frame-0 datagram from another local program: not answered, physics goes on
+        stray = FakeSitl(port)
+        assert stray.raw(encode_servo(1200, 0, PWM)) is None
+        stray.close()
+        r = sitl.frame(111)
+        assert parse_reply_like_sitl(r, first=False)["timestamp"] == pytest.approx(112 / 1200)
+        assert lock.stats.strays == 1 and lock.stats.restarts == 0
         sitl.close()
         # SITL restarts: new ephemeral port, frame 0 -> the scenario starts over
         sitl2 = FakeSitl(port)
         r = sitl2.frame(0)
         assert parse_reply_like_sitl(r)["timestamp"] == pytest.approx(1 / 1200)
-        assert lock.stats.restarts == 1
+        assert lock.stats.restarts == 1 and lock.stats.strays == 2  # answered at its resend
         sitl2.close()
     finally:
         stop.set()
@@ -143,7 +157,7 @@ def test_cli_serves_and_writes_truth(tmp_path, capsys):
     port = _free_port()
     out = tmp_path / "run"
     rc: list[int] = []
-    args = ["sitl", "ardusub_trapezoid", "--port", str(port), "--idle-exit", "0.5", "-o",
+    args = ["sitl", "ardusub_trapezoid", "--port", str(port), "--idle-exit", "1.5", "-o",
             str(out), "--var", "delay=0.5", "-q"]  # fmt: skip
     th = threading.Thread(target=lambda: rc.append(main(args)), daemon=True)
     th.start()
@@ -167,6 +181,7 @@ def test_cli_serves_and_writes_truth(tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["frames"] == 2520 and summary["reason"] == "idle"
     assert summary["restarts"] == 1 and len(summary["truth_files"]) == 2
+    assert summary["strays"] == 1  # the new SITL's first packet, answered at its resend
     assert (out / "truth-1.csv").exists()
     for d in ("engine", "engine-1"):
         man = json.loads((out / d / "manifest.json").read_text())
@@ -217,3 +232,38 @@ def test_params_set_the_servo_map(tmp_path):
     heavy = ServoMap.from_params(6, {}).on_heavy()
     assert heavy.channels == (0, 1, 2, 3, 4, 5, 4, 5)
     Path(tmp_path).joinpath("ok").write_text("")
+
+
+def test_cli_sitl_format_mcap_and_live(tmp_path, capsys):
+    """``marinesim sitl --format mcap --live``: the engine log is also a ROS 2 MCAP, and the
+    live server starts (on a free loopback port) without pacing the lockstep."""
+    pytest.importorskip("mcap")
+    pytest.importorskip("foxglove")
+    from marinesim.io.mcap.reader import read_messages
+
+    port = _free_port()
+    out = tmp_path / "run"
+    rc: list[int] = []
+    args = ["sitl", "ardusub_trapezoid", "--port", str(port), "--idle-exit", "0.5", "-o",
+            str(out), "--var", "delay=0.5", "-q", "--format", "mcap", "--live",
+            "--live-port", "0"]  # fmt: skip
+    th = threading.Thread(target=lambda: rc.append(main(args)), daemon=True)
+    th.start()
+    sitl = FakeSitl(port)
+    r = None
+    for _ in range(100):
+        r = sitl.frame(0, timeout=0.2)
+        if r is not None:
+            break
+    assert r is not None
+    for i in range(1, 400):
+        sitl.frame(i)
+    sitl.close()
+    th.join(60)
+    captured = capsys.readouterr()
+    assert rc == [0], captured.err
+    assert "live: Foxglove WebSocket on ws://127.0.0.1:" in captured.out
+    msgs = read_messages(out / "engine" / "log.mcap")
+    topics = {topic for topic, _typ, _t, _m in msgs}
+    assert msgs.note is None
+    assert {"/clock", "/tf", "/bluerov2_0/odom/truth", "/bluerov2_0/battery"} <= topics

@@ -33,7 +33,9 @@ class RangefinderSensorParams(RangefinderParams):
     """Harness rangefinder + terrain (defaults: 0.3 s delay, σ 0.05 m, 10 Hz from the file)."""
 
     terrain: str = field(
-        "sawtooth", description="shipped terrain profile name, or 'environment' (scenario terrain)"
+        "sawtooth",
+        description="shipped terrain profile name, a profile file, or 'environment' "
+        "(scenario terrain)",
     )
     t_inject0: float | None = field(None, unit="s", description="first reading (default: delay)")
     interval: float = field(
@@ -70,12 +72,20 @@ def terrain_schedule(
         t0 = delay if t_inject0 is None else t_inject0
         return None, int(round(t0 / dt)), int(round(iv))
     if profile is None and terrain not in BUILTIN_PROFILES:
-        raise ConfigError(
-            f"terrain {terrain!r} is not a shipped profile ({', '.join(BUILTIN_PROFILES)}) or "
-            "'environment' (the scenario's environment.terrain); terrain profile files are not "
-            "supported in scenarios yet (use 'marinesim surftrak run')",
-            param="terrain",
-        )
+        if not _looks_like_file(terrain):
+            raise ConfigError(
+                f"terrain {terrain!r} is not a shipped profile ({', '.join(BUILTIN_PROFILES)}), "
+                "'environment' (the scenario's environment.terrain) or a profile file "
+                "(.csv/.txt: the interval, then one height per row)",
+                param="terrain",
+            )
+        from pathlib import Path
+
+        from marinesim.environment.terrain import read_profile
+
+        if not Path(terrain).is_file():
+            raise ConfigError(f"terrain profile file {terrain!r} not found", param="terrain")
+        profile = read_profile(terrain)  # DataError with file:line for a bad row
     prof = builtin_profile(terrain) if profile is None else profile
     iv = prof.interval / dt
     if abs(iv - round(iv)) > 1e-6:
@@ -85,6 +95,10 @@ def terrain_schedule(
         )
     t0 = delay if t_inject0 is None else t_inject0
     return prof, int(round(t0 / dt)), int(round(iv))
+
+
+def _looks_like_file(terrain: str) -> bool:
+    return "/" in terrain or "\\" in terrain or terrain.lower().endswith((".csv", ".txt"))
 
 
 class RangefinderSensor(Plugin):

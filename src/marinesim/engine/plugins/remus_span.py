@@ -37,8 +37,8 @@ from marinesim.core.frames import angle360, euler_from_quat
 from marinesim.core.state import VehicleState
 from marinesim.engine.plugins import remus_kernel as rk
 from marinesim.engine.span import register_span
-from marinesim.models.motion import RowsState
-from marinesim.models.pvs import _kernel_params
+from marinesim.models.sixdof.motion import RowsState
+from marinesim.models.sixdof.pvs import _kernel_params
 
 __all__ = ["RemusSpan", "span_for"]
 
@@ -323,7 +323,7 @@ def _why_not(sim: Any) -> tuple[str | None, dict[str, Any]]:
     from marinesim.engine.plugins.sixdof import SixDofMotion
     from marinesim.engine.plugins.waypoints import Waypoints
     from marinesim.engine.plugins.wrench import DepthHeadingAutopilot
-    from marinesim.models.motion import PvsMotion
+    from marinesim.models.sixdof.motion import PvsMotion
 
     live = [b for b in sim.blocks if b.n > 0]
     if len(live) != 1 or len(sim.blocks) != 1:

@@ -139,6 +139,7 @@ class GpsSensor(Plugin):
         ne, fix = gps.gps_measure(pos, rng.normal(size=2), rng.uniform(size=1)[:, 0], p)
         fix &= np.asarray(ctx.active)
         ctx.log("fix", fix.astype(float), "")
+        ctx.log("ne", np.where(fix[:, None], ne, np.nan), "m", ("north", "east"))
         _deliver(ctx, "gps/fix", ne, fix, p.delay)
 
 
@@ -163,6 +164,7 @@ class DepthSensor(Plugin):
             ctx.env.density,
             ctx.env.gravity,
         )
+        ctx.log("depth", np.where(ok & np.asarray(ctx.active), d, np.nan), "m")
         _deliver(ctx, "depth/depth", d[:, None], ok, p.delay)
 
 
@@ -219,6 +221,9 @@ class ImuSensor(Plugin):
         ctx.log("accel_bias", ba, "m/s^2", ("x", "y", "z"))
         sample = np.concatenate([f, w, ok[:, None].astype(float)], axis=1)
         sample = _delayed(ctx, "line", sample, p.delay)  # (f, ω, delivered) of t − delay
+        got = (sample[:, 6] > 0.5)[:, None] & np.asarray(ctx.active)[:, None]
+        ctx.log("accel", np.where(got, sample[:, 0:3], np.nan), "m/s^2", ("x", "y", "z"))
+        ctx.log("gyro", np.where(got, sample[:, 3:6], np.nan), "rad/s", ("x", "y", "z"))
         _deliver(ctx, "imu/data", sample[:, 0:6], sample[:, 6] > 0.5, p.delay)
 
 
@@ -303,6 +308,8 @@ class DvlSensor(Plugin):
         ctx.log("altitude", alt, "m")
         val = np.concatenate([v, mode[:, None].astype(float)], axis=1)
         val = _delayed(ctx, "line", val, p.delay)
+        got = (val[:, 3] > 0.5)[:, None] & np.asarray(ctx.active)[:, None]
+        ctx.log("vel", np.where(got, val[:, 0:3], np.nan), "m/s", ("u", "v", "w"))
         _deliver(ctx, "dvl/velocity", val, val[:, 3] > 0.5, p.delay)
 
 

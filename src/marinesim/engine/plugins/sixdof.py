@@ -1,7 +1,7 @@
 """``fossen6dof`` motion plugin: any 6-DOF motion model and its actuators inside the engine.
 
 A thin adapter: the vehicle is the motion model of its preset's kind, chosen by name through
-:func:`marinesim.models.motion.motion_model` (generic Fossen 6-DOF, PythonVehicleSimulator
+:func:`marinesim.models.sixdof.motion.motion_model` (generic Fossen 6-DOF, PythonVehicleSimulator
 REMUS 100 / Otter, the PythonVehicleSimulator fleet) and driven through that one face
 (``init`` / ``step`` / ``pose``); the thruster plant is
 :mod:`marinesim.actuators.plant`; the battery :mod:`marinesim.models.battery`.  This module
@@ -30,7 +30,7 @@ controllers publish on the entity's local bus (held over the tick, engine spec �
 * ``fins/cmd`` (N, 2) — rudder and stern-plane angles [rad] and ``propeller/cmd`` (N,) —
   propeller speed [rpm], for the PythonVehicleSimulator REMUS 100 (``preset: remus100``),
   whose fin and propeller lags are part of its PVS-exact dynamics
-  (:mod:`marinesim.models.pvs`).
+  (:mod:`marinesim.models.sixdof.pvs`).
 * ``actuators/cmd`` (N, m) — commanded actuators in the vehicle's units, for the Otter and the
   PythonVehicleSimulator fleet (``preset: tanker``, ``torpedo`` ... ``vehicle_args``: the
   constructor's arguments, e.g. ``{control_system: headingAutopilot, r: 30}``).  A fleet
@@ -73,8 +73,9 @@ from marinesim.core.params import ParamsBase, field
 from marinesim.core.state import VehicleState
 from marinesim.engine.plugin import Plugin
 from marinesim.models import battery as battery_model
-from marinesim.models import fossen6dof, presets
-from marinesim.models.motion import KINDS, MotionModel, Water, motion_model
+from marinesim.models import presets
+from marinesim.models.sixdof import fossen6dof
+from marinesim.models.sixdof.motion import KINDS, MotionModel, Water, motion_model
 
 __all__ = ["SixDofMotion", "SixDofParams", "ThrusterPlantParams"]
 
@@ -556,7 +557,7 @@ class SixDofMotion(Plugin):
         pos, quat, vel, ang = motion.pose(st["x"]) if pose is None else pose
         eul = np.degrees(euler_from_quat(quat))
         ctx.log("euler", eul, "deg", ("roll", "pitch", "yaw"))
-        ctx.log("nu", np.concatenate([vel, ang], axis=1), "SI", ("u", "v", "w", "p", "q", "r"))
+        ctx.log("nu", np.concatenate([vel, ang], axis=1), "m/s, m/s, m/s, rad/s, rad/s, rad/s", ("u", "v", "w", "p", "q", "r"))
         act = motion.actuator_log(st["x"])
         if act is not None:
             ctx.log("actuators", act[0], act[1], act[2])
@@ -573,10 +574,10 @@ class SixDofMotion(Plugin):
             ctx.log("soc", st["battery"].soc, "")
             ctx.log("enabled", st["enabled"].astype(float), "", labels)
             ctx.log(
-                "wrench", st["thrust"] @ self.plant.b.T, "N, N m", ("X", "Y", "Z", "K", "M", "N")
+                "wrench", st["thrust"] @ self.plant.b.T, "N, N, N, N m, N m, N m", ("X", "Y", "Z", "K", "M", "N")
             )
         else:
-            ctx.log("wrench", st["wrench"], "N, N m", ("X", "Y", "Z", "K", "M", "N"))
+            ctx.log("wrench", st["wrench"], "N, N, N, N m, N m, N m", ("X", "Y", "Z", "K", "M", "N"))
             if self.thruster_bank is not None:
                 ctx.log("thrust", st["uuv"].thrust, "N")
                 ctx.log("rotor", st["uuv"].rotor, "")

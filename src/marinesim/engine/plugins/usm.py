@@ -4,7 +4,7 @@ The plugin subscribes to the model's MOOS variables (DESIRED_THRUST/RUDDER/ELEVA
 USM_RESET, USM_SIM_PAUSED, ...) on the entity's local bus, applies every message delivered
 since the previous tick in delivery order (MOOS typing: strings are string messages, numbers
 double messages), runs **one** model iteration per engine tick at MOOS time t_{k+1}
-(``marinesim.models.kinematic.iterate``; the model never sub-steps — with ``substeps > 1`` it
+(``marinesim.models.usm.iterate``; the model never sub-steps — with ``substeps > 1`` it
 steps once, at the last substep, over the whole tick), publishes the model's publications
 (``NAV_X``, ``NAV_Y``, ``NAV_HEADING``, ...) as bus variables and logs the numeric ones.
 
@@ -30,8 +30,8 @@ from marinesim.core.frames import quat_from_euler
 from marinesim.core.params import ParamsBase, field
 from marinesim.core.state import VehicleState
 from marinesim.engine.plugin import Plugin
-from marinesim.models import kinematic
-from marinesim.models.usm_config import UsmConfig, config_from_mapping
+from marinesim.models import usm as kinematic
+from marinesim.models.usm.config import UsmConfig, config_from_mapping
 
 __all__ = ["UsmMotion", "UsmParams", "UsmV22Motion"]
 
@@ -179,7 +179,7 @@ class UsmMotion(Plugin):
     @classmethod
     def param_rows(cls) -> list[tuple[str, str, str, str, str]]:
         """(name, type, default, unit, description) of every configuration key."""
-        from marinesim.models import usm_config
+        from marinesim.models.usm import config as usm_config
 
         rows = []
         for p in usm_config.PARAMS:

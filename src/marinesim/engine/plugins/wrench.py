@@ -175,10 +175,10 @@ class StationKeepingPid(Plugin):
         st["int_ned"], st["int_yaw"] = sk.int_ned, sk.int_yaw
         wrench, e_ned, e_yaw = out.wrench, out.error_ned, out.error_yaw
         ctx.publish("wrench/cmd", wrench)
-        ctx.log("wrench", wrench, "N, N m", ("X", "Y", "Z", "K", "M", "N"))
+        ctx.log("wrench", wrench, "N, N, N, N m, N m, N m", ("X", "Y", "Z", "K", "M", "N"))
         ctx.log("error", e_ned, "m", ("north", "east", "down"))
         ctx.log("heading_error", np.degrees(e_yaw), "deg")
-        ctx.log("target", tgt, "m, deg", ("north", "east", "depth", "heading"))
+        ctx.log("target", tgt, "m, m, m, deg", ("north", "east", "depth", "heading"))
 
 
 # ------------------------------------------------------------------------------------------
@@ -515,7 +515,7 @@ class ThrusterAllocator(Plugin):
         ctx.log("scale", scale, "")
         ctx.log("status", status, "")  # index into marinesim.allocation.solve.STATUS
         ctx.log("saturated", saturated, "", labels)
-        ctx.log("unmet", unmet, "N, N m", ("X", "Y", "Z", "K", "M", "N"))
+        ctx.log("unmet", unmet, "N, N, N, N m, N m, N m", ("X", "Y", "Z", "K", "M", "N"))
 
 
 # the REMUS 100 block's compiled span (registers itself with the engine)

@@ -3,9 +3,9 @@
 The app plays the real program's cycle (spec ``usimmarine.md`` §2.1) on the wall clock:
 connect and register (the same 28 / 34 variables, in the same order, twice, as the captures
 show), then every AppTick period of **MOOS** time (a wall period of 1/(AppTick × warp)):
-fetch the mail that arrived, apply it in arrival order (:func:`~marinesim.models.kinematic.
+fetch the mail that arrived, apply it in arrival order (:func:`~marinesim.models.usm.
 apply_mail`, stamped with the iteration's MOOS time read after the fetch), run one
-:func:`~marinesim.models.kinematic.iterate` and post its publications in one packet stamped
+:func:`~marinesim.models.usm.iterate` and post its publications in one packet stamped
 with that time.  ``<NAME>_STATUS`` goes out every 2 MOOS seconds and ``APPCAST`` at start and
 on ``APPCAST_REQ``.  Everything posted and received is streamed to an ``.alog``.
 
@@ -35,7 +35,7 @@ from marinesim.interop.moos.client import RETRY_PERIOD, MoosClient, MoosConnecti
 from marinesim.interop.moos.files import LoadedConfig
 from marinesim.interop.moos.moosfile import MoosFile
 from marinesim.interop.moos.wire import MoosMsg
-from marinesim.models import kinematic
+from marinesim.models import usm as kinematic
 
 __all__ = [
     "APPCAST_VARS",

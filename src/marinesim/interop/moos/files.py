@@ -1,7 +1,7 @@
 """File-reading helpers of the MOOS face: current-field files and uSimMarine configurations.
 
 Layer L3: the pure parsers live in L1 (:mod:`marinesim.environment.current`,
-:mod:`marinesim.models.usm_config`); this module opens the files and passes text and loader
+:mod:`marinesim.models.usm.config`); this module opens the files and passes text and loader
 callables to them.  :func:`load_current_field` is the scenario layer's
 (:mod:`marinesim.scenario.current_field`), re-exported here.
 """
@@ -14,7 +14,7 @@ from typing import Literal
 
 from marinesim.core.errors import ConfigWarning
 from marinesim.interop.moos.moosfile import MoosFile, read_moos_file
-from marinesim.models.usm_config import UsmConfig, configure
+from marinesim.models.usm.config import UsmConfig, configure
 from marinesim.scenario.current_field import load_current_field
 
 __all__ = ["LoadedConfig", "block_for", "load_current_field", "load_usm_config"]

@@ -1,8 +1,8 @@
 """Generated help texts of the MOOS face: ``--interface``, ``--example``, ``check`` output.
 
-Everything is derived from the parameter schema (:data:`marinesim.models.usm_config.PARAMS`)
+Everything is derived from the parameter schema (:data:`marinesim.models.usm.config.PARAMS`)
 and the model's declared variables (``SUBSCRIPTIONS`` / ``PUBLICATIONS`` of
-:mod:`marinesim.models.kinematic`), so the texts cannot drift from the behaviour.
+:mod:`marinesim.models.usm`), so the texts cannot drift from the behaviour.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 from marinesim.core.errors import ConfigWarning
-from marinesim.models import kinematic
-from marinesim.models.usm_config import UsmConfig, effective_rows, example_block
+from marinesim.models import usm as kinematic
+from marinesim.models.usm.config import UsmConfig, effective_rows, example_block
 
 __all__ = ["check_report", "example_text", "interface_text"]
 

@@ -7,7 +7,7 @@
   matched case-insensitively and the first block of a name is the one an application reads.
 * Inside a block every ``key = value`` line is kept with its line number; the blank deletion,
   empty-value and key-case rules of the application are applied by
-  :func:`marinesim.models.usm_config.configure`.
+  :func:`marinesim.models.usm.config.configure`.
 * ``#include`` / ``#define`` (nsplug directives) are not expanded: run ``nsplug`` first.
 
 Example

@@ -38,7 +38,7 @@ import numpy as np
 from marinesim.core.alog import Alog, AlogWriter, read_alog
 from marinesim.core.errors import ConfigError, DataError
 from marinesim.interop.moos.files import load_usm_config
-from marinesim.models import kinematic
+from marinesim.models import usm as kinematic
 
 __all__ = [
     "INPUT_VARS",

@@ -3,7 +3,7 @@
 The loop plays the program's cycle (spec §2.1, §9): start-up at t = 0 (MOOS time
 ``moos_time_at_t0``), then iterations at t = k·dt with dt = 1/AppTick; before iteration k every
 scripted message with time ≤ k·dt not yet delivered is applied in time order (the replay rule),
-then the model iterates and publishes.  The model is :mod:`marinesim.models.kinematic`
+then the model iterates and publishes.  The model is :mod:`marinesim.models.usm`
 (``init`` / ``apply_mail`` / ``iterate``).
 
 Python API::
@@ -28,8 +28,8 @@ from marinesim.core.errors import ConfigError, ConfigWarning, NumericalError
 from marinesim.core.limits import check_steps
 from marinesim.interop.moos.files import load_usm_config
 from marinesim.interop.moos.script import ScriptEvent, read_script
-from marinesim.models import kinematic
-from marinesim.models.usm_config import UsmConfig
+from marinesim.models import usm as kinematic
+from marinesim.models.usm.config import UsmConfig
 
 __all__ = ["DEFAULT_APP_TICK", "UsmRun", "run_moos_file", "run_usm"]
 
@@ -54,8 +54,9 @@ MODEL_COLUMNS = (
     "drift_y",
 )
 
-#: The MOOS inputs the model holds after each iteration (its ``thrust`` [%], ``rudder`` [deg]
-#: after the rudder rate limit, ``elevator`` [deg]), written after :data:`MODEL_COLUMNS`.
+#: The MOOS inputs the model holds after each iteration (its ``thrust``, ``rudder`` after the
+#: rudder rate limit and ``elevator``, all in percent: uSimMarine spec §1), written after
+#: :data:`MODEL_COLUMNS`.
 INPUT_COLUMNS = ("DESIRED_THRUST", "DESIRED_RUDDER", "DESIRED_ELEVATOR")
 
 
@@ -67,7 +68,7 @@ class UsmRun:
     ----------
     columns : list of str
         ``t`` [s], the model columns (m, deg, m/s, rad), the held inputs ``DESIRED_THRUST``
-        [%], ``DESIRED_RUDDER`` [deg] (after the rate limit), ``DESIRED_ELEVATOR`` [deg], then
+        [%], ``DESIRED_RUDDER`` [%] (after the rate limit), ``DESIRED_ELEVATOR`` [%], then
         every published variable in order of first publication (blank where it was not
         published in that iteration).
     rows : list of list

@@ -1,23 +1,36 @@
 """Lockstep bookkeeping of a SIM_JSON backend (no sockets: :meth:`Lockstep.handle` maps one
 datagram to one reply or to silence).
 
-SITL counts the replies it has accepted in ``frame_count`` and resends the same packet (same
-count) when a reply was lost or unusable.  For each datagram from SITL's address:
+SITL's own rules (``libraries/SITL/SIM_JSON.cpp``): one SITL process sends every servo packet
+from one UDP socket (one source address for its whole life); its ``frame_count`` starts at 0
+when the process starts, rises by one per accepted reply and never goes back; a packet whose
+reply was lost or unusable is resent with the same count (after ~1.1 s when nothing came
+back); the ``frame_rate`` field is its physics rate (never 0).  So the backend follows
+*one* SITL — the address it is serving — and, for each datagram:
 
-* not a servo packet → counted as malformed, no reply (never an exception);
-* ``frame_count`` = last + 1 → one physics step with these outputs, reply;
-* = last → a repeat: the cached reply again, **no** step;
-* > last + 1 → packets went missing: the missed frames are stepped with the previous outputs
-  (the time stays n/rate), up to ``max_catchup`` frames; a larger jump is stepped once and
-  counted as a resync;
-* = 0 after frames were served, or a first packet from a new address with count 0 → SITL
-  restarted: the plant starts over (its time restarts too; SITL's clock is new);
-* < last otherwise → stale (out of order): counted, no reply — answering it would make SITL
-  take that reply for its next frame and run one frame late for good.
+* not a servo packet, or a frame rate of 0 Hz → counted as malformed, no reply;
+* from the SITL being served:
+
+  - ``frame_count`` = last + 1 → one physics step with these outputs, reply;
+  - = last → a repeat: the cached reply again, **no** step;
+  - > last + 1 → packets went missing: the missed frames are stepped with the previous
+    outputs (the time stays n/rate), up to ``max_catchup`` frames; a larger jump is stepped
+    once and counted as a resync;
+  - < last → stale (out of order): counted, no reply — answering it would make SITL take
+    that reply for its next frame and run one frame late for good;
+
+* from another address (or a count of 0 from the same one): a **new SITL** only when its
+  count is 0 *and* the SITL being served has sent nothing for ``takeover_s`` (1 s; a SITL
+  that is alive sends within milliseconds of each reply, and resends every ~1.1 s when it
+  waits).  Then the plant starts over (its time restarts too: SITL's clock is new) and the
+  new address is followed.  Anything else from elsewhere is a **stray** datagram: counted,
+  never answered, never touching the physics.  A real SITL restarted while the old one was
+  still sending is therefore answered at its first resend, ~1.1 s later.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -35,7 +48,8 @@ __all__ = ["Lockstep", "LockstepStats", "Plant"]
 
 
 class Plant(Protocol):
-    """What the lockstep drives: ``reset()``, ``step(pwm) -> SensorReply``."""
+    """What the lockstep drives: ``reset()``, ``step(pwm) -> SensorReply`` (a plant that also
+    has ``step_bytes(pwm) -> bytes``, ``t`` and ``reply()`` is stepped through that instead)."""
 
     def reset(self) -> None: ...
 
@@ -53,6 +67,7 @@ class LockstepStats:
     missing: int = 0
     resyncs: int = 0
     restarts: int = 0
+    strays: int = 0
     malformed: int = 0
     packets_32: int = 0
     last_error: str = ""
@@ -63,8 +78,25 @@ class LockstepStats:
         """One line for the console."""
         return (
             f"frames {self.frames} repeats {self.repeats} stale {self.stale} missing "
-            f"{self.missing} restarts {self.restarts} malformed {self.malformed}"
+            f"{self.missing} restarts {self.restarts} strays {self.strays} malformed "
+            f"{self.malformed}"
         )
+
+
+class _ReplyView:
+    """The reply of a ``step_bytes`` plant for ``on_frame`` hooks, built only when read."""
+
+    __slots__ = ("_plant", "_reply", "timestamp")
+
+    def __init__(self, plant: Any) -> None:
+        self._plant = plant
+        self._reply: SensorReply | None = None
+        self.timestamp = float(plant.t)
+
+    def __getattr__(self, name: str) -> Any:
+        if self._reply is None:
+            self._reply = self._plant.reply()
+        return getattr(self._reply, name)
 
 
 class Lockstep:
@@ -78,6 +110,9 @@ class Lockstep:
         Largest gap of missing frames that is stepped through.
     on_frame : callable, optional
         ``on_frame(packet, reply, sitl_time_us)`` after every new physics frame (logging).
+    takeover_s : float
+        A frame-0 packet from a new sender is a SITL restart only when the SITL being served
+        has been silent this long [s wall]; otherwise it is a stray datagram.
     """
 
     def __init__(
@@ -86,17 +121,22 @@ class Lockstep:
         *,
         max_catchup: int = 1200,
         on_frame: Callable[[ServoPacket, SensorReply, int], None] | None = None,
+        takeover_s: float = 1.0,
     ) -> None:
         self.plant = plant
         self.max_catchup = int(max_catchup)
         self.on_frame = on_frame
         self.stats = LockstepStats()
         self.clock = SitlClock()
+        self.takeover_s = float(takeover_s)
         self.addr: Any = None
+        self.last_rx: float | None = None  # wall time of the served SITL's latest packet
         self.last_count: int | None = None
         self.last_reply: bytes | None = None
         self._last_pwm: Any = None
         self._fresh = True  # the plant is at its initial state
+        #: a compiled plant's ``step_bytes(pwm) -> reply bytes`` (no SensorReply per frame)
+        self._fast: Callable[[Any], bytes] | None = getattr(plant, "step_bytes", None)
 
     def _restart(self) -> None:
         if not self._fresh:
@@ -109,20 +149,30 @@ class Lockstep:
         self._last_pwm = None
 
     def _step(self, pkt: ServoPacket) -> bytes:
-        reply = self.plant.step(pkt.pwm)
+        if self._fast is not None:
+            data = self._fast(pkt.pwm)
+            ts = float(self.plant.t)  # type: ignore[attr-defined]
+            reply: Any = _ReplyView(self.plant) if self.on_frame is not None else None
+        else:
+            reply = self.plant.step(pkt.pwm)
+            data = encode_reply(reply)
+            ts = float(reply.timestamp)
         self._fresh = False
         self.stats.frames += 1
-        data = encode_reply(reply)
         self.last_reply = data
         self.last_count = pkt.frame_count
         self._last_pwm = pkt.pwm
-        t_us = self.clock.advance(float(reply.timestamp))
+        t_us = self.clock.advance(ts)
         if self.on_frame is not None:
             self.on_frame(pkt, reply, t_us)
         return data
 
-    def handle(self, data: bytes, addr: Any = None) -> bytes | None:
-        """One datagram from SITL → the reply to send back (None: send nothing)."""
+    def handle(self, data: bytes, addr: Any = None, now: float | None = None) -> bytes | None:
+        """One datagram from ``addr`` → the reply to send back (None: send nothing).
+
+        ``now`` is the wall time of arrival [s] (default ``time.monotonic()``); replays pass
+        their own clock.
+        """
         self.stats.packets += 1
         try:
             pkt = decode_servo(data)
@@ -130,19 +180,23 @@ class Lockstep:
             self.stats.malformed += 1
             self.stats.last_error = str(exc)
             return None
-        if pkt.channels == 32:
-            self.stats.packets_32 += 1
-        self.stats.sitl_rate_hz = pkt.frame_rate
+        if now is None:
+            now = time.monotonic()
         count = pkt.frame_count
-        new_addr = addr is not None and self.addr is not None and addr != self.addr
-        if self.last_count is not None and count == 0 and (self.last_count > 0 or new_addr):
-            self._restart()
-        elif new_addr and count != 0 and count < (self.last_count or 0):
-            self.stats.stale += 1  # another sender's old packet
-            return None
-        if addr is not None and addr != self.addr:
+        if self.last_count is not None and (addr != self.addr or count < self.last_count):
+            quiet = self.last_rx is None or now - self.last_rx >= self.takeover_s
+            if count == 0 and quiet:
+                self._restart()
+            elif addr != self.addr:
+                self.stats.strays += 1  # another program's datagram, or a SITL not yet ours
+                return None
+        if self.last_count is None and addr != self.addr:
             self.addr = addr
             self.stats.addresses.append(addr)
+        self.last_rx = now
+        if pkt.pwm.shape[0] == 32:
+            self.stats.packets_32 += 1
+        self.stats.sitl_rate_hz = pkt.frame_rate
         last = self.last_count
         if last is None:
             return self._step(pkt)
@@ -156,9 +210,8 @@ class Lockstep:
         if gap > 0:
             self.stats.missing += gap
             if gap <= self.max_catchup and self._last_pwm is not None:
-                held = ServoPacket(pkt.frame_rate, last, self._last_pwm)
                 for i in range(gap):
-                    self._step(ServoPacket(held.frame_rate, last + 1 + i, held.pwm))
+                    self._step(ServoPacket(pkt.frame_rate, last + 1 + i, self._last_pwm))
             else:
                 self.stats.resyncs += 1
         return self._step(pkt)

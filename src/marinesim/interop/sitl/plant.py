@@ -18,6 +18,7 @@ is sent as NaN (SITL: status NoData, last distance kept), never as a stale "Good
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +55,16 @@ class EnginePlant:
         Servo channel → motor mapping and motor directions (default: motor n on SERVOn).
     sq_min : float
         Readings with a known signal quality below this [%] are sent as NaN (0 = keep all).
+    faults : sequence of SonarFault
+        Scripted sonar faults: while the reply time is in a window, a reading that would be
+        sent is replaced by NaN (``nan``), 0.0 (``zero``) or ``out_of_range`` [m].
     stream_dir : path, optional
         Stream the engine's log there (:meth:`Simulation.stream_to`; memory stays flat over
         hours of SITL); after a SITL restart the next run goes to ``<stream_dir>-1``, ...
+    fmt : str
+        Log format of :meth:`Simulation.stream_to` (``parquet``, ``csv``, ``both``, ``mcap``).
+    on_stream : callable, optional
+        ``on_stream(sim)`` after each ``stream_to`` (e.g. to serve the run live).
     """
 
     def __init__(
@@ -65,23 +73,20 @@ class EnginePlant:
         servo_map: ServoMap | None = None,
         sq_min: float = 90.0,
         stream_dir: str | Path | None = None,
+        faults: Sequence[Any] = (),
+        out_of_range: float = 99.0,
+        fmt: str = "parquet",
+        on_stream: Any = None,
     ) -> None:
         self.sim = sim
+        #: scripted sonar faults ``(kind, t0, t1)`` on the reply time (SonarFault objects)
+        self.faults = [(f.kind, float(f.t0), float(f.t1)) for f in faults]
+        self.out_of_range = float(out_of_range)
+        self.fmt = fmt
+        self.on_stream = on_stream
         self.stream_dir = None if stream_dir is None else Path(stream_dir)
         self.stream_dirs: list[Path] = []
-        if not sim.blocks:
-            raise ConfigError("the scenario has no vehicle", param="entities")
-        self.block = sim.blocks[0]
-        servo = [
-            s.plugin for s in sim.slots if isinstance(s.plugin, SitlServo) and s.block is self.block
-        ]
-        if not servo:
-            raise ConfigError(
-                f"entity {self.block.name!r} needs the 'sitl_servo' controller to be driven by "
-                "SITL (controllers: [{plugin: sitl_servo}])",
-                param=f"entities.{self.block.name}.controllers",
-            )
-        self.servo: SitlServo = servo[0]
+        self._bind()
         motors = self.servo.pwm.shape[0]
         self.servo_map = servo_map or ServoMap.default(motors)
         if self.servo_map.motors != motors:
@@ -98,12 +103,33 @@ class EnginePlant:
         self._pwm = np.zeros(16)
         self._stream()
 
+    def _bind(self) -> None:
+        """(Re)attach to the simulation's runtime objects: :meth:`Simulation.reset` builds new
+        entity blocks and plugin slots, so the vehicle and its servo plugin are looked up
+        again after every reset (the old ones hold the previous run's final state)."""
+        sim = self.sim
+        if not sim.blocks:
+            raise ConfigError("the scenario has no vehicle", param="entities")
+        self.block = sim.blocks[0]
+        servo = [
+            s.plugin for s in sim.slots if isinstance(s.plugin, SitlServo) and s.block is self.block
+        ]
+        if not servo:
+            raise ConfigError(
+                f"entity {self.block.name!r} needs the 'sitl_servo' controller to be driven by "
+                "SITL (controllers: [{plugin: sitl_servo}])",
+                param=f"entities.{self.block.name}.controllers",
+            )
+        self.servo: SitlServo = servo[0]
+
     def _stream(self) -> None:
         if self.stream_dir is None:
             return
         n = len(self.stream_dirs)
         d = self.stream_dir if n == 0 else self.stream_dir.with_name(f"{self.stream_dir.name}-{n}")
-        self.stream_dirs.append(Path(self.sim.stream_to(d)))
+        self.stream_dirs.append(Path(self.sim.stream_to(d, self.fmt)))
+        if self.on_stream is not None:
+            self.on_stream(self.sim)
 
     def finish(self, reason: str = "SITL stopped") -> Any:
         """Finalise the engine run (log, manifest: status ``interrupted``, ``ended_by`` =
@@ -117,6 +143,7 @@ class EnginePlant:
         """Start the scenario over (SITL restarted); the previous run is finalised first."""
         self.finish("SITL restarted")
         self.sim.reset()
+        self._bind()
         self.steps = 0
         self._rng = None
         self._stream()
@@ -159,6 +186,11 @@ class EnginePlant:
         vel_ned = rot @ st.vel[0]
         eul = euler_from_quat(q[None, :])[0]
         rng = self._rng_value()
+        if rng is not None and self.faults:
+            t = self.t
+            for kind, t0, t1 in self.faults:
+                if t0 <= t < t1:
+                    rng = {"nan": float("nan"), "zero": 0.0}.get(kind, self.out_of_range)
         self._rng = rng
         return SensorReply(
             timestamp=self.t,

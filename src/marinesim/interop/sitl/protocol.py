@@ -47,6 +47,7 @@ MAGIC_16 = 18458
 MAGIC_32 = 29569
 _SIZES = {MAGIC_16: 16, MAGIC_32: 32}
 _HEAD = struct.Struct("<HHI")
+_U16 = np.dtype("<u2")
 
 
 class PacketError(ValueError):
@@ -68,7 +69,7 @@ class ServoPacket:
     frame_count : int
         Count of replies SITL has accepted (repeats keep it; 0 after a SITL restart).
     pwm : ndarray of uint16, shape (16,) or (32,)
-        Servo outputs SERVO1… [µs]; 0 = no pulse.
+        Servo outputs SERVO1… [µs]; 0 = no pulse (a read-only view of the datagram).
     """
 
     frame_rate: int
@@ -87,7 +88,8 @@ def decode_servo(data: bytes) -> ServoPacket:
     Raises
     ------
     PacketError
-        Wrong length or magic (the message names the offending byte offset).
+        Wrong length or magic, or a frame rate of 0 Hz (the message names the offending
+        byte offset).
     """
     if len(data) < _HEAD.size:
         raise PacketError(
@@ -107,7 +109,13 @@ def decode_servo(data: bytes) -> ServoPacket:
         raise PacketError(
             f"byte offset {off}: a {n}-channel servo packet has {size} bytes, got {len(data)}"
         )
-    pwm = np.frombuffer(data, dtype="<u2", count=n, offset=_HEAD.size).astype(np.uint16)
+    if rate == 0:
+        raise PacketError(
+            "byte offset 2: frame rate 0 Hz (SITL always sends its physics rate, e.g. 1200)"
+        )
+    pwm = np.frombuffer(data, dtype=_U16, count=n, offset=_HEAD.size)
+    if _U16 != np.uint16:  # a big-endian host: native values
+        pwm = pwm.astype(np.uint16)
     return ServoPacket(int(rate), int(count), pwm)
 
 

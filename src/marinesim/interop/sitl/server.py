@@ -49,13 +49,17 @@ class ServeResult:
     sim_t: float
 
 
-def _is_repeat(lock: Lockstep, data: bytes) -> bool:
-    if len(data) < 8 or lock.last_count is None:
+def _is_repeat(lock: Lockstep, data: bytes, addr: object) -> bool:
+    if len(data) < 8 or lock.last_count is None or addr != lock.addr:
         return False
     magic = int.from_bytes(data[0:2], "little")
     if magic not in (MAGIC_16, MAGIC_32):
         return False
     return int.from_bytes(data[4:8], "little") == lock.last_count
+
+
+def _why(value: object) -> str:
+    return value if isinstance(value, str) else "stopped"
 
 
 def serve(
@@ -67,7 +71,7 @@ def serve(
     max_frames: int | None = None,
     grace: float = 0.02,
     on_bound: Callable[[int], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
+    should_stop: Callable[[], bool | str | None] | None = None,
 ) -> ServeResult:
     """Serve SITL until idle, a frame budget, the scenario's end or ``should_stop()``.
 
@@ -85,7 +89,8 @@ def serve(
     on_bound : callable, optional
         Called with the bound port.
     should_stop : callable, optional
-        Polled about every 0.2 s.
+        Polled about every 0.2 s (and every 256 datagrams); a true value stops the loop
+        between two datagrams (never inside a frame); a string is returned as the reason.
 
     Raises
     ------
@@ -119,19 +124,20 @@ def serve(
                     data, addr = sock.recvfrom(65535)
                 except TimeoutError:
                     now = time.perf_counter()
-                    if should_stop is not None and should_stop():
-                        return ServeResult("stopped", now - wall0, plant_t())
+                    why = should_stop() if should_stop is not None else None
+                    if why:
+                        return ServeResult(_why(why), now - wall0, plant_t())
                     idle = last_rx is not None and idle_timeout is not None
                     if idle and now - last_rx > idle_timeout:  # type: ignore[operator]
                         return ServeResult("idle", now - wall0, plant_t())
                     continue
             last_rx = time.perf_counter()
-            if _is_repeat(lock, data):
+            if _is_repeat(lock, data, addr):
                 ready, _, _ = select.select([sock], [], [], grace)
                 if ready:
                     # something newer (or SITL's next resend) is queued: drop this repeat
                     nxt = sock.recvfrom(65535)
-                    if not _is_repeat(lock, nxt[0]):
+                    if not _is_repeat(lock, nxt[0], nxt[1]):
                         lock.stats.stale += 1
                     pending = nxt
                     continue
@@ -143,7 +149,9 @@ def serve(
                 sock.sendto(reply, addr)
             if max_frames is not None and lock.stats.frames >= max_frames:
                 return ServeResult("frames", time.perf_counter() - wall0, plant_t())
-            if should_stop is not None and lock.stats.packets % 256 == 0 and should_stop():
-                return ServeResult("stopped", time.perf_counter() - wall0, plant_t())
+            if should_stop is not None and lock.stats.packets % 256 == 0:
+                why = should_stop()
+                if why:
+                    return ServeResult(_why(why), time.perf_counter() - wall0, plant_t())
     finally:
         sock.close()

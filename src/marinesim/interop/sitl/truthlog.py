@@ -10,9 +10,8 @@ altitude [m], ``rng_1`` sent [m] and SERVO1–8 [µs].  A SITL restart starts a 
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from marinesim.interop.sitl.plant import TRUTH_COLUMNS, EnginePlant
 from marinesim.interop.sitl.protocol import SensorReply, ServoPacket
@@ -30,7 +29,6 @@ class TruthLog:
         self.period = float(period)
         self.files: list[Path] = []
         self._fh: IO[str] | None = None
-        self._w: Any = None
         self._next = 0.0
         self._rows = 0
         self._last_t = -1.0
@@ -40,9 +38,8 @@ class TruthLog:
         n = len(self.files)
         path = self.dir / ("truth.csv" if n == 0 else f"truth-{n}.csv")
         self.files.append(path)
-        self._fh = path.open("w", newline="", encoding="utf-8")
-        self._w = csv.writer(self._fh)
-        self._w.writerow(TRUTH_COLUMNS)
+        self._fh = path.open("w", encoding="utf-8")
+        self._fh.write(",".join(TRUTH_COLUMNS) + "\n")
         self._next = 0.0
 
     def __call__(self, pkt: ServoPacket, reply: SensorReply, sitl_time_us: int) -> None:
@@ -54,11 +51,12 @@ class TruthLog:
         if t + 1e-9 < self._next:
             return
         self._next = (int(t / self.period + 1e-9) + 1) * self.period
-        self._w.writerow(
-            [repr(float(v)) for v in self.plant.truth_row(sitl_time_us, pkt.frame_count)]
-        )
+        # one write() per row: a signal between two calls never leaves half a row
+        row = self.plant.truth_row(sitl_time_us, pkt.frame_count)
+        assert self._fh is not None
+        self._fh.write(",".join([repr(float(v)) for v in row]) + "\n")
         self._rows += 1
-        if self._rows % 20 == 0 and self._fh is not None:
+        if self._rows % 20 == 0:
             self._fh.flush()
 
     def close(self) -> None:

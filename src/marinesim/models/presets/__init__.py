@@ -3,8 +3,8 @@
 Each preset is a YAML file shipped in this package (read through :mod:`importlib.resources`):
 ``name``, ``description``, ``source``, ``model`` (``fossen6dof`` or ``pvs``),
 ``reference_density``, ``reference_gravity``, optional ``flags`` / ``unverified``, and either
-``params`` (:class:`marinesim.models.fossen6dof.Params`) or ``constructor`` (a
-PythonVehicleSimulator constructor, :mod:`marinesim.models.pvs`).  Thruster and fin geometry
+``params`` (:class:`marinesim.models.sixdof.fossen6dof.Params`) or ``constructor`` (a
+PythonVehicleSimulator constructor, :mod:`marinesim.models.sixdof.pvs`).  Thruster and fin geometry
 are data for the actuator and allocation layers.
 
 >>> from marinesim.models import presets
@@ -135,15 +135,15 @@ def build(name: str, **overrides: Any) -> Any:
 
     Returns
     -------
-    marinesim.models.fossen6dof.Fossen6Dof or marinesim.models.pvs params
+    marinesim.models.sixdof.fossen6dof.Fossen6Dof or marinesim.models.sixdof.pvs params
     """
     p = get(name)
     if p.model == "fossen6dof":
-        from marinesim.models import fossen6dof
+        from marinesim.models.sixdof import fossen6dof
 
         return fossen6dof.build({**p.params, **overrides})
     if p.model == "pvs":
-        from marinesim.models import pvs
+        from marinesim.models.sixdof import pvs
 
         fn = {"remus100": pvs.remus100, "otter": pvs.otter}[p.name]
         return fn(**overrides)

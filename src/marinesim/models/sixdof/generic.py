@@ -4,8 +4,8 @@
     ν̇ = ν̇_r − [ω × Rᵀ v_c; 0],   ṗ = R ν₁,   q̇ = ½ q ⊗ [0; ω]  (or Θ̇ = T(Θ) ω)
 
 :func:`derivative` composes the terms of :mod:`.terms`; :func:`step_one` integrates one
-vehicle (RK4 or semi-implicit Euler with :mod:`marinesim.models.integrate`'s stages);
-:func:`run` walks N vehicles on a backend (:mod:`marinesim.models.backends`).
+vehicle (RK4 or semi-implicit Euler with :mod:`marinesim.models.sixdof.integrate`'s stages);
+:func:`run` walks N vehicles on a backend (:mod:`marinesim.models.sixdof.backends`).
 
 Parameters travel as a float array ``par`` of shape (P, :data:`SIZE`), P = 1 (shared by all
 vehicles) or N, laid out by the offsets below (:func:`pack` fills it from a built model).
@@ -21,8 +21,7 @@ from numba.extending import register_jitable
 from numpy.typing import NDArray
 
 from marinesim.core import frames
-from marinesim.models import backends, integrate
-from marinesim.models.sixdof import guard, terms
+from marinesim.models.sixdof import backends, guard, integrate, terms
 
 __all__ = ["SIZE", "derivative", "derivatives", "pack", "run", "step_one"]
 
@@ -37,7 +36,7 @@ SIZE = 213
 
 
 def pack(model: Any) -> F64:
-    """Parameter rows (P, SIZE) of a built :class:`~marinesim.models.fossen6dof.Fossen6Dof`."""
+    """Parameter rows (P, SIZE) of a built :class:`~marinesim.models.sixdof.fossen6dof.Fossen6Dof`."""
     n = model.m.shape[0] if model.batched else 1
 
     def rows(a: Any, width: int) -> F64:
@@ -261,7 +260,7 @@ def run(
     max_speed, max_rate : float
         Divergence bounds [m/s], [rad/s].
     backend : str, optional
-        ``cpu`` (default), ``python`` or ``cuda`` (:mod:`marinesim.models.backends`).
+        ``cpu`` (default), ``python`` or ``cuda`` (:mod:`marinesim.models.sixdof.backends`).
 
     Returns
     -------

@@ -25,8 +25,7 @@ from numba.extending import register_jitable
 from numpy.typing import NDArray
 
 from marinesim.core import frames
-from marinesim.models import backends
-from marinesim.models.sixdof import guard, terms
+from marinesim.models.sixdof import backends, guard, terms
 
 __all__ = [
     "OTTER",
@@ -69,9 +68,9 @@ O_SIZE = 193
 
 def _cross_flow_consts(length: float, beam: float, draft: float) -> tuple[float, F64]:
     """½ρ T C_D,2D dx (ρ = 1026 as upstream) and the 21 strip positions x += L/20 from −L/2."""
-    from marinesim.models import hydro
+    from marinesim.models.sixdof import setup
 
-    k = 0.5 * 1026.0 * draft * hydro.hoerner(beam, draft) * (length / 20)
+    k = 0.5 * 1026.0 * draft * setup.hoerner(beam, draft) * (length / 20)
     xs, x, dx = [], -length / 2, length / 20
     for _ in range(STRIPS):
         xs.append(x)
@@ -80,7 +79,7 @@ def _cross_flow_consts(length: float, beam: float, draft: float) -> tuple[float,
 
 
 def pack_remus100(p: Any) -> F64:
-    """Parameter row (1, R_SIZE) of a :class:`~marinesim.models.pvs.Remus100Params`."""
+    """Parameter row (1, R_SIZE) of a :class:`~marinesim.models.sixdof.pvs.Remus100Params`."""
     row = np.zeros(R_SIZE)
     mm = p.M
     row[[R_VC, R_BETA, R_DMAX_R, R_DMAX_S, R_NMAX, R_RHO, R_W, R_B]] = (
@@ -116,7 +115,7 @@ def pack_remus100(p: Any) -> F64:
 
 
 def pack_otter(p: Any) -> F64:
-    """Parameter row (1, O_SIZE) of an :class:`~marinesim.models.pvs.OtterParams`."""
+    """Parameter row (1, O_SIZE) of an :class:`~marinesim.models.sixdof.pvs.OtterParams`."""
     row = np.zeros(O_SIZE)
     row[[O_VC, O_BETA, O_M]] = p.V_c, p.beta_c, p.m_total
     row[O_RG : O_RG + 3] = p.rg
@@ -380,12 +379,12 @@ def step_guarded(
         C_A entries removed.
     x, cmd, h, alive, t, backend, max_speed, max_rate
         The state rows, commands, sample time, running vehicles, time of the new state,
-        backend and divergence bounds of :func:`marinesim.models.pvs.step_guarded`.
+        backend and divergence bounds of :func:`marinesim.models.sixdof.pvs.step_guarded`.
 
     Returns
     -------
     x_next, alive, events
-        As :func:`marinesim.models.pvs.step_guarded`.
+        As :func:`marinesim.models.sixdof.pvs.step_guarded`.
     """
     name = backends.resolve(backend)
     xs = np.ascontiguousarray(x, dtype=float)

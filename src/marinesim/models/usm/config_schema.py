@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from marinesim.models.thrustmap import (
+from marinesim.models.usm.thrustmap import (
     ThrustMap,
 )
 

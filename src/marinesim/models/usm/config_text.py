@@ -17,13 +17,6 @@ from typing import Any
 from marinesim.core.errors import ConfigError, ConfigWarning, suggest
 from marinesim.core.frames import moos_angle360_c as _angle360
 from marinesim.core.frames import moos_heading_to_radians
-from marinesim.models.thrustmap import (
-    ThrustMap,
-    format_number_x,
-    is_moos_number,
-    moos_atof,
-    parse_number,
-)
 from marinesim.models.usm.config_schema import (
     _BY_NAME,
     _TRUE_FALSE,
@@ -35,6 +28,13 @@ from marinesim.models.usm.config_schema import (
     UsmConfig,
     Variant,
     _known_names,
+)
+from marinesim.models.usm.thrustmap import (
+    ThrustMap,
+    format_number_x,
+    is_moos_number,
+    moos_atof,
+    parse_number,
 )
 
 # ---------------------------------------------------------------------------------------

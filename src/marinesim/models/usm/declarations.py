@@ -10,7 +10,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from marinesim.models.usm_config import UsmConfig
+from marinesim.models.usm.config import UsmConfig
 
 Params = UsmConfig
 

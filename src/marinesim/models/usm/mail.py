@@ -15,14 +15,14 @@ from numpy.typing import ArrayLike, NDArray
 from marinesim.core.errors import ConfigError
 from marinesim.core.frames import moos_angle360 as _angle360
 from marinesim.core.frames import moos_heading_to_radians as _heading_to_radians
-from marinesim.models.thrustmap import (
-    is_moos_number,
-    moos_atof,
-)
+from marinesim.models.usm.config import UsmConfig
 from marinesim.models.usm.declarations import _DEAD_ALIASES, _DOUBLE_VARS, _STRING_VARS, _V22_ONLY
 from marinesim.models.usm.moos_math import _set_boolean_on_string, rel_ang
 from marinesim.models.usm.state import _RECORD, UsmState, _evolve
-from marinesim.models.usm_config import UsmConfig
+from marinesim.models.usm.thrustmap import (
+    is_moos_number,
+    moos_atof,
+)
 
 # --------------------------------------------------------------------------------------
 # mail (§6)

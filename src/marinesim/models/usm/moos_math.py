@@ -12,12 +12,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.frames import moos_angle360 as _angle360
-from marinesim.models.thrustmap import (
+from marinesim.models.usm.config import UsmConfig
+from marinesim.models.usm.declarations import _PI, F64
+from marinesim.models.usm.thrustmap import (
     ThrustMap,
     format_number_x,
 )
-from marinesim.models.usm.declarations import _PI, F64
-from marinesim.models.usm_config import UsmConfig
 
 # --------------------------------------------------------------------------------------
 # MOOS-IvP helpers, vectorised

@@ -11,6 +11,7 @@ import numpy as np
 
 from marinesim.core.frames import moos_angle180 as _angle180
 from marinesim.core.frames import moos_angle360 as _angle360
+from marinesim.models.usm.config import UsmConfig
 from marinesim.models.usm.declarations import (
     _DIFF_FULL_RATE,
     _PI,
@@ -21,7 +22,6 @@ from marinesim.models.usm.declarations import (
 )
 from marinesim.models.usm.moos_math import _deg2rad, _thrust_map, rel_ang
 from marinesim.models.usm.state import UsmState
-from marinesim.models.usm_config import UsmConfig
 
 # --------------------------------------------------------------------------------------
 # propagation (§2.3, §2.4, §3)

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.frames import moos_angle360 as _angle360
+from marinesim.models.usm.config import UsmConfig
 from marinesim.models.usm.declarations import (
     _BUOYANCY_DELAY,
     _PI,
@@ -25,7 +26,6 @@ from marinesim.models.usm.propagate import (
     _select,
 )
 from marinesim.models.usm.state import _RECORD, UsmState, _evolve
-from marinesim.models.usm_config import UsmConfig
 
 
 def iterate(

@@ -11,9 +11,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from marinesim.core.errors import ConfigError
+from marinesim.models.usm.config import UsmConfig
 from marinesim.models.usm.declarations import F64, BoolA
 from marinesim.models.usm.moos_math import _deg2rad
-from marinesim.models.usm_config import UsmConfig
 
 # --------------------------------------------------------------------------------------
 # state
@@ -222,7 +222,7 @@ def init(
     Parameters
     ----------
     config : UsmConfig
-        Effective parameters (from :func:`marinesim.models.usm_config.configure`).
+        Effective parameters (from :func:`marinesim.models.usm.config.configure`).
     n : int
         Number of vehicles N ≥ 1.
     moos_time : float

@@ -1,6 +1,6 @@
 """The PythonVehicleSimulator fleet on the shared 6-DOF core (PVS @ c717e07, package 1.0.1).
 
-Eight vehicle classes beside REMUS 100 and Otter (:mod:`marinesim.models.pvs`), each built as
+Eight vehicle classes beside REMUS 100 and Otter (:mod:`marinesim.models.sixdof.pvs`), each built as
 its upstream constructor builds it and stepped as its ``dynamics()`` integrates it:
 
 ========================  =================================  ===============================

@@ -4,7 +4,7 @@ The step of vehicle i: its own ``dynamics`` (ν_{k+1} and the actuator states by
 :mod:`.dsrv` … :mod:`.torpedo`), then ``attitudeEuler`` (η_{k+1} = η_k + h J(η_k) ν_{k+1},
 :func:`marinesim.models.sixdof.pvs_vehicles.attitude_euler_row`), then the divergence guard
 (:mod:`marinesim.models.sixdof.guard`).  One source compiled for the CPU (serial or ``prange``)
-and CUDA, or interpreted (``python``), chosen by :mod:`marinesim.models.backends`.
+and CUDA, or interpreted (``python``), chosen by :mod:`marinesim.models.sixdof.backends`.
 :func:`step_one` is also the dynamics half of the compiled closed loop
 (:mod:`marinesim.reference.pvs_fleet_loop`, which adds the control laws of
 :mod:`marinesim.control.pvs_fleet` and runs k steps per launch).
@@ -23,8 +23,7 @@ from numba.extending import register_jitable
 from numpy.typing import NDArray
 
 from marinesim.core import frames
-from marinesim.models import backends
-from marinesim.models.sixdof import guard, terms
+from marinesim.models.sixdof import backends, guard, terms
 from marinesim.models.sixdof import pvs_vehicles as pv
 from marinesim.models.sixdof.fleet import base
 from marinesim.models.sixdof.fleet.clarke83 import clarke83_step

@@ -21,9 +21,8 @@ from typing import Any
 import numpy as np
 from numba.extending import register_jitable
 
-from marinesim.models import pvs
+from marinesim.models.sixdof import pvs, terms
 from marinesim.models.sixdof import pvs_vehicles as pv
-from marinesim.models.sixdof import terms
 from marinesim.models.sixdof.fleet import args as fa
 from marinesim.models.sixdof.fleet.base import TORPEDO, FleetVehicle
 from marinesim.models.sixdof.pvs_vehicles import current_uv

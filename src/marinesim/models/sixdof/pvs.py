@@ -13,7 +13,7 @@ frozen parameter objects; the equations are those of
 run on a backend by :func:`step_array` / :func:`step_batch`; :func:`dynamics` is upstream's
 ``vehicle.dynamics(eta, nu, u_actual, u_control, sampleTime)`` (forward Euler of ν and of the
 actuator lags) and :func:`attitude_euler` its ``attitudeEuler``.  The PythonVehicleSimulator
-loop is semi-implicit: η_{k+1} uses ν_{k+1} (see :mod:`marinesim.models.integrate`).
+loop is semi-implicit: η_{k+1} uses ν_{k+1} (see :mod:`marinesim.models.sixdof.integrate`).
 
 Controllers (REMUS depth/heading autopilot, Otter heading autopilot, step inputs) are in
 :mod:`marinesim.control.autopilots`.
@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from marinesim.core.errors import ConfigError
-from marinesim.models import hydro
+from marinesim.models.sixdof import arrays, setup
 from marinesim.models.sixdof import pvs_vehicles as pv
 
 __all__ = [
@@ -243,7 +243,7 @@ def remus100(
     iy = (1 / 5) * m * (a**2 + b**2)
     iz = iy
     mrb_cg = np.diag([m, m, m, ix, iy, iz])
-    h_rg = hydro.hmtrx(r_bg)
+    h_rg = setup.hmtrx(r_bg)
     mrb = h_rg.T @ mrb_cg @ h_rg
     w = m * g
     bb = w
@@ -349,9 +349,9 @@ def otter(
     rp = np.array([0.05, 0, -0.35], float)
     rg = np.array([0.2, 0, -0.2], float)
     rg = (m * rg + mp * rp) / (m + mp)
-    s_rg = hydro.smtrx(rg)
-    h_rg = hydro.hmtrx(rg)
-    s_rp = hydro.smtrx(rp)
+    s_rg = setup.smtrx(rg)
+    h_rg = setup.hmtrx(rg)
+    s_rp = setup.smtrx(rp)
     r44, r55, r66 = 0.4 * beam, 0.25 * length, 0.25 * length
     t_sway, t_yaw = 1.0, 1.0
     umax = 6 * 0.5144
@@ -388,7 +388,7 @@ def otter(
     g44 = rho * g * nabla * gm_t
     g55 = rho * g * nabla * gm_l
     g_cf = np.diag([0, 0, g33, g44, g55, 0])
-    h = hydro.hmtrx(np.array([-0.2, 0.0, 0.0]))
+    h = setup.hmtrx(np.array([-0.2, 0.0, 0.0]))
     gg = h.T @ g_cf @ h
     w3 = math.sqrt(g33 / mm[2, 2])
     w4 = math.sqrt(g44 / mm[3, 3])
@@ -481,7 +481,7 @@ def step_guarded(
     t : float
         Time of the new state [s] (for the event texts).
     backend : str, optional
-        ``cpu`` (default), ``python`` or ``cuda`` (:mod:`marinesim.models.backends`).
+        ``cpu`` (default), ``python`` or ``cuda`` (:mod:`marinesim.models.sixdof.backends`).
     max_speed, max_rate : float
         Divergence bounds on |ν₁| [m/s] and |ω| [rad/s].
 
@@ -611,4 +611,4 @@ def attitude_euler(eta: F64, nu: F64, h: float) -> F64:
     -------
     ndarray, shape (N, 6)
     """
-    return eta + h * hydro.euler_kinematics(eta, nu)
+    return eta + h * arrays.euler_kinematics(eta, nu)

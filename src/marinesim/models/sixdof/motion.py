@@ -5,10 +5,10 @@ never asks which model it is.  A model is picked by a vehicle preset's kind (``m
 the preset file, :mod:`marinesim.models.presets`) from :data:`KINDS`:
 
 ``fossen6dof``
-    The generic Fossen 6-DOF model (:mod:`marinesim.models.fossen6dof`); input ``wrench/cmd``
+    The generic Fossen 6-DOF model (:mod:`marinesim.models.sixdof.fossen6dof`); input ``wrench/cmd``
     (N, 6) body wrench [N, N·m]; the water current enters every step (ν_r = ν − ν_c).
 ``pvs``
-    PythonVehicleSimulator's REMUS 100 and Otter, exact (:mod:`marinesim.models.pvs`); inputs
+    PythonVehicleSimulator's REMUS 100 and Otter, exact (:mod:`marinesim.models.sixdof.pvs`); inputs
     ``fins/cmd`` (N, 2) [rad] + ``propeller/cmd`` (N,) [rpm] (REMUS 100) or
     ``actuators/cmd`` (N, 2) propeller speeds [rad/s] (Otter); a uniform current only, given
     to the constructor (``V_current``, ``beta_current``).
@@ -250,11 +250,11 @@ class FossenMotion(MotionModel):
     inputs: tuple[tuple[str, str, int], ...] = (("wrench/cmd", "array", 6),)
 
     def environment_warnings(self, density: float, gravity: float) -> list[str]:
-        """Warnings of :func:`marinesim.models.fossen6dof.check_environment`."""
+        """Warnings of :func:`marinesim.models.sixdof.fossen6dof.check_environment`."""
         import warnings
 
         from marinesim.core.errors import ConfigWarning
-        from marinesim.models import fossen6dof
+        from marinesim.models.sixdof import fossen6dof
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConfigWarning)
@@ -264,16 +264,16 @@ class FossenMotion(MotionModel):
         return [str(w.message) for w in caught]
 
     def init(self, pos: F64, quat: F64, nu: F64, t: float = 0.0) -> Any:
-        """:class:`marinesim.models.fossen6dof.State` at the pose."""
-        from marinesim.models import fossen6dof
+        """:class:`marinesim.models.sixdof.fossen6dof.State` at the pose."""
+        from marinesim.models.sixdof import fossen6dof
 
         att = quat.copy() if self.built.attitude == "quaternion" else euler_from_quat(quat)
         n = pos.shape[0]
         return fossen6dof.State(pos=pos.copy(), att=att, nu=nu, alive=np.ones(n, dtype=bool), t=t)
 
     def step(self, state: Any, cmd: F64, h: float, water: Water) -> tuple[Any, list[str]]:
-        """One :func:`marinesim.models.fossen6dof.step` in the water's current."""
-        from marinesim.models import fossen6dof
+        """One :func:`marinesim.models.sixdof.fossen6dof.step` in the water's current."""
+        from marinesim.models.sixdof import fossen6dof
 
         env = fossen6dof.Env(current=water.current, density=water.density, gravity=water.gravity)
         x1 = fossen6dof.step(self.built, state, cmd, env, h)
@@ -377,7 +377,7 @@ class _RowsMotion(MotionModel):
 
 @dataclass(frozen=True)
 class PvsMotion(_RowsMotion):
-    """PythonVehicleSimulator REMUS 100 / Otter (:mod:`marinesim.models.pvs`)."""
+    """PythonVehicleSimulator REMUS 100 / Otter (:mod:`marinesim.models.sixdof.pvs`)."""
 
     kind: ClassVar[str] = "pvs"
 
@@ -385,7 +385,7 @@ class PvsMotion(_RowsMotion):
         return _pvs(self.name, {**self.args, **args})
 
     def _step_guarded(self, x: F64, cmd: F64, h: float, alive: Any, t: float) -> Any:
-        from marinesim.models import pvs
+        from marinesim.models.sixdof import pvs
 
         return pvs.step_guarded(self.built, x, cmd, h, alive, t)
 
@@ -418,7 +418,7 @@ def _check_args(name: str, fn: Any, args: dict[str, Any]) -> None:
 
 
 def _pvs(name: str, args: dict[str, Any]) -> PvsMotion:
-    from marinesim.models import pvs
+    from marinesim.models.sixdof import pvs
 
     fn = {"remus100": pvs.remus100, "otter": pvs.otter}[name]
     _check_args(name, fn, args)
@@ -490,7 +490,7 @@ def _fleet(name: str, args: dict[str, Any]) -> FleetMotion:
 
 
 def _fossen(name: str, params: Any) -> FossenMotion:
-    from marinesim.models import fossen6dof
+    from marinesim.models.sixdof import fossen6dof
 
     return FossenMotion(name, fossen6dof.build(params))
 

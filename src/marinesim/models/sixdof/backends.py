@@ -61,12 +61,10 @@ def resolve(backend: str | None = None) -> str:
 def source_stamp(one: Any, extra: Iterable[str | Path] = ()) -> str:
     """Digest of the sources a model kernel of ``one`` is compiled from
     (:func:`marinesim.core.compile.source_stamp`): ``one``'s package,
-    :mod:`marinesim.models.sixdof`, :mod:`marinesim.models.integrate`,
+    :mod:`marinesim.models.sixdof` (its laws and integrator stages),
     :mod:`marinesim.core.frames` and ``extra`` (files, or folders of ``*.py``)."""
-    core = _HERE.parent / "core"
-    return cc.source_stamp(
-        one, (_HERE / "sixdof", _HERE / "integrate.py", core / "frames.py", *extra)
-    )
+    core = _HERE.parents[1] / "core"
+    return cc.source_stamp(one, (_HERE, core / "frames.py", *extra))
 
 
 def kernels(one: Any, size_arg: int, extra: Iterable[str | Path] = ()) -> Kernels:

@@ -66,8 +66,8 @@ def measure(
         Also time the generic ``fossen6dof`` model.
     """
     from marinesim.core.errors import ConfigError
-    from marinesim.models import backends, pvs
-    from marinesim.models import fossen6dof as f6
+    from marinesim.models.sixdof import backends, pvs
+    from marinesim.models.sixdof import fossen6dof as f6
 
     if n < 1 or steps < 1 or rounds < 1:
         raise ConfigError("vehicles, steps and rounds must be >= 1", param="vehicles")
@@ -162,8 +162,8 @@ def warm_up(*, parallel: bool = True) -> dict[str, float]:
     parallel : bool
         Also the ``prange`` kernels (used from ``PARALLEL_MIN`` vehicles on).
     """
-    from marinesim.models import backends, pvs
-    from marinesim.models import fossen6dof as f6
+    from marinesim.models.sixdof import backends, pvs
+    from marinesim.models.sixdof import fossen6dof as f6
 
     sizes = (1, backends.PARALLEL_MIN) if parallel else (1,)
     out: dict[str, float] = {}

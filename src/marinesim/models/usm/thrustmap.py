@@ -1,6 +1,6 @@
 """uSimMarine's thrust map: thrust [%] ↔ speed [m/s] (spec usimmarine.md §4).
 
-API (used by :mod:`marinesim.models.kinematic` and :mod:`marinesim.reference.usm`)
+API (used by :mod:`marinesim.models.usm` and :mod:`marinesim.reference.usm`)
 ------------------------------------------------------------------------------------
 ``ThrustMap(thrust_factor=20.0, reflect=False)``
     An empty map (the factor rule applies until a positive pair exists).

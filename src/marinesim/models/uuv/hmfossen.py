@@ -3,8 +3,8 @@
 The vehicles' hydrodynamic tables as their plugin files give them (SNAME-signed damping, FRD
 axes), the parameter merging the plugin does, and the replay of a recorded wrench.  The
 damping and added-mass Coriolis laws are those of :mod:`marinesim.models.sixdof.terms`
-(written once); this module only maps the plugin's conventions onto them.  Split out of
-:mod:`marinesim.models.hydro`, which re-exports these names.
+(written once); this module only maps the plugin's conventions onto them; its names are
+the face of :mod:`marinesim.models.uuv`.
 """
 
 from __future__ import annotations
@@ -18,14 +18,6 @@ from numpy.typing import NDArray
 
 from marinesim.core.frames import rotation_from_euler
 from marinesim.models.sixdof import terms
-
-__all__ = [
-    "UUV_HYDRO_VEHICLES",
-    "uuv_hydro_params",
-    "uuv_hydrodynamic_terms",
-    "uuv_matrix",
-    "uuv_wrench_replay",
-]
 
 F64 = NDArray[np.float64]
 

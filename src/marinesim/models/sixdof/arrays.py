@@ -1,21 +1,20 @@
-"""Textbook functions of marine-craft kinetics and kinematics on arrays (Fossen 2021).
+"""The 6-DOF terms on arrays of N vehicles, named after the textbook symbols (Fossen 2021).
 
-Each function is named after the textbook symbol it computes and cites T. I. Fossen,
-*Handbook of Marine Craft Hydrodynamics and Motion Control*, 2nd ed., Wiley 2021 ("Fossen
-2021"), as PythonVehicleSimulator's ``lib/gnc.py`` does.  All work on a leading vehicle axis
-N (one vehicle is N = 1) and return new arrays (no mutation).
-
-This module builds matrices (S, H, M_RB, C) and offers the laws as array functions; the laws
-themselves are written once, in :mod:`marinesim.models.sixdof.terms`,
-:mod:`marinesim.models.sixdof.pvs_vehicles` and :mod:`marinesim.core.frames` (plain
-arithmetic that also runs on numpy arrays component by component), and the functions here
-call them.  UUV Simulator's hydrodynamic model lives in :mod:`marinesim.models.uuv_hydro`
-(its names are re-exported here).
+Each function here reshapes its arguments into components and calls the one copy of its law:
+the per-vehicle terms of :mod:`marinesim.models.sixdof.terms` and
+:mod:`marinesim.models.sixdof.pvs_vehicles`, and the rotations of :mod:`marinesim.core.frames`
+(plain arithmetic that also runs on numpy arrays component by component).  No law is written
+here; these are the array views used by PythonVehicleSimulator's array face
+(:mod:`marinesim.models.sixdof.pvs`), by checks and by users who want one term alone.  Names
+and citations follow PythonVehicleSimulator's ``lib/gnc.py``: T. I. Fossen, *Handbook of
+Marine Craft Hydrodynamics and Motion Control*, 2nd ed., Wiley 2021 ("Fossen 2021").
+Matrices built once from parameters are in :mod:`marinesim.models.sixdof.setup`.
 
 Conventions: body frame FRD (x forward, y starboard, z down), world frame NED,
 ν = [u, v, w, p, q, r] (m/s, rad/s), η = [x, y, z, φ, θ, ψ] (m, rad, zyx Euler angles),
-τ = [X, Y, Z, K, M, N] (N, N·m) about the body origin CO.  Matrices of one vehicle are
-(6, 6); batched matrices (N, 6, 6).
+τ = [X, Y, Z, K, M, N] (N, N·m) about the body origin CO.  All work on a leading vehicle axis
+N (one vehicle is N = 1) and return new arrays (no mutation); matrices of one vehicle are
+(6, 6), batched matrices (N, 6, 6).
 """
 
 from __future__ import annotations
@@ -28,17 +27,8 @@ from numpy.typing import ArrayLike, NDArray
 from marinesim.core import frames
 from marinesim.models.sixdof import pvs_vehicles as pv
 from marinesim.models.sixdof import terms
-from marinesim.models.uuv_hydro import (
-    UUV_HYDRO_VEHICLES,
-    uuv_hydro_params,
-    uuv_hydrodynamic_terms,
-    uuv_matrix,
-    uuv_wrench_replay,
-)
 
 __all__ = [
-    "HOERNER_TABLE",
-    "UUV_HYDRO_VEHICLES",
     "c_rb_cg_times",
     "coriolis_times",
     "cross",
@@ -48,22 +38,13 @@ __all__ = [
     "force_lift_drag",
     "g_vect",
     "g_vect_rot",
-    "hmtrx",
-    "hoerner",
     "m2c",
-    "m_rb",
     "quat_kinematics",
     "rzyx",
-    "smtrx",
     "tzyx",
-    "uuv_hydro_params",
-    "uuv_hydrodynamic_terms",
-    "uuv_matrix",
-    "uuv_wrench_replay",
 ]
 
 F64 = NDArray[np.float64]
-_NO_ZERO = np.zeros((0, 2), dtype=np.int64)
 
 
 def _cols(a: ArrayLike) -> tuple:
@@ -74,77 +55,6 @@ def _cols(a: ArrayLike) -> tuple:
 def cross(a: F64, b: F64) -> F64:
     """Row-wise cross product a × b, shapes (..., 3) (:func:`terms.cross3` per component)."""
     return np.stack(terms.cross3(*_cols(a), *_cols(b)), axis=-1)
-
-
-def smtrx(a: ArrayLike) -> F64:
-    """Skew-symmetric matrix S(a) with S(a)b = a × b (Fossen 2021, Ch. 2).
-
-    Parameters
-    ----------
-    a : array_like, shape (..., 3)
-
-    Returns
-    -------
-    ndarray, shape (..., 3, 3)
-    """
-    a = np.asarray(a, dtype=float)
-    z = np.zeros(a.shape[:-1])
-    return np.stack(
-        (
-            np.stack((z, -a[..., 2], a[..., 1]), axis=-1),
-            np.stack((a[..., 2], z, -a[..., 0]), axis=-1),
-            np.stack((-a[..., 1], a[..., 0], z), axis=-1),
-        ),
-        axis=-2,
-    )
-
-
-def hmtrx(r: ArrayLike) -> F64:
-    """System transformation matrix H(r) = [[I₃, S(r)ᵀ], [0, I₃]] (Fossen 2021, Ch. 3).
-
-    Parameters
-    ----------
-    r : array_like, shape (..., 3)
-        Point (e.g. the CG) relative to the CO, body axes [m].
-
-    Returns
-    -------
-    ndarray, shape (..., 6, 6)
-        M_CO = H(r)ᵀ M_CG H(r).
-    """
-    r = np.asarray(r, dtype=float)
-    h = np.broadcast_to(np.eye(6), (*r.shape[:-1], 6, 6)).copy()
-    h[..., 0:3, 3:6] = np.swapaxes(smtrx(r), -1, -2)
-    return h
-
-
-def m_rb(m: ArrayLike, r_g: ArrayLike, i_g: ArrayLike) -> F64:
-    """Rigid-body mass matrix about the CO, M_RB = H(r_g)ᵀ diag(m I₃, I_g) H(r_g).
-
-    Fossen 2021, rigid-body kinetics chapter.
-
-    Parameters
-    ----------
-    m : float or array_like, shape (...)
-        Mass [kg].
-    r_g : array_like, shape (..., 3)
-        CG relative to the CO, body axes [m].
-    i_g : array_like, shape (..., 3, 3)
-        Inertia about the CG, body axes [kg·m²].
-
-    Returns
-    -------
-    ndarray, shape (..., 6, 6)
-    """
-    m = np.asarray(m, dtype=float)
-    r_g = np.asarray(r_g, dtype=float)
-    i_g = np.asarray(i_g, dtype=float)
-    lead = np.broadcast_shapes(m.shape, r_g.shape[:-1], i_g.shape[:-2])
-    mcg = np.zeros((*lead, 6, 6))
-    mcg[..., 0:3, 0:3] = m[..., None, None] * np.eye(3)
-    mcg[..., 3:6, 3:6] = i_g
-    h = hmtrx(np.broadcast_to(r_g, (*lead, 3)))
-    return np.swapaxes(h, -1, -2) @ mcg @ h
 
 
 def m2c(mass: ArrayLike, nu: ArrayLike) -> F64:
@@ -378,71 +288,6 @@ def quat_kinematics(quat: F64, omega: F64) -> F64:
     ndarray, shape (N, 4)
     """
     return np.stack(frames.quat_rates_c(*_cols(quat), *_cols(omega)), axis=-1)
-
-
-#: Hoerner's 2-D cross-flow drag coefficient, digitised: (B / 2T, C_D).  Fossen 2021, Ch. 6.
-HOERNER_TABLE = (
-    (
-        0.0109,
-        0.1766,
-        0.3530,
-        0.4519,
-        0.4728,
-        0.4929,
-        0.4933,
-        0.5585,
-        0.6464,
-        0.8336,
-        0.9880,
-        1.3081,
-        1.6392,
-        1.8600,
-        2.3129,
-        2.6000,
-        3.0088,
-        3.4508,
-        3.7379,
-        4.0031,
-    ),
-    (
-        1.9661,
-        1.9657,
-        1.8976,
-        1.7872,
-        1.5837,
-        1.2786,
-        1.2108,
-        1.0836,
-        0.9986,
-        0.8796,
-        0.8284,
-        0.7599,
-        0.6914,
-        0.6571,
-        0.6307,
-        0.5962,
-        0.5868,
-        0.5859,
-        0.5599,
-        0.5593,
-    ),
-)
-
-
-def hoerner(beam: float, draft: float) -> float:
-    """2-D cross-flow drag coefficient from Hoerner's curve, linear interpolation.
-
-    Parameters
-    ----------
-    beam, draft : float
-        Section beam and draft [m].
-
-    Returns
-    -------
-    float
-        C_D,2D [-].
-    """
-    return float(np.interp(beam / (2.0 * draft), HOERNER_TABLE[0], HOERNER_TABLE[1]))
 
 
 def cross_flow_drag_pvs(

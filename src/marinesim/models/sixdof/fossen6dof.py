@@ -1,4 +1,4 @@
-"""Fossen 6-DOF rigid-body vehicle model, batched (``marinesim.models.fossen6dof``).
+"""Fossen 6-DOF rigid-body vehicle model, batched (``marinesim.models.sixdof.fossen6dof``).
 
 Equations (T. I. Fossen, *Handbook of Marine Craft Hydrodynamics and Motion Control*, 2nd
 ed., Wiley 2021; spec ``actuators_6dof.md`` §4)::
@@ -39,8 +39,7 @@ from marinesim.core.errors import ConfigError, ConfigWarning
 from marinesim.core.frames import euler_from_quat, quat_from_euler
 from marinesim.core.params import ParamsBase
 from marinesim.core.params import field as pfield
-from marinesim.models import hydro
-from marinesim.models.sixdof import generic
+from marinesim.models.sixdof import generic, setup
 from marinesim.models.sixdof.guard import events
 
 __all__ = [
@@ -277,7 +276,7 @@ class State:
 def _prepare(p: Params) -> dict[str, Any]:
     rg = np.asarray(p.r_g, dtype=float)
     i_in = np.asarray(p.inertia, dtype=float)
-    s_rg = hydro.smtrx(rg)
+    s_rg = setup.smtrx(rg)
     i_g = i_in + p.mass * s_rg @ s_rg if p.inertia_frame == "co" else i_in
     if not np.allclose(i_g, i_g.T, rtol=1e-9, atol=1e-12):
         raise ConfigError("inertia must be symmetric", param="inertia")
@@ -301,7 +300,7 @@ def _prepare(p: Params) -> dict[str, Any]:
             ),
             stacklevel=3,
         )
-    m_rb = hydro.m_rb(p.mass, rg, i_g)
+    m_rb = setup.m_rb(p.mass, rg, i_g)
     m = m_rb + m_a
     try:
         np.linalg.cholesky(0.5 * (m + m.T))
@@ -577,7 +576,7 @@ def step(
     dt : float
         Step [s].
     backend : str, optional
-        ``cpu`` (default), ``python`` or ``cuda`` (:mod:`marinesim.models.backends`).
+        ``cpu`` (default), ``python`` or ``cuda`` (:mod:`marinesim.models.sixdof.backends`).
 
     Returns
     -------

@@ -1,0 +1,130 @@
+"""SIM_JSON backend cost per SITL frame, without SITL: the recorded servo streams replayed.
+
+The servo packets of the recorded ArduSub sessions (``../shared/reference/ardusub_sitl``, or
+the shipped excerpt when that is absent) are renumbered 0, 1, 2, … (one packet = one frame)
+and fed to :class:`~marinesim.interop.sitl.lockstep.Lockstep` exactly as the UDP loop does
+(decode, bookkeeping, physics step, encoded reply), with no sockets.  Routes, in one process:
+
+* ``engine`` — the ``ardusub_sawtooth`` scenario (BlueROV2 Heavy, Fossen 6-DOF, thruster
+  plant, rangefinder) through :class:`EnginePlant`: one engine tick per frame (the baseline);
+* ``reference_reply`` — the recorded reference plant, compiled step, but the reply built as a
+  :class:`SensorReply` and ``json.dumps`` (the generic path);
+* ``reference`` — the same plant through the fast path (``step_bytes``: compiled step + one
+  ``%`` format);
+* ``reference_step`` — the compiled plant's ``step_bytes`` alone (no lockstep).
+
+Prints frames per CPU second (process time), µs/frame, the real-time factor at 1200 Hz and
+the ratio to ``engine``;
+``--json PATH`` writes the report.  ::
+
+    python benchmarks/bench_sitl_replay.py [--engine-frames 6000] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from _report import write_report
+from marinesim.interop.sitl.lockstep import Lockstep
+from marinesim.interop.sitl.protocol import decode_servo, encode_servo
+
+REPO = Path(__file__).resolve().parents[1]
+REF = REPO.parent / "shared" / "reference" / "ardusub_sitl"
+T200 = REPO.parent / "shared" / "data" / "t200" / "t200_performance_10-20V.csv"
+SESSIONS = ("a_manual_descent", "b_althold", "c_surftrak_sawtooth")
+
+
+def packets() -> tuple[list[bytes], str]:
+    """The recorded servo packets renumbered as consecutive frames, and their source."""
+    files = [REF / s / "capture.jsonl.gz" for s in SESSIONS]
+    if not all(f.exists() for f in files):
+        files = [REPO / "tests" / "data" / "ardusub" / "capture_excerpt.jsonl.gz"]
+    out: list[bytes] = []
+    for f in files:
+        with gzip.open(f, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                row = json.loads(line)
+                if row.get("dir") == "ap2be" and not row.get("dup"):
+                    pkt = decode_servo(bytes.fromhex(row["hex"]))
+                    out.append(encode_servo(1200, len(out), pkt.pwm))
+    return out, ", ".join(str(f.relative_to(f.parents[2])) for f in files)
+
+
+def run(lock: Lockstep, pkts: list[bytes]) -> float:
+    """Frames per CPU second of ``lock.handle`` over ``pkts`` (process CPU time: on a shared
+    machine the wall clock mostly measures the other processes)."""
+    addr = ("127.0.0.1", 1)
+    handle = lock.handle
+    t0 = time.process_time()
+    for d in pkts:
+        handle(d, addr, 0.0)
+    wall = time.process_time() - t0
+    assert lock.stats.frames == len(pkts), lock.stats.summary()
+    return len(pkts) / wall
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--engine-frames", type=int, default=6000, help="frames for the engine route")
+    ap.add_argument("--json", type=Path, default=None, help="write the report here")
+    args = ap.parse_args()
+    pkts, source = packets()
+    print(f"{len(pkts)} recorded servo packets ({source})")
+    results: dict[str, dict[str, float]] = {}
+
+    from marinesim.interop.sitl.plant import EnginePlant
+    from marinesim.scenario import load_simulation
+
+    sim = load_simulation("ardusub_sawtooth", variables=["end=36000"])
+    n_eng = min(args.engine_frames, len(pkts))
+    Lockstep(EnginePlant(sim)).handle(pkts[0], ("127.0.0.1", 1), 0.0)  # warm-up
+    sim = load_simulation("ardusub_sawtooth", variables=["end=36000"])
+    results["engine"] = {"frames": n_eng, "fps": run(Lockstep(EnginePlant(sim)), pkts[:n_eng])}
+
+    csv = os.environ.get("MARINESIM_T200_CSV") or (str(T200) if T200.exists() else None)
+    if csv is None:
+        print("reference routes skipped: set MARINESIM_T200_CSV (T200 table not shipped)")
+    else:
+        from marinesim.interop.sitl.refplant import ReferencePlant
+
+        ReferencePlant(csv, "sawtooth").step_bytes(np.full(16, 1500))  # compile / cache load
+        slow = Lockstep(ReferencePlant(csv, "sawtooth"))
+        slow._fast = None  # the generic route: SensorReply + json.dumps per frame
+        n_slow = min(len(pkts), 20 * n_eng)
+        results["reference_reply"] = {"frames": n_slow, "fps": run(slow, pkts[:n_slow])}
+        results["reference"] = {
+            "frames": len(pkts),
+            "fps": run(Lockstep(ReferencePlant(csv, "sawtooth")), pkts),
+        }
+        plant = ReferencePlant(csv, "sawtooth")
+        pwms = [decode_servo(d).pwm for d in pkts]
+        step = plant.step_bytes
+        t0 = time.process_time()
+        for p in pwms:
+            step(p)
+        results["reference_step"] = {
+            "frames": len(pwms),
+            "fps": len(pwms) / (time.process_time() - t0),
+        }
+    base = results["engine"]["fps"]
+    print(f"{'route':16s} {'frames':>8s} {'frames/s':>10s} {'us/frame':>9s} {'x real':>7s} "
+          f"{'vs engine':>9s}")  # fmt: skip
+    for name, r in results.items():
+        r["us_per_frame"] = 1e6 / r["fps"]
+        r["realtime_x_at_1200Hz"] = r["fps"] / 1200.0
+        r["ratio_vs_engine"] = r["fps"] / base
+        print(f"{name:16s} {r['frames']:8d} {r['fps']:10.0f} {r['us_per_frame']:9.1f} "
+              f"{r['realtime_x_at_1200Hz']:7.1f} {r['ratio_vs_engine']:9.1f}")  # fmt: skip
+    write_report("bench_sitl_replay", " ".join(["python", *sys.argv]), results, args.json)
+
+
+if __name__ == "__main__":
+    main()
