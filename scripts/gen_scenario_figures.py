@@ -1,0 +1,93 @@
+"""Draw the figure of every bundled scenario for the documentation (docs/assets/scenarios/).
+
+Each scenario runs as a user would run it (``marinesim run NAME``); its main figure is shrunk
+to a palette PNG under 200 KB and saved as ``docs/assets/scenarios/NAME.png``. The two
+``ardusub_*`` scenarios need a running ArduSub SITL, so their page shows marinesim's own
+SURFTRAK over the same seafloor (``marinesim surftrak run --terrain ...``). The demo's
+trajectory is also the front page's figure (``docs/assets/demo_survey.png``).
+
+Usage (from the repository root; a few minutes for all of them)::
+
+    python scripts/gen_scenario_figures.py               # every bundled scenario
+    python scripts/gen_scenario_figures.py demo_survey   # some of them
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "assets" / "scenarios"
+FRONT = ROOT / "docs" / "assets" / "demo_survey.png"
+MAX_BYTES = 200_000
+WIDTH = 1000
+
+#: The figure of a run folder that shows each scenario best (default: trajectory.png).
+MAIN_FIGURE = {"surftrak_sawtooth": "surftrak.png"}
+#: Scenarios served to ArduSub SITL: the terrain their rangefinder replays.
+SITL_TERRAIN = {"ardusub_sawtooth": "sawtooth", "ardusub_trapezoid": "trapezoid"}
+
+
+def shrink(src: Path, dst: Path) -> int:
+    """Save ``src`` as a palette PNG at most ``WIDTH`` pixels wide; return its size [bytes]."""
+    img = Image.open(src).convert("RGB")
+    if img.width > WIDTH:
+        img = img.resize((WIDTH, round(img.height * WIDTH / img.width)), Image.Resampling.LANCZOS)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    img.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(dst, optimize=True)
+    size = dst.stat().st_size
+    if size > MAX_BYTES:
+        raise SystemExit(f"{dst}: {size} bytes, over {MAX_BYTES}")
+    return size
+
+
+def _marinesim(*args: str) -> None:
+    cmd = [sys.executable, "-m", "marinesim", *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
+
+
+def figure(name: str, work: Path) -> Path:
+    """Run one scenario in ``work``; return its main figure."""
+    if name in SITL_TERRAIN:
+        _marinesim("surftrak", "run", "--terrain", SITL_TERRAIN[name], "--duration", "150",
+                   "--seed", "1", "-o", str(work), "--plot")
+        return work / "surftrak.png"
+    _marinesim("run", name, "-o", str(work), "--no-progress")
+    wanted = MAIN_FIGURE.get(name, "trajectory.png")
+    fig = work / wanted
+    if not fig.is_file():
+        pngs = sorted(work.glob("*.png"))
+        if not pngs:
+            raise SystemExit(f"{name}: the run drew no figure")
+        fig = pngs[0]
+    return fig
+
+
+def main(argv: list[str] | None = None) -> int:
+    from marinesim.scenario import builtin_names
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", help="scenarios (default: every bundled one)")
+    args = ap.parse_args(argv)
+    names = args.names or list(builtin_names())
+    for name in names:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = figure(name, Path(tmp) / name)
+            size = shrink(src, OUT / f"{name}.png")
+            print(f"{name}: {src.name} -> docs/assets/scenarios/{name}.png ({size // 1000} kB)")
+            if name == "demo_survey":
+                shutil.copyfile(OUT / f"{name}.png", FRONT)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
