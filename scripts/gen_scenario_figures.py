@@ -29,8 +29,8 @@ FRONT = ROOT / "docs" / "assets" / "demo_survey.png"
 MAX_BYTES = 200_000
 WIDTH = 1000
 
-#: The figure of a run folder that shows each scenario best (default: trajectory.png).
-MAIN_FIGURE = {"surftrak_sawtooth": "surftrak.png"}
+#: The figure (name prefix) that shows a scenario best (default: the trajectory).
+MAIN_FIGURE = {"surftrak_sawtooth": "surftrak"}
 #: Scenarios served to ArduSub SITL: the terrain their rangefinder replays.
 SITL_TERRAIN = {"ardusub_sawtooth": "sawtooth", "ardusub_trapezoid": "trapezoid"}
 
@@ -48,28 +48,30 @@ def shrink(src: Path, dst: Path) -> int:
     return size
 
 
-def _marinesim(*args: str) -> None:
+def _marinesim(*args: str, cwd: Path) -> None:
     cmd = [sys.executable, "-m", "marinesim", *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
 
 
+def _pick(work: Path, prefer: str) -> Path:
+    """The figure of a run folder whose name starts with ``prefer`` (else the first one)."""
+    pngs = sorted(work.rglob("*.png"))
+    if not pngs:
+        raise SystemExit(f"{work.name}: the run drew no figure")
+    return next((p for p in pngs if p.name.startswith(prefer)), pngs[0])
+
+
 def figure(name: str, work: Path) -> Path:
     """Run one scenario in ``work``; return its main figure."""
+    # relative output paths: figure titles name the scenario, not a temporary folder
     if name in SITL_TERRAIN:
         _marinesim("surftrak", "run", "--terrain", SITL_TERRAIN[name], "--duration", "150",
-                   "--seed", "1", "-o", str(work), "--plot")
-        return work / "surftrak.png"
-    _marinesim("run", name, "-o", str(work), "--no-progress")
-    wanted = MAIN_FIGURE.get(name, "trajectory.png")
-    fig = work / wanted
-    if not fig.is_file():
-        pngs = sorted(work.glob("*.png"))
-        if not pngs:
-            raise SystemExit(f"{name}: the run drew no figure")
-        fig = pngs[0]
-    return fig
+                   "--seed", "1", "-o", work.name, "--plot", cwd=work.parent)
+        return _pick(work, "surftrak")
+    _marinesim("run", name, "-o", work.name, "--no-progress", cwd=work.parent)
+    return _pick(work, MAIN_FIGURE.get(name, "trajectory"))
 
 
 def main(argv: list[str] | None = None) -> int:
