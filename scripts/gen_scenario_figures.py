@@ -30,7 +30,14 @@ MAX_BYTES = 200_000
 WIDTH = 1000
 
 #: The figure (name prefix) that shows a scenario best (default: the trajectory).
-MAIN_FIGURE = {"surftrak_sawtooth": "surftrak"}
+MAIN_FIGURE = {
+    "bluerov2_station_keeping": "sixdof_timeseries",
+    "bluerov2_thruster_failure": "sixdof_timeseries",
+    "supply_dp_current": "dp_error",
+    "surftrak_sawtooth": "surftrak",
+    "tanker_heading_autopilot": "autopilot",
+    "torpedo_depth_heading": "sixdof_timeseries",
+}
 #: Scenarios served to ArduSub SITL: the terrain their rangefinder replays.
 SITL_TERRAIN = {"ardusub_sawtooth": "sawtooth", "ardusub_trapezoid": "trapezoid"}
 
