@@ -1,6 +1,7 @@
-"""Every ```bash and ```python block of README.md runs, as written, from a copy of the repository.
+"""Every ```bash and ```python block of README.md and of every docs/**/*.md page runs, as written,
+from a copy of the repository.
 
-Convention (the README is generated from ``docs/readme/*.md``):
+Convention (README.md and the pages of the documentation site under ``docs/``):
 
 * each block runs on its own, with the working directory = a fresh temporary copy of the
   repository (``src/``, ``tests/data``, ``docs``, ``scripts``, ``benchmarks``,
@@ -15,8 +16,8 @@ Convention (the README is generated from ``docs/readme/*.md``):
   ``<!-- readme-test: skip REASON -->`` (never run), and ``timeout N`` (seconds, default
   60); several directives may share one comment, separated by ``;``.
 
-One test per block, named after the README line of its opening fence, so a failure points at
-the line to fix.
+One test per block, named ``PATH:LINE-LANG`` after the file and line of its opening fence, so a
+failure points at the line to fix.
 """
 
 from __future__ import annotations
@@ -34,8 +35,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 SHARED = ROOT.parent / "shared"
-COPIED = ("src", "tests/data", "docs", "scripts", "benchmarks", "pyproject.toml", "README.md")
+COPIED = (
+    "src",
+    "tests/data",
+    "docs",
+    "scripts",
+    "benchmarks",
+    "pyproject.toml",
+    "README.md",
+    "mkdocs.yml",
+    "LICENSE",
+    "CHANGELOG.md",
+)
 DEFAULT_TIMEOUT = 60.0
 
 _FENCE = re.compile(r"^```(\w+)?\s*$")
@@ -44,7 +57,7 @@ _MARK = re.compile(r"^\s*<!--\s*readme-test:\s*(.*?)\s*-->\s*$")
 
 @dataclass
 class Block:
-    """One runnable block of the README."""
+    """One runnable block of a Markdown page."""
 
     line: int  # 1-based line of the opening fence
     lang: str
@@ -54,6 +67,12 @@ class Block:
     needs_module: list[str] = field(default_factory=list)
     skip: str | None = None
     timeout: float = DEFAULT_TIMEOUT
+    path: str = "README.md"  # the page, relative to the repository root
+
+    @property
+    def where(self) -> str:
+        """``PATH:LINE`` of the opening fence."""
+        return f"{self.path}:{self.line}"
 
 
 def parse_directives(text: str, block: Block) -> None:
@@ -84,11 +103,14 @@ def parse_directives(text: str, block: Block) -> None:
         elif word == "timeout" and re.fullmatch(r"\d+(\.\d+)?", rest):
             block.timeout = float(rest)
         else:
-            raise ValueError(f"README.md:{block.line}: unknown readme-test directive {part!r}")
+            raise ValueError(f"{block.where}: unknown readme-test directive {part!r}")
 
 
-def extract_blocks(text: str) -> list[Block]:
-    """The ```bash and ```python blocks of a Markdown text with their directives."""
+def extract_blocks(text: str, path: str = "README.md") -> list[Block]:
+    """The ```bash and ```python blocks of a Markdown text with their directives.
+
+    ``path`` (relative to the repository root) names the page in errors and test ids.
+    """
     lines = text.splitlines()
     blocks: list[Block] = []
     i = 0
@@ -102,7 +124,7 @@ def extract_blocks(text: str) -> list[Block]:
             j += 1
         lang = (m.group(1) or "").lower()
         if lang in ("bash", "python"):
-            block = Block(i + 1, lang, "\n".join(lines[i + 1 : j]) + "\n")
+            block = Block(i + 1, lang, "\n".join(lines[i + 1 : j]) + "\n", path=path)
             k = i - 1
             while k >= 0 and _MARK.match(lines[k]):  # comments stacked right above the fence
                 parse_directives(_MARK.match(lines[k]).group(1), block)  # type: ignore[union-attr]
@@ -112,7 +134,23 @@ def extract_blocks(text: str) -> list[Block]:
     return blocks
 
 
-BLOCKS = extract_blocks(README.read_text(encoding="utf-8")) if README.is_file() else []
+def pages() -> list[Path]:
+    """README.md and every Markdown page of the documentation site, in a stable order."""
+    found = [README] if README.is_file() else []
+    return found + sorted(DOCS.rglob("*.md"))
+
+
+def all_blocks() -> list[Block]:
+    """The runnable blocks of every page."""
+    out: list[Block] = []
+    for page in pages():
+        rel = page.relative_to(ROOT).as_posix()
+        out += extract_blocks(page.read_text(encoding="utf-8"), rel)
+    return out
+
+
+BLOCKS = all_blocks()
+README_BLOCKS = [b for b in BLOCKS if b.path == "README.md"]
 
 
 def _copy_repo(dst: Path) -> Path:
@@ -138,11 +176,11 @@ def run_block(block: Block, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env["MPLBACKEND"] = "Agg"
     env.pop("PYTHONPATH", None)
     if block.lang == "python":
-        script = repo / f"readme_block_{block.line}.py"
+        script = repo / f"doc_block_{block.line}.py"
         script.write_text(block.code, encoding="utf-8")
         cmd = [sys.executable, str(script)]
     else:
-        script = repo / f"readme_block_{block.line}.sh"
+        script = repo / f"doc_block_{block.line}.sh"
         script.write_text("set -e -o pipefail\n" + block.code, encoding="utf-8")
         cmd = ["bash", str(script)]
     return subprocess.run(
@@ -157,29 +195,50 @@ def run_block(block: Block, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_readme_has_runnable_blocks() -> None:
-    assert README.is_file(), "README.md missing (scripts/build_readme.py writes it)"
-    assert len(BLOCKS) >= 10
-    assert any(b.skip for b in BLOCKS), "the install block at the top is marked skip"
+    assert README.is_file(), "README.md missing"
+    assert len(README_BLOCKS) >= 5
+    assert README_BLOCKS[0].skip, "the install block at the top is marked skip"
+    assert len(BLOCKS) >= 40, "the docs pages lost their runnable blocks"
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[f"README.md:{b.line}-{b.lang}" for b in BLOCKS])
+def test_readme_starts_with_the_two_commands() -> None:
+    """CI's .ci/run runs line 2 of the README's first code block as written."""
+    first = README_BLOCKS[0].code.splitlines()
+    assert first[0].endswith(".venv/bin/marinesim demo"), first
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert first[1] in ci.splitlines(), "README's test command differs from .ci/run's"
+
+
+def test_user_pages_name_no_developer_data() -> None:
+    """Only the developers' section may point at ../shared (a user's clone has no such folder)."""
+    bad = [
+        f"{page.relative_to(ROOT).as_posix()}:{n}"
+        for page in pages()
+        if "developers" not in page.relative_to(ROOT).parts
+        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+        if "../shared" in line or "needs-shared" in line
+    ]
+    assert not bad, f"../shared on user pages: {bad}"
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"{b.where}-{b.lang}" for b in BLOCKS])
 def test_readme_block(block: Block, tmp_path: Path) -> None:
     if block.skip:
-        pytest.skip(f"README.md:{block.line}: {block.skip}")
+        pytest.skip(f"{block.where}: {block.skip}")
     if block.needs_shared and not SHARED.is_dir():
-        pytest.skip(f"README.md:{block.line}: ../shared not present")
+        pytest.skip(f"{block.where}: ../shared not present")
     missing = [v for v in block.needs_env if not os.environ.get(v)]
     if missing:
-        pytest.skip(f"README.md:{block.line}: needs {', '.join(missing)}")
+        pytest.skip(f"{block.where}: needs {', '.join(missing)}")
     absent = [m for m in block.needs_module if importlib.util.find_spec(m) is None]
     if absent:
-        pytest.skip(f"README.md:{block.line}: needs the package(s) {', '.join(absent)}")
+        pytest.skip(f"{block.where}: needs the package(s) {', '.join(absent)}")
     try:
         proc = run_block(block, tmp_path)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"README.md:{block.line}: {block.lang} block ran past {block.timeout:g} s")
+        pytest.fail(f"{block.where}: {block.lang} block ran past {block.timeout:g} s")
     assert proc.returncode == 0, (
-        f"README.md:{block.line}: {block.lang} block exited {proc.returncode}\n"
+        f"{block.where}: {block.lang} block exited {proc.returncode}\n"
         f"--- code ---\n{block.code}--- stdout ---\n{proc.stdout[-3000:]}"
         f"--- stderr ---\n{proc.stderr[-3000:]}"
     )
@@ -191,7 +250,8 @@ def test_directives_are_parsed() -> None:
         "<!-- readme-test: needs-env MARINESIM_MOOS_BIN -->\n```python\nprint(1)\n```\n"
         "<!-- readme-test: skip serves forever -->\n```bash\nserve\n```\n```text\nout\n```\n"
     )
-    a, b, c = extract_blocks(text)
+    a, b, c = extract_blocks(text, "docs/x.md")
+    assert a.where == "docs/x.md:3"
     (d,) = extract_blocks("<!-- readme-test: needs-module stable_baselines3 -->\n```bash\nx\n```\n")
     assert d.needs_module == ["stable_baselines3"]
     assert (a.line, a.lang, a.needs_shared, a.timeout, a.code) == (3, "bash", True, 90.0, "ls\n")
@@ -199,6 +259,8 @@ def test_directives_are_parsed() -> None:
     assert c.skip == "serves forever" and not c.needs_shared
     with pytest.raises(ValueError, match="README.md:2: unknown readme-test directive"):
         extract_blocks("<!-- readme-test: need-shared -->\n```bash\nls\n```\n")
+    with pytest.raises(ValueError, match="docs/guide/x.md:2: unknown readme-test directive"):
+        extract_blocks("<!-- readme-test: timeout x -->\n```bash\nls\n```\n", "docs/guide/x.md")
 
 
 def test_a_failing_block_fails_and_names_nothing_outside_the_copy(tmp_path: Path) -> None:

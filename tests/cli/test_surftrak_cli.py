@@ -182,7 +182,7 @@ def test_bad_inputs_exit_2(tmp_path, capsys):
         (["surftrak", "suite", "--duration", "nan", "--out-dir", str(tmp_path)], "duration"),
         (["surftrak", "run", "--terrain", "zeros", "-o", str(tmp_path / "x.csv"),
           "--plot", "--fig-format", "xyz"], "format 'xyz'"),
-        (["surftrak", "plot", str(tmp_path), "-o", str(tmp_path / "f.jpgx")], "format '.jpgx'"),
+        (["surftrak", "plot", str(tmp_path), "-o", str(tmp_path / "f.jpgx")], "format 'jpgx'"),
     ]:  # fmt: skip
         rc = main(args)
         err = capsys.readouterr().err

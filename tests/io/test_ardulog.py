@@ -209,3 +209,31 @@ def test_ardusub_params_cli(tmp_path, capsys):
     assert main(["ardusub", "params", str(p), "--strict"]) == 2
     assert "m.parm:3:1: NOT_A_PARAM" in capsys.readouterr().err
     assert math.isfinite(8.0)
+
+
+@pytest.mark.parametrize("name", ["probe.BIN.gz", "probe.tlog.gz"])
+def test_ardusub_log_csv_cells_are_plain_numbers(tmp_path, capsys, name):
+    """Issue 22: every numeric cell read back as a number (no ``np.float64(...)`` text)."""
+    import pandas as pd
+
+    out = tmp_path / "t"
+    assert main(["ardusub", "log", str(LOCAL / name), "--csv", "-o", str(out)]) == 0, (
+        capsys.readouterr().err
+    )
+    tables = sorted(out.glob("*.csv"))
+    assert tables
+    numeric_cols = 0
+    for path in tables:
+        text = path.read_text(encoding="utf-8")
+        assert "np." not in text and "float64" not in text, path
+        df = pd.read_csv(path)
+        for col in df.columns:
+            if df[col].dtype == object:
+                # text columns hold text (names, messages), never a number in disguise
+                assert pd.to_numeric(df[col], errors="coerce").isna().all(), (path.name, col)
+            else:
+                numeric_cols += 1
+    assert numeric_cols > 20
+    if name.startswith("probe.BIN"):
+        ctun = pd.read_csv(out / "CTUN.csv")
+        assert ctun["TimeUS"].dtype.kind in "iuf" and ctun["DSAlt"].dtype.kind == "f"

@@ -65,6 +65,12 @@ class T200Table:
             raise DataError("T200 table columns must be 1-D and of equal length")
         if not all(np.all(np.isfinite(x)) for x in (v, p, f, i)):
             raise DataError("T200 table contains non-finite values")
+        if np.any(i < 0):
+            k = int(np.argmax(i < 0))
+            raise DataError(
+                f"T200 table row {k + 1}: current {i[k]:g} A is negative (the supply current "
+                "a motor draws is >= 0 in either direction)"
+            )
         self.voltages = np.unique(v)
         self.pwms = np.unique(p)
         if (
@@ -254,7 +260,7 @@ T200_CSV_COLUMNS: dict[str, tuple[float, float, str]] = {
     "voltage_V": (0.0, 100.0, "V"),
     "pwm_us": (500.0, 2500.0, "µs"),
     "force_N": (-1e4, 1e4, "N"),
-    "current_A": (-1e4, 1e4, "A"),
+    "current_A": (0.0, 1e4, "A"),  # the supply current a motor draws, never negative
 }
 
 

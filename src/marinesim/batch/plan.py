@@ -304,8 +304,13 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def chunk_size(replicas: int, workers: int, cap: int = 256) -> int:
-    """Replicas per task: even work for ``workers`` with at most ``cap`` stacked replicas."""
-    per = math.ceil(replicas / max(workers, 1))
-    k = math.ceil(per / cap)
-    return max(1, math.ceil(replicas / (max(workers, 1) * k)))
+def chunk_size(
+    replicas: int, workers: int, cap: int = 256, tasks_per_worker: int = 4, floor: int = 16
+) -> int:
+    """Replicas per task: about ``tasks_per_worker`` tasks per worker (so the progress bar
+    moves while the batch runs), never fewer than ``floor`` stacked replicas per task (the
+    vectorised step stays worth it) and at most ``cap``."""
+    w = max(workers, 1)
+    per = math.ceil(replicas / (w * max(tasks_per_worker, 1)))
+    size = min(max(per, min(floor, math.ceil(replicas / w))), cap)
+    return max(1, size)

@@ -84,7 +84,7 @@ def check_outdir(outdir: Path) -> None:
     except OSError as exc:
         raise ConfigError(
             f"output folder {str(outdir)!r} cannot be written: {exc.strerror or exc}",
-            param="--outdir",
+            param="-o/--out",
         ) from None
 
 
@@ -283,7 +283,7 @@ def run(
             raise ConfigError(
                 f"{str(out)!r} already holds a batch; pass --resume to continue it or choose "
                 "another output folder",
-                param="--outdir",
+                param="-o/--out",
             )
         if resume and old.get("fingerprint") != fp:
             raise ConfigError(

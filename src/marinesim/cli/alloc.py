@@ -81,6 +81,13 @@ def _read_t200_workbook(p: Path) -> Any:
                         line=lineno,
                         param=head[idx[key]],
                     )
+                if key == "I" and x < 0:
+                    raise DataError(
+                        f"sheet {name!r}: current {x!r} A is negative (a motor draws >= 0 A)",
+                        file=p,
+                        line=lineno,
+                        param=head[idx[key]],
+                    )
                 cols[key].append(float(x) * (KGF if key == "F" else 1.0))
     wb.close()
     try:
@@ -116,6 +123,34 @@ def _fmt_matrix(m: np.ndarray, rows: list[str], cols: list[str], width: int = 9)
     return lines
 
 
+#: Most thrusters ``alloc report --exact`` accepts: the certified maxima solve a MILP per axis
+#: whose time grows steeply with the count (about a minute at 16 on two cores).
+MAX_EXACT_THRUSTERS = 16
+#: Most thrusters ``alloc report --fast`` accepts (the LP maxima; about a minute at 256).
+MAX_FAST_THRUSTERS = 64
+
+
+def check_thruster_count(n: int, exact: bool, file: str | None = None) -> None:
+    """ConfigError when a layout has more thrusters than ``alloc report`` handles in bounded time.
+
+    Real vehicles have 4 to 12 thrusters; the limits keep a mistyped or generated layout from
+    running for minutes without a word.
+    """
+    limit = MAX_EXACT_THRUSTERS if exact else MAX_FAST_THRUSTERS
+    if n > limit:
+        hint = (
+            f"; --fast (the LP alone) takes up to {MAX_FAST_THRUSTERS}"
+            if exact and n <= MAX_FAST_THRUSTERS
+            else ""
+        )
+        raise ConfigError(
+            f"the layout has {n} thrusters; alloc report {'--exact' if exact else '--fast'} "
+            f"takes at most {limit}{hint}",
+            file=file,
+            param="thrusters",
+        )
+
+
 def build_report(
     vehicle: str,
     voltage: float = 16.0,
@@ -126,8 +161,14 @@ def build_report(
     t200_data: str | None = None,
     length: float | None = None,
     exact: bool = True,
+    progress: Any = None,
 ) -> dict[str, Any]:
-    """Compute the ``alloc report`` figures as a JSON-ready dict (see the command's help)."""
+    """Compute the ``alloc report`` figures as a JSON-ready dict (see the command's help).
+
+    ``progress(done, total)``, when given, is called after each of the 24 axis maxima.
+    Layouts above :data:`MAX_EXACT_THRUSTERS` (``exact``) or :data:`MAX_FAST_THRUSTERS`
+    thrusters are refused (ConfigError) before any solve.
+    """
     from marinesim.actuators.t200 import check_voltage
     from marinesim.allocation.solve import Allocator, AllocatorLimits, max_axis_wrench
     from marinesim.allocation.tam import Geometry, conditioning
@@ -138,6 +179,9 @@ def build_report(
             raise ConfigError(f"must be a positive current in A (got {val})", param=name)
     symmetric = bound_set == "symmetric"
     layout = load_layout(vehicle, "ardusub_positive_forward" if symmetric else bound_set)
+    check_thruster_count(
+        len(layout.thrusters), exact, file=vehicle if vehicle.endswith((".yaml", ".yml")) else None
+    )
     geom = Geometry(layout)
     keys: list[int | str] = []
     for k in failed or []:
@@ -174,7 +218,12 @@ def build_report(
                 "constrained_pos": max_axis_wrench(alloc, k, 1.0, constrained),  # type: ignore[arg-type]
                 "constrained_neg": max_axis_wrench(alloc, k, -1.0, constrained),  # type: ignore[arg-type]
             }
+            step[0] += 1
+            if progress is not None:
+                progress(step[0], 2 * len(AXES))
         return out
+
+    step = [0]
 
     return {
         "vehicle": layout.name,
@@ -312,7 +361,11 @@ def register(app: typer.Typer) -> None:
             False, "--plot", help="draw the attainable wrench and thruster usage figure"
         ),
         out: Path = typer.Option(
-            None, "-o", "--out", help="output directory for the figure (default .)", metavar="DIR"
+            None,
+            "-o",
+            "--out",
+            help="output directory for the figure (default marinesim-runs/alloc-<vehicle>)",
+            metavar="DIR",
         ),
         fig_format: str = typer.Option(
             "png", "--fig-format", help="figure format: png, pdf or svg", metavar="png|pdf|svg"
@@ -328,20 +381,25 @@ def register(app: typer.Typer) -> None:
                 f"unknown bound set {bounds!r}; {hint}(known: {', '.join(BOUND_SETS)})",
                 param="bounds",
             )
-        r = build_report(
-            vehicle, voltage, motor_limit, total_limit, failed, bounds, t200_data, length, exact
-        )
+        from marinesim.cli.progress import Progress
+
+        with Progress("axis maxima", 2 * len(AXES)) as bar:
+            r = build_report(
+                vehicle, voltage, motor_limit, total_limit, failed, bounds, t200_data, length,
+                exact, progress=bar,
+            )  # fmt: skip
         if as_json:
             typer.echo(json.dumps(r, indent=1))
         else:
             _print_report(r)
         if plot:
-            from marinesim.cli.options import check_fig_format
+            from marinesim.cli.options import check_fig_format, default_out, out_folder
             from marinesim.io.alloc_plots import save_alloc_report_figure
 
             fmt = check_fig_format(fig_format)
-            name = f"alloc_{Path(vehicle).stem}.{fmt}"
-            path = save_alloc_report_figure(r, (out or Path(".")) / name)
+            stem = Path(vehicle).stem
+            folder = out_folder(out if out is not None else default_out(f"alloc-{stem}"))
+            path = save_alloc_report_figure(r, folder / f"alloc_{stem}.{fmt}")
             typer.echo(f"figure: {path}", err=as_json)
 
     app.add_typer(group, name="alloc")

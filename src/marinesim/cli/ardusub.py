@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from marinesim.cli.options import out_option
+from marinesim.cli.options import default_out, out_folder, out_option
 
 __all__ = ["register"]
 
@@ -21,7 +21,9 @@ ardusub_app = typer.Typer(
 def log_cmd(
     log: Path = typer.Argument(..., help="DataFlash .BIN or MAVLink .tlog (may be gzipped)."),
     csv_: bool = typer.Option(False, "--csv", help="Write one <TYPE>.csv per message type."),
-    out: Path | None = out_option("Directory for the CSV tables (default: <log name>_csv)"),
+    out: Path | None = out_option(
+        "Directory for the CSV tables (default: marinesim-runs/<log name>_csv)"
+    ),
     types: str | None = typer.Option(
         None, "--types", help="Comma-separated message types to keep (default: all)."
     ),
@@ -46,7 +48,7 @@ def log_cmd(
         for name, n in sorted(lg.counts.items(), key=lambda kv: -kv[1]):
             typer.echo(f"  {name:24s} {n}")
         return
-    target = out if out is not None else Path(f"{log.name.split('.')[0]}_csv")
+    target = out_folder(out if out is not None else default_out(f"{log.name.split('.')[0]}_csv"))
     paths = write_csv_tables(lg, target)
     for name, p in paths.items():
         typer.echo(f"  {name:24s} {lg.counts.get(name, 0):8d}  {p}")

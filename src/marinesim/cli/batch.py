@@ -5,12 +5,13 @@ The work is done by :func:`marinesim.batch.run`; this module only parses options
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from marinesim.cli.options import default_out, deprecated_option, out_folder, out_option, pick_out
+from marinesim.cli.progress import Progress
 from marinesim.core.errors import ConfigError
 
 
@@ -43,7 +44,10 @@ def register(app: typer.Typer) -> None:
         scenario: str = typer.Argument(
             ..., help="Scenario YAML file (or a bundled scenario name)."
         ),
-        outdir: Path = typer.Option(..., "--outdir", "-o", help="Output folder."),
+        out: Path | None = out_option(
+            "Output folder (default marinesim-runs/batch-<scenario>, -seed<seed> added with --seed)."
+        ),
+        outdir: Path | None = deprecated_option("--outdir"),
         replicas: int = typer.Option(
             None,
             "--replicas",
@@ -59,7 +63,7 @@ def register(app: typer.Typer) -> None:
             None, "--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786."
         ),
         resume: bool = typer.Option(
-            False, "--resume", help="Skip runs already finished in OUTDIR."
+            False, "--resume", help="Skip runs already finished in the output folder."
         ),
         seed: int = typer.Option(
             None, "--seed", help="Override the scenario seed (root of all replicas)."
@@ -90,6 +94,11 @@ def register(app: typer.Typer) -> None:
 
         if workers is not None and scheduler is not None:
             raise ConfigError("give --workers or --scheduler, not both", param="--scheduler")
+        folder = pick_out(out, outdir=outdir)
+        if folder is None:
+            label = Path(scenario).name.removesuffix(".yaml").removesuffix(".yml")
+            folder = default_out(f"batch-{label}" + (f"-seed{seed}" if seed is not None else ""))
+        out_folder(folder)
         state: dict[str, Any] = {}
 
         def on_plan(plan: Any, todo: int) -> None:
@@ -100,34 +109,18 @@ def register(app: typer.Typer) -> None:
             )
             if not plan.stackable:
                 typer.echo(f"  not stacked: {'; '.join(plan.stack_problems)}")
-            if not no_progress and sys.stderr.isatty() and todo:
-                from rich.progress import (
-                    BarColumn,
-                    MofNCompleteColumn,
-                    Progress,
-                    TimeElapsedColumn,
-                    TimeRemainingColumn,
-                )
-
-                bar = Progress(
-                    "[bold]runs",
-                    BarColumn(),
-                    MofNCompleteColumn(),
-                    TimeElapsedColumn(),
-                    TimeRemainingColumn(),
-                )
-                bar.start()
-                state["bar"] = bar
-                state["task"] = bar.add_task("runs", total=todo)
+            if todo:
+                bar = Progress("runs", todo, enabled=not no_progress)
+                state["bar"] = bar.__enter__()
 
         def progress(done: int, total: int) -> None:
             if "bar" in state:
-                state["bar"].update(state["task"], completed=done)
+                state["bar"].update(done, total)
 
         try:
             res = run(
                 scenario,
-                outdir=outdir,
+                outdir=folder,
                 replicas=replicas,
                 sweep_file=sweep,
                 variables=var or None,
@@ -145,5 +138,5 @@ def register(app: typer.Typer) -> None:
             )
         finally:
             if "bar" in state:
-                state["bar"].stop()
+                state["bar"].close()
         _print_end(res)

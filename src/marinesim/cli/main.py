@@ -11,8 +11,10 @@ import sys
 import warnings
 
 import typer
+from typer.core import TyperGroup
 
 from marinesim import __version__
+from marinesim.cli import grammar
 from marinesim.core.errors import (
     ConfigError,
     ConfigWarning,
@@ -21,8 +23,32 @@ from marinesim.core.errors import (
     MarinesimError,
 )
 
+
+class _RootGroup(TyperGroup):
+    """The ``marinesim`` group: applies :mod:`marinesim.cli.grammar` to the whole tree before
+    parsing (so ``main()``, the console script and typer's test runner see the same grammar)."""
+
+    def make_context(self, info_name, args, parent=None, **extra):  # noqa: ANN001, ANN201
+        grammar.polish(self)
+        grammar.reset()
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx):  # noqa: ANN001, ANN201
+        import time
+
+        t0 = time.perf_counter()
+        try:
+            return super().invoke(ctx)
+        finally:
+            if grammar.verbose():
+                from marinesim.cli.progress import fmt_seconds
+
+                print(f"wall time: {fmt_seconds(time.perf_counter() - t0)}", file=sys.stderr)
+
+
 app = typer.Typer(
     name="marinesim",
+    cls=_RootGroup,
     help="Simulate marine vehicles: uSimMarine-exact kinematics, 6-DOF, actuators, SURFTRAK.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

@@ -6,12 +6,12 @@ The logic lives in :mod:`marinesim.scenario` (loading, building), :mod:`marinesi
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from marinesim.cli import grammar
 from marinesim.cli.options import deprecated_option, fig_format_option, out_option, pick_out
 from marinesim.core.errors import ConfigError, EngineError, MarinesimError, NumericalError
 
@@ -100,6 +100,10 @@ def _execute(
     fig_format = check_fig_format(fig_format)
     check_source(source)
     sim = load_simulation(source, variables=variables or None, sets=sets or None, seed=seed)
+    if outdir is not None:  # the output rule: missing parents are created with a warning
+        from marinesim.cli.options import out_folder
+
+        out_folder(outdir)
     out = outdir if outdir is not None else _default_outdir(sim)
     live = None
     if live_port is not None:  # the same topics as log.mcap, over the Foxglove WebSocket
@@ -125,8 +129,10 @@ def _execute(
     result = None
     error: BaseException | None = None
     try:
-        with stop_on_signals(sim) as received:
-            if progress and sys.stderr.isatty():
+        from marinesim.cli.progress import compile_notice
+
+        with compile_notice(), stop_on_signals(sim) as received:
+            if progress and grammar.progress_wanted() != "off":
                 result = _run_with_bar(sim)
             else:
                 result = sim.run()
@@ -240,26 +246,21 @@ def check_scenario(
 
 
 def _run_with_bar(sim: Any) -> Any:
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    """Run with the simulated-time progress (bar on a terminal, 10 % lines otherwise)."""
+    from marinesim.cli.progress import Progress
 
+    start = sim.clock.start
     end = sim.clock.end
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("t = {task.completed:.1f} / {task.total:.0f} s"),
-        TimeElapsedColumn(),
-        transient=False,
-    ) as bar:
-        task = bar.add_task(sim.name, total=end - sim.clock.start if end is not None else None)
+    with Progress(sim.name, end - start if end is not None else None, unit="s") as bar:
         state = {"last": 0}
 
         def cb(t: float, t_end: float | None) -> None:
             state["last"] += 1
             if state["last"] % 25 == 0:
-                bar.update(task, completed=t - sim.clock.start)
+                bar.update(round(t - start, 3))
 
         result = sim.run(progress=cb)
-        bar.update(task, completed=sim.t - sim.clock.start)
+        bar.update(round(sim.t - start, 3))
     return result
 
 
@@ -271,9 +272,7 @@ def register(app: typer.Typer) -> None:
         scenario: str = typer.Argument(
             ..., help="Scenario YAML file (or a bundled scenario name).", metavar="SCENARIO"
         ),
-        out: Path = out_option(
-            "Output directory (default marinesim-runs/<name>-seed<seed>)."
-        ),
+        out: Path = out_option("Output directory (default marinesim-runs/<name>-seed<seed>)."),
         outdir: Path = deprecated_option("--outdir"),
         seed: int = typer.Option(None, "--seed", help="Override the scenario seed."),
         var: list[str] = typer.Option(
@@ -402,24 +401,26 @@ def register(app: typer.Typer) -> None:
         fig_format: str = fig_format_option(),
     ) -> None:
         """Re-draw the figures of a saved run (SURFTRAK runs get the SURFTRAK figure too)."""
-        from marinesim.cli.options import check_fig_format
+        from marinesim.cli.options import check_fig_format, out_folder, utf8_inputs
         from marinesim.io.figures import save_all_figures
         from marinesim.io.log import load_run
 
         fmt = check_fig_format(fig_format)
-        if rundir.suffix.lower() == ".alog":  # a MOOS log (pLogger's or ours)
-            from marinesim.io.alog import load_alog_result
+        with utf8_inputs(rundir):
+            if rundir.suffix.lower() == ".alog":  # a MOOS log (pLogger's or ours)
+                from marinesim.io.alog import load_alog_result
 
-            result, default_dir = load_alog_result(rundir), rundir.parent
-        elif rundir.suffix.lower() == ".mcap":  # our ROS 2 MCAP log
-            from marinesim.io.mcap.reader import load_mcap_result
+                result, default_dir = load_alog_result(rundir), rundir.parent
+            elif rundir.suffix.lower() == ".mcap":  # our ROS 2 MCAP log
+                from marinesim.io.mcap.reader import load_mcap_result
 
-            result, default_dir = load_mcap_result(rundir), rundir.parent
-            if result.manifest.get("mcap_note"):
-                typer.echo(f"note: {result.manifest['mcap_note']}", err=True)
-        else:
-            result, default_dir = load_run(rundir), rundir
-        for p in save_all_figures(result, pick_out(out, outdir=outdir) or default_dir, fmt=fmt).values():
+                result, default_dir = load_mcap_result(rundir), rundir.parent
+                if result.manifest.get("mcap_note"):
+                    typer.echo(f"note: {result.manifest['mcap_note']}", err=True)
+            else:
+                result, default_dir = load_run(rundir), rundir
+        folder = out_folder(pick_out(out, outdir=outdir) or default_dir)
+        for p in save_all_figures(result, folder, fmt=fmt).values():
             _echo(f"figure: {p}")
 
     @app.command("scenarios")

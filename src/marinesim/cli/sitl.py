@@ -102,9 +102,11 @@ def sitl(
     Start SITL with ``--model JSON`` (e.g. ``sim_vehicle.py -v ArduSub --model JSON`` or
     ``ardusub --model JSON --speedup 10 -I0``); SITL instance I sends to port 9002 + 10·I.
     """
+    from marinesim.cli import grammar
     from marinesim.cli.run import check_source
     from marinesim.interop.sitl.session import serve_scenario
 
+    quiet = quiet or grammar.quiet()  # `marinesim -q sitl` as `sitl -q`
     if physics == "engine":
         if scenario is None:
             raise ConfigError(

@@ -8,11 +8,17 @@ from pathlib import Path
 import typer
 
 from marinesim.cli.options import (
+    FIG_FORMATS,
     check_fig_format,
+    default_out,
     deprecated_option,
     fig_format_option,
+    optional_value_command,
+    out_file,
+    out_folder,
     out_option,
     pick_out,
+    utf8_inputs,
 )
 
 __all__ = ["register"]
@@ -83,18 +89,15 @@ def _fmt(x: float, spec: str = ".3f") -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
 
-@surftrak_app.command("run")
+@surftrak_app.command("run", cls=optional_value_command("--plot"))
 def run_cmd(
     terrain: str | None = typer.Option(
         None, "--terrain", help="Terrain file or shipped profile name."
     ),
-    out: Path = typer.Option(
-        ...,
-        "-o",
-        "--out",
-        help="Output directory (run.csv + .messages/.ctun/.stamped/.merged.csv inside); "
-        "a path ending in .csv names the run log itself.",
-        metavar="DIR",
+    out: Path | None = out_option(
+        "Output directory (run.csv + .messages/.ctun/.stamped/.merged.csv inside; default "
+        "marinesim-runs/surftrak-<terrain>-seed<seed>); a path ending in .csv names the run "
+        "log itself."
     ),
     delay: float = typer.Option(0.3, "--delay", help="Rangefinder delay [s]."),
     noise: float = typer.Option(0.05, "--noise", help="Rangefinder noise sigma [m]."),
@@ -106,7 +109,13 @@ def run_cmd(
     ),
     pilot: Path | None = typer.Option(None, "--pilot", help="Pilot script (TIME KIND VALUE)."),
     start_z: float = typer.Option(-11.15, "--start-z", help="Initial z, up [m]."),
-    plot: bool = typer.Option(False, "--plot", help="Draw the 3-panel figure (surftrak.<fmt>)."),
+    plot: str | None = typer.Option(
+        None,
+        "--plot",
+        metavar="[FIG]",
+        help="Draw the 3-panel figure: beside the run log (RUN.<fmt>), or into FIG when a "
+        "file name is given (its suffix sets the format).",
+    ),
     fig_format: str = fig_format_option(),
     bathymetry: Path | None = typer.Option(
         None, "--bathymetry", help="Gridded bathymetry CSV (instead of --terrain)."
@@ -125,15 +134,25 @@ def run_cmd(
     if (terrain is None) == (bathymetry is None):
         raise ConfigError("give exactly one of --terrain and --bathymetry", param="terrain")
     fmt = check_fig_format(fig_format)
-    run_csv = out if out.suffix.lower() == ".csv" else out / "run.csv"
+    fig_path: Path | None = None
+    if plot:  # --plot FIG: the figure file, its suffix sets the format
+        fig_path = Path(plot)
+        if fig_path.suffix:
+            fmt = check_fig_format(fig_path.suffix.lstrip("."), param="--plot")
+        else:
+            fig_path = fig_path.with_suffix(f".{fmt}")
+    label = f"surftrak-{terrain if terrain is not None else Path(str(bathymetry)).stem}-seed{seed}"
+    run_csv = out_file(out, label=Path(label).name, name="run.csv", suffixes=(".csv",))
     p = _load_params(params, param)
     if bathymetry is not None:
         terrain = _bathymetry_profile(bathymetry, track, duration + delay)
-    res = run_surftrak(
-        terrain, delay=delay, noise=noise, duration=duration, seed=seed, params=p,
-        pilot=_load_pilot(pilot, p.stick()), start_z=start_z,
-    )  # fmt: skip
-    run_csv.parent.mkdir(parents=True, exist_ok=True)
+    from marinesim.cli.progress import compile_notice
+
+    with compile_notice():
+        res = run_surftrak(
+            terrain, delay=delay, noise=noise, duration=duration, seed=seed, params=p,
+            pilot=_load_pilot(pilot, p.stick()), start_z=start_z,
+        )  # fmt: skip
     paths = write_run(res, run_csv)
     m = res.metrics
     typer.echo(
@@ -144,11 +163,12 @@ def run_cmd(
     for msg in res.messages:
         typer.echo(f"  {msg.t:8.2f} s  {msg.severity:7s} {msg.text}")
     typer.echo(f"wrote {paths['run']} (+ .messages/.ctun/.stamped/.merged.csv)")
-    if plot:
+    if plot is not None:
         from marinesim.io.surftrak_plot import plot_result
 
         fig = plot_result(res, str(run_csv.with_suffix("")))
-        target = run_csv.with_name(f"{run_csv.stem}.{fmt}")
+        target = fig_path or run_csv.with_name(f"{run_csv.stem}.{fmt}")
+        out_folder(target.parent, param="--plot")
         fig.savefig(target)
         typer.echo(f"wrote {target}")
 
@@ -162,7 +182,9 @@ def suite_cmd(
     param: list[str] = typer.Option(
         [], "--param", help="NAME=VALUE override (repeatable).", metavar="NAME=VALUE"
     ),
-    out: Path | None = out_option("Output directory for logs and figures (default surftrak_suite)."),
+    out: Path | None = out_option(
+        "Output directory for logs and figures (default marinesim-runs/surftrak_suite-seed<seed>)."
+    ),
     out_dir: Path | None = deprecated_option("--out-dir"),
     fig_format: str = fig_format_option(),
     old_format: str | None = typer.Option(None, "--format", hidden=True),
@@ -174,7 +196,7 @@ def suite_cmd(
     from marinesim.io.ctun import write_run
     from marinesim.io.surftrak_plot import plot_result
 
-    out_dir = pick_out(out, out_dir=out_dir) or Path("surftrak_suite")
+    out_dir = pick_out(out, out_dir=out_dir) or default_out(f"surftrak_suite-seed{seed}")
     if old_format is not None:
         typer.echo("warning: --format is deprecated; use --fig-format", err=True)
         fig_format = old_format
@@ -186,25 +208,30 @@ def suite_cmd(
         raise ConfigError(f"delay must be a finite number of seconds >= 0, got {delay}",
                           param="delay")  # fmt: skip
     p = _load_params(params, param)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_folder(out_dir)
     typer.echo(f"delay {delay:g} s, KPv {p.kpv:.2f}, {duration:g} s per terrain, seed {seed}")
     head = (
         f"{'terrain':20s} {'target':>7s} {'RMS e':>7s} {'max e':>7s} {'min e':>7s} "
         f"{'CRt min':>7s} {'CRt max':>7s} {'CRt var':>8s} {'RF err':>8s} {'targets':>7s}"
     )
     typer.echo(head)
-    for name in BUILTIN_PROFILES:
-        res = run_surftrak(name, delay=delay, duration=duration, seed=seed, params=p)
-        m = res.metrics
-        write_run(res, out_dir / f"{name}.csv")
-        fig = plot_result(res, str(out_dir / name))
-        fig.savefig(out_dir / f"{name}.{fmt}")
-        typer.echo(
-            f"{name:20s} {_fmt(m['target'], '7.2f')} {_fmt(m['rms_e'], '7.3f')} "
-            f"{_fmt(m['max_e'], '7.3f')} {_fmt(m['min_e'], '7.3f')} {m['crt_min']:7.0f} "
-            f"{m['crt_max']:7.0f} {m['crt_var']:8.2f} {m['rf_error_sum']:8.3f} "
-            f"{int(m['n_targets']):7d}"
-        )
+    from marinesim.cli.progress import Progress, compile_notice
+
+    with Progress("terrains", len(BUILTIN_PROFILES)) as bar:
+        for k, name in enumerate(BUILTIN_PROFILES):
+            with compile_notice():
+                res = run_surftrak(name, delay=delay, duration=duration, seed=seed, params=p)
+            m = res.metrics
+            write_run(res, out_dir / f"{name}.csv")
+            fig = plot_result(res, str(out_dir / name))
+            fig.savefig(out_dir / f"{name}.{fmt}")
+            typer.echo(
+                f"{name:20s} {_fmt(m['target'], '7.2f')} {_fmt(m['rms_e'], '7.3f')} "
+                f"{_fmt(m['max_e'], '7.3f')} {_fmt(m['min_e'], '7.3f')} {m['crt_min']:7.0f} "
+                f"{m['crt_max']:7.0f} {m['crt_var']:8.2f} {m['rf_error_sum']:8.3f} "
+                f"{int(m['n_targets']):7d}"
+            )
+            bar.update(k + 1)
     typer.echo(f"wrote logs and figures to {out_dir}")
 
 
@@ -226,7 +253,7 @@ def plot_cmd(
         "-o",
         "--out",
         help="Output directory (the figure is <name>.<fmt> inside) or a figure file "
-        "(.png, .pdf, .svg); default ./<name>.<fmt>.",
+        "(.png, .pdf, .svg); default marinesim-runs/<name>/<name>.<fmt>.",
         metavar="DIR",
     ),
     fig_format: str = fig_format_option(),
@@ -236,32 +263,28 @@ def plot_cmd(
     from marinesim.io.surftrak_plot import plot_merged_file
 
     fmt = check_fig_format(fig_format)
-    stem = merged.name if merged.is_dir() else (merged.parent.name or merged.stem)
-    name = f"{stem or 'surftrak'}.{fmt}"
-    if out is None:
-        target = Path(name)
-    elif out.suffix:
-        target = out
-        check_fig_format(out.suffix, "out")
-    else:
-        out.mkdir(parents=True, exist_ok=True)
-        target = out / name
     if _is_ardupilot_log(merged):
-        from marinesim.io.ardulog import read_log, surftrak_log_figure
-
-        if out is None:
-            target = Path(f"{merged.name.split('.')[0] or 'surftrak'}.{fmt}")
-        elif not out.suffix:
-            target = out / f"{merged.name.split('.')[0] or 'surftrak'}.{fmt}"
-        log = read_log(merged, ("CTUN", "RFND", "BARO", "MODE", "MSG", "HEARTBEAT",
-                                "GLOBAL_POSITION_INT", "DISTANCE_SENSOR", "SYSTEM_TIME"))  # fmt: skip
-        fig = surftrak_log_figure(log, overlay=overlay, title=log_dir)
+        stem = merged.name.split(".")[0]
     else:
-        if overlay is not None:
-            from marinesim.core.errors import ConfigError
+        stem = merged.name if merged.is_dir() else (merged.parent.name or merged.stem)
+    stem = stem or "surftrak"
+    if out is not None and out.suffix and not out.is_dir():
+        check_fig_format(out.suffix.lstrip("."), "--out")
+    with utf8_inputs(merged, *([overlay] if overlay is not None else [])):
+        if _is_ardupilot_log(merged):
+            from marinesim.io.ardulog import read_log, surftrak_log_figure
 
-            raise ConfigError("--overlay needs a .BIN or .tlog log", param="--overlay")
-        fig = plot_merged_file(merged, log_dir)
+            log = read_log(merged, ("CTUN", "RFND", "BARO", "MODE", "MSG", "HEARTBEAT",
+                                    "GLOBAL_POSITION_INT", "DISTANCE_SENSOR", "SYSTEM_TIME"))  # fmt: skip
+            fig = surftrak_log_figure(log, overlay=overlay, title=log_dir)
+        else:
+            if overlay is not None:
+                from marinesim.core.errors import ConfigError
+
+                raise ConfigError("--overlay needs a .BIN or .tlog log", param="--overlay")
+            fig = plot_merged_file(merged, log_dir)
+    suffixes = tuple(f".{f}" for f in FIG_FORMATS)
+    target = out_file(out, label=stem, name=f"{stem}.{fmt}", suffixes=suffixes)
     fig.savefig(target)
     typer.echo(fig._suptitle.get_text())
     typer.echo(f"wrote {target}")

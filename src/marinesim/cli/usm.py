@@ -16,6 +16,7 @@ from marinesim.cli.options import (
     check_fig_format,
     deprecated_option,
     fig_format_option,
+    out_file,
     out_option,
     pick_out,
 )
@@ -74,7 +75,7 @@ def register(app: typer.Typer) -> None:
         interface: bool = typer.Option(
             False, "--interface", "-i", help="Print the subscriptions and publications."
         ),
-        version: bool = typer.Option(False, "--version", "-v", help="Print the version."),
+        version: bool = typer.Option(False, "--version", hidden=True),
         alias: str = typer.Option(
             None, "--alias", help="Process name: the ProcessConfig block to read or print."
         ),
@@ -88,6 +89,13 @@ def register(app: typer.Typer) -> None:
         _check_choice(variant, _VARIANTS, "--variant")
         ctx.obj = {"alias": alias, "variant": variant}
         if version:
+            # `usm` is not the MOOS app face (that is `marinesim moos`): the version belongs to
+            # `marinesim --version`; -v is --verbose on every command
+            typer.echo(
+                "warning: `marinesim usm --version` is deprecated; use `marinesim --version` "
+                "(or `marinesim moos --version`, the MOOS app face)",
+                err=True,
+            )
             typer.echo(
                 f"marinesim {__version__} usm (uSimMarine and uSimMarineV22 of MOOS-IvP a2a9b716)"
             )
@@ -175,19 +183,24 @@ def register(app: typer.Typer) -> None:
 
             require("mcap")
         fmt = check_fig_format(fig_format)
-        target = pick_out(out, output=output) or Path("marinesim-runs") / file.stem
-        output = target if target.suffix.lower() in (".csv", ".alog") else target / "log.csv"
-        output.parent.mkdir(parents=True, exist_ok=True)
+        output = out_file(
+            pick_out(out, output=output), label=file.stem, name="log.csv",
+            suffixes=(".csv", ".alog"),
+        )  # fmt: skip
         src = _block(ctx, block) or ("uSimMarineV22" if _variant(ctx, variant) else "uSimMarine")
+        from marinesim.cli.progress import Progress
+
         try:
-            run = run_moos_file(
-                file,
-                duration=duration,
-                script=script,
-                compat=compat,  # type: ignore[arg-type]
-                variant=_variant(ctx, variant),  # type: ignore[arg-type]
-                block=_block(ctx, block),
-            )
+            with Progress(file.name, None, unit="steps") as bar:
+                run = run_moos_file(
+                    file,
+                    duration=duration,
+                    script=script,
+                    compat=compat,  # type: ignore[arg-type]
+                    variant=_variant(ctx, variant),  # type: ignore[arg-type]
+                    block=_block(ctx, block),
+                    progress=bar,
+                )
         except BaseException as exc:
             partial = getattr(exc, "result", None)
             if partial is None:  # failed before the first iteration: nothing to keep
@@ -222,7 +235,8 @@ def register(app: typer.Typer) -> None:
             ..., help="A reference NAME.scenario.json.", metavar="CASE.scenario.json"
         ),
         out: Path = out_option(
-            "Output directory (NAME.csv inside; default .); a path ending in .csv names the file."
+            "Output directory (NAME.csv inside; default marinesim-runs/replay-NAME); a path "
+            "ending in .csv names the file."
         ),
         output: Path = deprecated_option("--output"),
         compat: str = typer.Option("moos", "--compat", help="moos (default) or doc."),
@@ -241,10 +255,11 @@ def register(app: typer.Typer) -> None:
                 "replays run in compat=moos only (the cases are the real program's output)",
                 param="--compat",
             )
-        target = pick_out(out, output=output) or Path(".")
-        name = case.name.removesuffix(".scenario.json") + ".csv"
-        output = target if target.suffix.lower() == ".csv" else target / name
-        output.parent.mkdir(parents=True, exist_ok=True)
+        stem = case.name.removesuffix(".scenario.json")
+        output = out_file(
+            pick_out(out, output=output), label=f"replay-{stem}", name=f"{stem}.csv",
+            suffixes=(".csv",),
+        )  # fmt: skip
         try:
             df = ref_usm.replay_case(case, **kwargs)
         except NumericalError as exc:

@@ -72,6 +72,16 @@ def actuators_info(path: str, *, strict: bool = False) -> dict[str, Any]:
     return out
 
 
+def _layout_line(name: str) -> str:
+    """Thruster count and the layout's own note (first sentence)."""
+    from marinesim.allocation.vehicles import get_layout
+
+    lay = get_layout(name)
+    note = " ".join(str(lay.notes or "").split())
+    first = note.split(". ")[0].rstrip(".")
+    return f"{len(lay.thrusters)} thrusters" + (f"; {first}" if first else "")
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``vehicles`` command group to ``app``."""
     group = typer.Typer(
@@ -83,16 +93,25 @@ def register(app: typer.Typer) -> None:
     )
 
     def _list() -> None:
+        from marinesim.allocation.vehicles import vehicle_names
         from marinesim.models import presets
 
+        typer.echo("Vehicle presets (scenario motion.params.preset, vehicles show NAME):")
         for name in presets.names():
             p = presets.get(name)
             flag = " [unverified]" if p.unverified and "[unverified]" not in p.description else ""
             typer.echo(f"{name:30s} {p.model:10s} {p.description}{flag}")
+            also = presets.aliases_of(name)
+            if also:
+                typer.echo(f"{'':30s} also named: {', '.join(also)}")
             typer.echo(f"{'':30s} source: {p.source}")
             if p.data.get("fidelity"):  # PythonVehicleSimulator vehicles: exact or adapted
                 modes = ", ".join(p.data.get("control_modes") or ())
                 typer.echo(f"{'':30s} fidelity: {p.data['fidelity']}; modes: {modes}")
+        typer.echo("")
+        typer.echo("Thruster layouts (alloc report NAME, scenario thrusters.layout):")
+        for name in vehicle_names():
+            typer.echo(f"{name:30s} {_layout_line(name)}")
 
     @group.callback(invoke_without_command=True)
     def vehicles_main(ctx: typer.Context) -> None:

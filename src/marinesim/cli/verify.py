@@ -29,8 +29,12 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Table
 
+        from marinesim.cli import grammar
         from marinesim.reference.runner import ignored_manifests, verify
 
+        verbose = verbose or grammar.verbose()  # `marinesim -v verify` as `verify -v`
+        if verbose:
+            grammar.VERBOSITY["level"] = max(grammar.VERBOSITY["level"], 1)
         results = verify(paths or None)
         for m in ignored_manifests(paths or []):
             typer.echo(f"note: {m}: not a reference-case format that verify replays; skipped")

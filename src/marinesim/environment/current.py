@@ -14,7 +14,7 @@ Format, one line at a time (blank ends stripped, lower-cased; empty and ``//`` l
   is not a finite MOOS number (``mag=nan``, a 400-digit number) or is out of range
   (|x|, |y| ≤ 1e7 m; |mag|, |xdot|, |ydot| ≤ 1000 m/s; |ang| ≤ 1e6 deg) — marinesim warns
   where the program would ignore the key silently.  A radius ≤ 0 (no force anywhere) is kept,
-  with a warning.
+  with a warning; a second ``radius`` line warns too (the last one is used).
 
 Force at a point (``getLocalForce``): over the vectors whose distance d is strictly below R,
 Σ (1 − d/R)²·v / n with n the number of vectors in range (not Σ weights); (0, 0) when none.
@@ -125,6 +125,7 @@ class CurrentField:
             raise ConfigError("current-field file is empty", file=file)
         name = ""
         radius = _DEFAULT_RADIUS
+        radius_line = 0
         xs: list[float] = []
         ys: list[float] = []
         vxs: list[float] = []
@@ -146,6 +147,17 @@ class CurrentField:
                 name = line.partition(":")[2].strip()
                 continue
             if line.startswith("radius: "):
+                if radius_line:
+                    warns.append(
+                        ConfigWarning(
+                            f"radius given again (first on line {radius_line}): the last one "
+                            "is used, as the program reads the file top to bottom",
+                            file=file,
+                            line=lineno,
+                            param="radius",
+                        )
+                    )
+                radius_line = radius_line or lineno
                 value = line.partition(":")[2].strip()
                 r = moos_atof(value) if is_moos_number(value) else math.nan
                 if not math.isfinite(r):

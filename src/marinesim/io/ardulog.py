@@ -314,6 +314,21 @@ def read_log(
     return _read_tlog(p, data, want, allow_truncated)
 
 
+def _csv_cell(v: Any) -> Any:
+    """One CSV cell: numbers as plain decimal text (``repr`` of the Python value, so NumPy
+    scalars do not print as ``np.float64(...)``), NaN as an empty cell, bytes decoded."""
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        return "" if math.isnan(f) else repr(f)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (bytes, bytearray)):
+        return bytes(v).decode("utf-8", "replace").rstrip("\x00")
+    return v
+
+
 def write_csv_tables(log: ArduLog, out_dir: str | Path) -> dict[str, Path]:
     """One ``<TYPE>.csv`` per message type in ``out_dir``; returns type → path."""
     d = Path(out_dir)
@@ -327,14 +342,7 @@ def write_csv_tables(log: ArduLog, out_dir: str | Path) -> dict[str, Path]:
             w.writerow(keys)
             n = len(cols[keys[0]]) if keys else 0
             for i in range(n):
-                row = []
-                for k in keys:
-                    v = cols[k][i]
-                    if isinstance(v, float):
-                        row.append("" if math.isnan(v) else repr(v))
-                    else:
-                        row.append(v)
-                w.writerow(row)
+                w.writerow([_csv_cell(cols[k][i]) for k in keys])
         paths[name] = path
     return paths
 

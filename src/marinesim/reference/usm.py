@@ -127,6 +127,45 @@ _HOG_POS = {
 # --------------------------------------------------------------------------------------
 
 
+class _NonFiniteJSON(ValueError):
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NonFiniteJSON(name)
+
+
+def _locate_constant(text: str, name: str) -> tuple[int | None, int | None]:
+    """Line and column of the first bare ``NaN``/``Infinity`` token (strings blanked out)."""
+    import re
+
+    bare = re.sub(r'"(?:\\.|[^"\\])*"', lambda m: " " * len(m.group()), text)
+    m = re.search(rf"(?<![\w.]){re.escape(name)}(?![\w.])", bare)
+    if m is None:
+        return None, None
+    line = text.count("\n", 0, m.start()) + 1
+    return line, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+
+
+def _check_config_values(cfg_list: Any, p: Path) -> None:
+    """DataError for a config value that is a non-finite number (``NaN``, ``"inf"``)."""
+    import math
+
+    for item in cfg_list if isinstance(cfg_list, list) else []:
+        if not (isinstance(item, (list, tuple)) and len(item) == 2):
+            continue  # reported as a malformed case where the pairs are unpacked
+        k, v = item
+        text = str(v).strip().lower()
+        try:
+            num = float(text)
+        except ValueError:
+            continue
+        if not math.isfinite(num):
+            raise DataError(f"value {v!r} is not a finite number", file=p, param=f"config.{k}")
+
+
 def load_case(path: str | Path) -> dict[str, Any]:
     """Read a ``NAME.scenario.json``.
 
@@ -150,7 +189,15 @@ def load_case(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     text = read_input_text(p, what="case file", error=DataError)
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_reject_constant)
+    except _NonFiniteJSON as exc:
+        line, col = _locate_constant(text, exc.name)
+        raise DataError(
+            f"{exc.name} is not a JSON number (a case holds finite values only)",
+            file=p,
+            line=line,
+            column=col,
+        ) from None
     except RecursionError:
         raise DataError("JSON nested too deeply", file=p) from None
     except json.JSONDecodeError as exc:
@@ -308,6 +355,7 @@ def _replay_case(path: str | Path, *, all_columns: bool = False) -> Any:
         return _lookup_table(p, data)
     variant = _variant(data, p)
     cfg_list = data.get("config") or []
+    _check_config_values(cfg_list, p)
     lines = [(str(k), str(v), i + 1) for i, (k, v) in enumerate(cfg_list)]
     gl = data.get("moos_globals") or {}
     cfg, _warns = configure(lines, variant=variant, compat="moos", file=str(p), globals=gl)
@@ -366,7 +414,9 @@ def _replay_case(path: str | Path, *, all_columns: bool = False) -> Any:
         # NaN marks a blank cell elsewhere; the state itself must be finite, and no value inf
         row = rows[-1]
         bad = [c for c in ("x", "y", "heading", "speed", "depth") if not math.isfinite(row[c])]
-        bad += [c for c, v in row.items() if isinstance(v, float) and math.isinf(v) and c not in bad]
+        bad += [
+            c for c, v in row.items() if isinstance(v, float) and math.isinf(v) and c not in bad
+        ]
         if bad:
             from marinesim.core.errors import NumericalError
 

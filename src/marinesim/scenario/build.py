@@ -201,9 +201,25 @@ def _make_plugin(
             )
             _warn(ws, sc)
         else:
-            params = validate_model(
-                cls.Params, entry.params, sc.marks, sc.file, prefix=prefix, root=sc.data
-            )
+            # ConfigWarnings of the parameter validators get the scenario location (and
+            # become errors under strict: true)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConfigWarning)
+                params = validate_model(
+                    cls.Params, entry.params, sc.marks, sc.file, prefix=prefix, root=sc.data
+                )
+            for c in caught:
+                w = c.message
+                if not isinstance(w, ConfigWarning):
+                    warnings.warn_explicit(w, c.category, c.filename, c.lineno)
+                    continue
+                if w.param and w.line is None:
+                    full = f"{prefix}.{w.param}"
+                    line, col = sc.where(full)
+                    w = ConfigWarning(
+                        w.message, file=sc.file, line=line, column=col, param=sc.display(full)
+                    )
+                _warn([w], sc)
         plugin = cls(name, params)
     except ConfigError as exc:
         raise mark_set_origin(_relocate(exc, sc), sc.data, sc.set_paths) from None

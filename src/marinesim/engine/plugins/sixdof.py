@@ -99,7 +99,10 @@ class ThrusterPlantParams(ParamsBase):
         "pwm", description="unit of thrusters/cmd: ESC pulse [µs] or force along the axis [N]"
     )
     rotor_time_constant: float = field(
-        0.1, unit="s", ge=0, description="first-order lag of the ESC output (0 = none)"
+        0.1,
+        unit="s",
+        ge=0,
+        description="first-order lag of the ESC output (0 = none, with a warning)",
     )
     t200_profile: Literal["default", "mrobosub"] = field(
         "default", description="T200 cubic coefficient set of the plant"
@@ -121,6 +124,19 @@ class ThrusterPlantParams(ParamsBase):
         bad = [i for i in self.failed if not 0 <= i < k]
         if bad:
             raise ValueError(f"failed thruster index {bad[0]} outside 0..{k - 1}")
+        if self.rotor_time_constant == 0:
+            import warnings
+
+            from marinesim.core.errors import ConfigWarning
+
+            warnings.warn(
+                ConfigWarning(
+                    "0 s: the ESC output follows the command "
+                    "within one step (no rotor lag; a T200 rotor takes about 0.1 s)",
+                    param="thrusters.rotor_time_constant",
+                ),
+                stacklevel=2,
+            )
         return self
 
 
@@ -465,7 +481,10 @@ class SixDofMotion(Plugin):
                     st["enabled"] = en
                     ctx.events.emit(
                         "thruster_fail",
-                        f"thruster {ki} ({self.names[ki]}) failed at t = {ctx.t:g} s",
+                        # numbered from 1 as in the figures and `alloc report --failed`
+                        # (the topic carries the 0-based index)
+                        f"thruster {ki + 1} ({self.names[ki]}, index {ki}) failed "
+                        f"at t = {ctx.t:g} s",
                         severity="warning",
                         rows=[row],
                     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -159,6 +159,7 @@ def run_usm(
     dt: float | None = None,
     events: Iterable[ScriptEvent] = (),
     moos_time_at_t0: float = 0.0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> UsmRun:
     """Run one vehicle for ``duration`` seconds with timed mail.
 
@@ -174,6 +175,8 @@ def run_usm(
         Timed messages (delivered by the replay rule).
     moos_time_at_t0 : float
         MOOS time of start-up [s].
+    progress : callable, optional
+        ``progress(steps_done, steps)`` about 200 times a run (a command's progress bar).
 
     Returns
     -------
@@ -234,6 +237,7 @@ def run_usm(
         return UsmRun(columns, rows, warns, prefix=str(config.prefix), origin=origin)
 
     table.append(model_row(0.0, state))
+    every = max(1, steps // 200)  # progress(done, total) about 200 times a run
     nxt = 0
     try:
         for k in range(1, steps + 1):
@@ -264,6 +268,8 @@ def run_usm(
                     t=t,
                 )
             table.append(row)
+            if progress is not None and (k % every == 0 or k == steps):
+                progress(k, steps)
     except BaseException as exc:
         # a run that has started never loses its log: the rows so far go with the error
         partial = assemble()
@@ -281,6 +287,7 @@ def run_moos_file(
     compat: Compat = "doc",
     variant: Literal["usm", "usm_v22"] | None = None,
     block: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> UsmRun:
     """Configure the uSimMarine block of a ``.moos`` file and run it (``marinesim usm run``).
 
@@ -296,6 +303,8 @@ def run_moos_file(
         Mode (spec §10).
     variant, block
         See :func:`marinesim.interop.moos.files.load_usm_config`.
+    progress : callable, optional
+        ``progress(steps_done, steps)`` about 200 times a run.
 
     Returns
     -------
@@ -323,6 +332,6 @@ def run_moos_file(
             param="AppTick",
         )
     events = read_script(script) if script is not None else []
-    run = run_usm(cfg, duration=duration, events=events)
+    run = run_usm(cfg, duration=duration, events=events, progress=progress)
     run.config_warnings = cwarns
     return run

@@ -84,23 +84,41 @@ def _index() -> dict[str, Preset]:
 
 
 def names(*, include_aliases: bool = False) -> list[str]:
-    """Sorted preset names (aliases only if asked)."""
+    """Sorted preset names (aliases only if asked; an alias that differs from its preset's name
+    only in letter case, such as ``DSRV``, is never listed: lookups ignore case)."""
     idx = _index()
-    return sorted(k for k, p in idx.items() if include_aliases or p.name == k)
+    canon = {p.name.lower() for p in idx.values()}
+    return sorted(
+        k
+        for k, p in idx.items()
+        if p.name == k or (include_aliases and k.lower() not in canon)
+    )
+
+
+def aliases_of(name: str) -> list[str]:
+    """The other names of preset ``name`` that differ beyond letter case (``bluerov2_heavy``)."""
+    idx = _index()
+    target = get(name).name
+    return sorted(
+        k for k, p in idx.items() if p.name == target and k.lower() != target.lower()
+    )
 
 
 def get(name: str) -> Preset:
-    """Return the preset ``name`` (aliases accepted).
+    """Return the preset ``name`` (aliases accepted; letter case ignored).
 
     Raises
     ------
     UnknownNameError
-        With close matches.
+        With close matches (each preset once).
     """
     idx = _index()
-    if name not in idx:
-        raise UnknownNameError("vehicle preset", name, names(include_aliases=True))
-    return idx[name]
+    if name in idx:
+        return idx[name]
+    low = {k.lower(): p for k, p in idx.items()}
+    if str(name).lower() in low:
+        return low[str(name).lower()]
+    raise UnknownNameError("vehicle preset", name, names(include_aliases=True))
 
 
 def build(name: str, **overrides: Any) -> Any:

@@ -156,6 +156,35 @@ def configure(
     return cfg, warnings
 
 
+
+def _thrust_map_pairs(value: Sequence[Any], *, file: Any, line: Any, param: str) -> str:
+    """A YAML ``thrust_map`` list of ``[thrust, speed]`` pairs as the MOOS text ``t:s, ...``.
+
+    Raises
+    ------
+    ConfigError
+        An item is not a pair of numbers (e.g. a flat list ``[1, 2, 3]``).
+    """
+    parts = []
+    for k, item in enumerate(value):
+        ok = (
+            isinstance(item, Sequence)
+            and not isinstance(item, str)
+            and len(item) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in item)
+        )
+        if not ok:
+            raise ConfigError(
+                f"item {k} is {item!r}: a thrust_map list holds [thrust, speed] pairs of "
+                "numbers, e.g. [[-100, -2], [0, 0], [100, 5]] (or give the MOOS text "
+                "'-100:-2, 0:0, 100:5')",
+                file=file,
+                line=line,
+                param=param,
+            )
+        parts.append(f"{item[0]}:{item[1]}")
+    return ", ".join(parts)
+
 def config_from_mapping(
     mapping: Mapping[str, Any] | None,
     *,
@@ -232,7 +261,7 @@ def config_from_mapping(
         elif isinstance(value, str):
             text = value
         elif isinstance(value, Sequence) and key == "thrust_map":
-            text = ", ".join(f"{t}:{s}" for t, s in value)
+            text = _thrust_map_pairs(value, file=file, line=line_of(key), param=path + str(key))
         else:
             raise ConfigError(
                 f"expected a number, boolean or string, got {value!r}",
