@@ -8,6 +8,8 @@ output folder, starts a local cluster (``workers`` processes on 127.0.0.1) or co
   that have one, so a killed batch loses nothing finished),
 * ``DIR/logs/run_id=<run_id>/part.parquet`` — the run's track log (a Hive-partitioned Parquet
   dataset: ``pandas.read_parquet(DIR / "logs")``),
+* ``DIR/mcap/<run_id>.mcap`` — with ``log_format="mcap"``, the same track log as ROS 2 topics
+  (:func:`marinesim.io.mcap.tracks.write_track_mcap`: odometry, /tf, scene per vehicle),
 
 then ``DIR/runs.parquet`` (one row per run), ``DIR/summary.csv`` and the figures.  Dask re-runs
 the tasks of a worker that dies; a task that kills workers repeatedly is recorded as ``lost``
@@ -99,13 +101,27 @@ def _atomic_parquet(path: Path, df: Any) -> None:
     os.replace(tmp, path)
 
 
-def _save(outdir: Path, out: RunOutput) -> None:
+def _save(outdir: Path, out: RunOutput, mcap: bool = False) -> None:
     """Log first, record last: a record on disk means the run is complete."""
     rid = out.record["run_id"]
     if out.log is not None:
         _atomic_parquet(outdir / "logs" / f"run_id={rid}" / "part.parquet", out.log)
+        if mcap and len(out.log):
+            _atomic_mcap(outdir / "mcap" / f"{rid}.mcap", out)
     blob = {"record": out.record, "units": out.units, "wall_s": out.wall_s, "cpu_s": out.cpu_s}
     _atomic_bytes(outdir / "runs" / f"{rid}.json", json.dumps(blob, default=_json).encode())
+
+
+def _atomic_mcap(path: Path, out: RunOutput) -> None:
+    from marinesim.io.mcap.tracks import write_track_mcap
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    rec = out.record
+    ident = {k: rec.get(k) for k in ("run_id", "point", "replica", "seed", "status", "ended_by")}
+    origin = out.origin if out.origin is not None and len(out.origin) == 2 else None
+    write_track_mcap(tmp, out.log, origin=origin, identity=ident)
+    os.replace(tmp, path)
 
 
 def _json(v: Any) -> Any:
@@ -177,6 +193,7 @@ def run(
     scheduler: str | None = None,
     resume: bool = False,
     log_every: float | None = 1.0,
+    log_format: str = "parquet",
     figures: bool = True,
     chunk: int | None = None,
     connect_timeout: float = 5.0,
@@ -205,6 +222,8 @@ def run(
         Continue a batch in ``outdir``: runs with a saved record are skipped.
     log_every : float or None
         Interval of the per-run track logs [s] (None: no logs).
+    log_format : {"parquet", "mcap"}
+        ``mcap``: each run's track log also as ``DIR/mcap/<run_id>.mcap`` (ROS 2 topics).
     figures : bool
         Draw the metric histograms and the ensemble tracks.
     chunk : int, optional
@@ -230,6 +249,18 @@ def run(
     t0 = time.perf_counter()
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ConfigError(f"workers must be >= 1, got {workers!r}", param="--workers")
+    if log_format not in ("parquet", "mcap"):
+        raise ConfigError(
+            f"unknown log format {log_format!r} (use parquet or mcap)", param="--format"
+        )
+    if log_format == "mcap":
+        from marinesim.io.mcap import require
+
+        require("mcap")
+        if log_every is None:
+            raise ConfigError(
+                "--format mcap writes the track logs: drop --no-logs", param="--format"
+            )
     plan = make_plan(
         scenario,
         replicas=replicas,
@@ -287,7 +318,8 @@ def run(
             if scheduler:
                 n_workers = max(len(client.scheduler_info().get("workers", {})), 1)
             tasks = _tasks(plan, todo, n_workers, chunk, log_every)
-            done.update(_execute(client, plan, tasks, out, progress, lost))
+            mcap = log_format == "mcap"
+            done.update(_execute(client, plan, tasks, out, progress, lost, mcap))
         finally:
             with contextlib.suppress(Exception):
                 client.close(timeout=10)
@@ -307,6 +339,8 @@ def run(
     _atomic_bytes(files["summary"], summary.to_csv(index=False).encode())
     if (out / "logs").exists():
         files["logs"] = out / "logs"
+    if log_format == "mcap" and (out / "mcap").exists():
+        files["mcap"] = out / "mcap"
     if figures and len(runs):
         from marinesim.batch.figures import save_batch_figures
 
@@ -323,6 +357,7 @@ def _execute(
     out: Path,
     progress: Callable[[int, int], None] | None,
     lost: list[dict[str, Any]],
+    mcap: bool = False,
 ) -> dict[str, dict[str, Any]]:
     from dask.distributed import as_completed
 
@@ -344,7 +379,7 @@ def _execute(
                     rid = o.record["run_id"]
                     if rid in saved:
                         continue  # exactly once, whatever Dask did
-                    _save(out, o)
+                    _save(out, o, mcap)
                     saved[rid] = {"record": o.record, "units": o.units}
             else:
                 exc = fut.exception()

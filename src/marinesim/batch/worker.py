@@ -45,6 +45,7 @@ class RunOutput:
     log: Any = None
     wall_s: float = 0.0
     cpu_s: float = 0.0
+    origin: Any = None  # the scenario's datum [lat, lon] (the MCAP's geographic topics)
 
 
 def _record(spec: RunSpec, seed: int, status: str, error: str = "", **extra: Any) -> dict[str, Any]:
@@ -123,7 +124,7 @@ def _outputs(
             if log_every_s is not None
             else None
         )
-        out.append(RunOutput(rec, units, log))
+        out.append(RunOutput(rec, units, log, origin=result.manifest.get("origin")))
     return out
 
 

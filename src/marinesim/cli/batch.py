@@ -28,6 +28,8 @@ def _print_end(res: Any) -> int:
     typer.echo(f"summary: {res.files['summary']}")
     if "logs" in res.files:
         typer.echo(f"logs: {res.files['logs']} (Parquet dataset partitioned by run_id)")
+    if "mcap" in res.files:
+        typer.echo(f"mcap: {res.files['mcap']} (one <run_id>.mcap per run)")
     for p in (res.files.get("figures") or {}).values():
         typer.echo(f"figure: {p}")
     typer.echo(f"wall: {res.wall_s:.1f} s")
@@ -74,6 +76,13 @@ def register(app: typer.Typer) -> None:
             1.0, "--log-every", help="Interval of the per-run track logs [s]; 0 = every frame."
         ),
         no_logs: bool = typer.Option(False, "--no-logs", help="Do not write per-run logs."),
+        log_format: str = typer.Option(
+            "parquet",
+            "--format",
+            help="Track logs: parquet (default) or mcap (also mcap/<run_id>.mcap: ROS 2 "
+            "topics per vehicle for Foxglove / ros2 bag).",
+            metavar="parquet|mcap",
+        ),
         no_plot: bool = typer.Option(False, "--no-plot", help="Do not draw the figures."),
         connect_timeout: float = typer.Option(
             5.0, "--connect-timeout", help="Seconds to reach --scheduler before giving up."
@@ -121,6 +130,7 @@ def register(app: typer.Typer) -> None:
                 scheduler=scheduler,
                 resume=resume,
                 log_every=None if no_logs else log_every,
+                log_format=log_format,
                 figures=not no_plot,
                 connect_timeout=connect_timeout,
                 progress=progress,

@@ -122,6 +122,19 @@ def register(app: typer.Typer) -> None:
             "--scenario",
             help="A marinesim scenario (moos_actuators controller) behind the same MOOS face.",
         ),
+        log_format: str = typer.Option(
+            "alog",
+            "--format",
+            help="alog (default) or mcap: also the published navigation as ROS 2 topics in "
+            "the .alog's name with .mcap (Foxglove / ros2 bag).",
+            metavar="alog|mcap",
+        ),
+        live: bool = typer.Option(
+            False, "--live", help="Serve the navigation as ROS 2 topics over Foxglove WebSocket."
+        ),
+        live_port: int = typer.Option(
+            8765, "--live-port", help="TCP port of --live on loopback (0: any free port)."
+        ),
     ) -> None:
         """Join the MOOSDB of MISSION.moos as uSimMarine / uSimMarineV22; log to an .alog."""
         from marinesim.interop.moos.app import UsmMoosApp, moos_settings
@@ -146,6 +159,8 @@ def register(app: typer.Typer) -> None:
         log = out if out is not None else Path(f"{mission.stem}_{settings.name}.alog")
         if log.suffix.lower() != ".alog":
             raise ConfigError(f"{str(log)!r}: the log is an .alog file", param="--out")
+        if log_format not in ("alog", "mcap"):
+            raise ConfigError(f"must be alog or mcap, not {log_format!r}", param="--format")
         typer.echo(
             f"{settings.name}: MOOSDB {settings.host}:{settings.port}, warp "
             f"{settings.time_warp:g}, AppTick {settings.app_tick:g}, model "
@@ -160,6 +175,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"{settings.name}: vehicle from {scenario} (not the usm model)", err=True)
         else:
             app_ = UsmMoosApp(loaded, settings, log_path=log)
+        nav = _nav_stream(app_, loaded, settings, mission, log, log_format, live, live_port)
         stop = threading.Event()
         old: dict[int, Any] = {}
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -174,6 +190,11 @@ def register(app: typer.Typer) -> None:
         finally:
             for sig, h in old.items():
                 signal.signal(sig, h)
+            if nav is not None:
+                nav.close()
+                path = getattr(nav.log, "path", nav.log)
+                if path is not None:
+                    typer.echo(f"{settings.name}: wrote {path}", err=True)
         typer.echo(f"{settings.name}: {rep.summary()}", err=True)
         for r in app_.client.malformed_reasons[-5:]:
             typer.echo(f"  malformed: {r}", err=True)
@@ -252,6 +273,66 @@ def register(app: typer.Typer) -> None:
             )
 
     app.add_typer(moos, name="moos")
+
+
+def _nav_stream(
+    app_: Any,
+    loaded: Any,
+    settings: Any,
+    mission: Path,
+    log: Path,
+    log_format: str,
+    live: bool,
+    live_port: int,
+) -> Any:
+    """The app's navigation as ROS 2 topics (``--format mcap``, ``--live``), or None.
+
+    With ``--scenario`` the engine's own log is streamed instead (``<log stem>/``: Parquet and,
+    with ``--format mcap``, ``log.mcap``; ``--live`` serves its topics).
+    """
+    if log_format != "mcap" and not live:
+        return None
+    if hasattr(app_, "sim"):
+        return _EngineLog(app_.sim, log.with_suffix(""), log_format, live_port if live else None)
+    from marinesim.io.mcap.tracks import NavStream
+
+    cfg = loaded.config
+    lat, lon = getattr(cfg, "lat_origin", None), getattr(cfg, "long_origin", None)
+    prefix = "NAV" if hasattr(app_, "scenario") else str(cfg.prefix)
+    nav = NavStream(
+        settings.name,
+        prefix,
+        path=log.with_suffix(".mcap") if log_format == "mcap" else None,
+        live_port=live_port if live else None,
+        origin=(lat, lon) if lat is not None and lon is not None else None,
+        identity={"scenario": str(mission)},
+    )
+    if nav.live is not None:
+        typer.echo(f"{settings.name}: live: Foxglove WebSocket on {nav.live.url}", err=True)
+    app_.on_iterate = nav.add
+    return nav
+
+
+class _EngineLog:
+    """The scenario vehicle's engine log under ``directory`` (and ``--live``), finalised by
+    :meth:`close` when the app stops (status ``interrupted``, ended by the MOOS app)."""
+
+    def __init__(self, sim: Any, directory: Path, log_format: str, live_port: int | None):
+        self.sim = sim
+        sim.stream_to(directory, "mcap" if log_format == "mcap" else "parquet")
+        self.log = None
+        self.live = None
+        if live_port is not None:
+            from marinesim.io.mcap.live import attach_live
+
+            self.live = attach_live(sim, port=live_port, pace=False)  # the app's loop paces
+            typer.echo(f"{sim.name}: live: Foxglove WebSocket on {self.live.url}", err=True)
+
+    def close(self) -> None:
+        self.sim.interrupt("MOOS app stopped")
+        self.sim.run()
+        files = self.sim.output_files
+        self.log = files.get("log_mcap") or files.get("log_parquet")
 
 
 def _has_block(mission: Path, name: str) -> bool:

@@ -330,6 +330,17 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(None, "--seed", help="Override the seed (spawn jitter)."),
         no_plot: bool = typer.Option(False, "--no-plot", help="Do not draw the figures."),
         fig_format: str = fig_format_option(),
+        fmt: str = typer.Option(
+            "both",
+            "--format",
+            help="Log format: both (CSV + Parquet, default), parquet, csv, alog or mcap "
+            "(ROS 2 topics for Foxglove/ros2 bag + Parquet).",
+            metavar="csv|parquet|both|alog|mcap",
+        ),
+        live: bool = typer.Option(
+            False, "--live", help="Serve the run's ROS 2 topics over Foxglove WebSocket (see run)."
+        ),
+        port: int = typer.Option(8765, "--port", help="TCP port of --live (0: any free port)."),
     ) -> None:
         """Run the bundled 3-vehicle survey (current field, gust script); write log and figures."""
         sets = [f"time.end={end}"] if end is not None else None
@@ -341,8 +352,9 @@ def register(app: typer.Typer) -> None:
             variables=None,
             sets=sets,
             plot=not no_plot,
-            fmt="both",
+            fmt=fmt,
             progress=True,
+            live_port=port if live else None,
         )
         if code:
             raise typer.Exit(code)

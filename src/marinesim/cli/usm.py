@@ -48,6 +48,14 @@ def _save_log(run: Any, output: Path, src: str) -> None:
         run.to_csv(output)
 
 
+def _save_mcap(run: Any, output: Path, src: str, file: Path) -> Path:
+    """``log.mcap`` beside the log (``<stem>.mcap`` when -o named the log file)."""
+    from marinesim.io.mcap.tracks import usm_run_mcap
+
+    path = output.with_suffix(".mcap")
+    return usm_run_mcap(run, path, src, {"scenario": str(file)})
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``usm`` command group to ``app``."""
     usm = typer.Typer(
@@ -157,11 +165,23 @@ def register(app: typer.Typer) -> None:
         compat: str = typer.Option("doc", "--compat", help="doc (documented) or moos."),
         block: str = typer.Option(None, "--block", help="Block name (default uSimMarine)."),
         variant: str = typer.Option(None, "--variant", help="usm or usm_v22 (default: block)."),
+        log_format: str = typer.Option(
+            "csv",
+            "--format",
+            help="csv (default; .alog by the -o name) or mcap: log.mcap beside the log (ROS 2 "
+            "topics for Foxglove / ros2 bag: odometry, NavSatFix, /tf, scene).",
+            metavar="csv|mcap",
+        ),
     ) -> None:
         """Run the uSimMarine block (dt = 1/AppTick) with timed events; write a CSV."""
         from marinesim.interop.moos.runner import run_moos_file
 
         _check_choice(compat, _COMPATS, "--compat")
+        _check_choice(log_format, ("csv", "mcap"), "--format")
+        if log_format == "mcap":
+            from marinesim.io.mcap import require
+
+            require("mcap")
         fmt = check_fig_format(fig_format)
         output = out_file(
             pick_out(out, output=output), label=file.stem, name="log.csv",
@@ -186,6 +206,8 @@ def register(app: typer.Typer) -> None:
             if partial is None:  # failed before the first iteration: nothing to keep
                 raise
             _save_log(partial, output, src)
+            if log_format == "mcap":
+                _save_mcap(partial, output, src, file)
             typer.echo(
                 f"run stopped at t = {partial.rows[-1][0]:g} s: partial log written to {output} "
                 f"({len(partial.rows)} rows)",
@@ -199,6 +221,8 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"warning: {w}", err=True)
         _save_log(run, output, src)
         typer.echo(f"wrote {output} ({len(run.rows)} rows, {len(run.columns)} columns)")
+        if log_format == "mcap":
+            typer.echo(f"wrote {_save_mcap(run, output, src, file)} (ROS 2 topics)")
         if plot:
             from marinesim.io.plots import save_usm_run_figures
 

@@ -313,6 +313,9 @@ class UsmMoosApp:
         self.report = AppReport()
         self._warned: set[str] = set()
         self._published: dict[str, None] = {}
+        #: ``on_iterate(t, pubs)`` after each iteration: MOOS seconds since start-up and the
+        #: iteration's publications (e.g. :class:`marinesim.io.mcap.tracks.NavStream`.add).
+        self.on_iterate: Callable[[float, list[tuple[str, float | str]]], None] | None = None
 
     # ------------------------------------------------------------------ helpers
     def _warn(self, text: str, key: str) -> None:
@@ -493,6 +496,8 @@ class UsmMoosApp:
                 # (c) iterate and publish
                 pubs = self._iterate(now)
                 iteration += 1
+                if self.on_iterate is not None:
+                    self.on_iterate(now - t0, pubs)
                 if delivery is not None:
                     delivery.iterated(now)
                 if now - last_status >= STATUS_PERIOD:

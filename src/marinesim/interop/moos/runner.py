@@ -80,6 +80,10 @@ class UsmRun:
     error : str
         Empty for a complete run; for the partial table attached to an exception raised
         mid-run (``exc.result``), that exception's type and message.
+    prefix : str
+        Prefix of the published variables (``NAV`` → ``NAV_LAT``).
+    origin : (float, float) or None
+        The datum (latitude, longitude) [deg] the lat/long are published at; None without one.
     """
 
     columns: list[str]
@@ -87,6 +91,8 @@ class UsmRun:
     warnings: list[str] = field(default_factory=list)
     config_warnings: list[ConfigWarning] = field(default_factory=list)
     error: str = ""
+    prefix: str = ""
+    origin: tuple[float, float] | None = None
 
     def column(self, name: str) -> list[Any]:
         """Values of one column (None = blank)."""
@@ -225,7 +231,10 @@ def run_usm(
 
     def assemble() -> UsmRun:
         columns = ["t", *model_cols, *pub_cols]
-        return UsmRun(columns, [[r.get(c) for c in columns] for r in table], warns)
+        geo = state.geodesy
+        origin = None if geo is None else (float(geo.lat_origin), float(geo.lon_origin))
+        rows = [[r.get(c) for c in columns] for r in table]
+        return UsmRun(columns, rows, warns, prefix=str(config.prefix), origin=origin)
 
     table.append(model_row(0.0, state))
     every = max(1, steps // 200)  # progress(done, total) about 200 times a run

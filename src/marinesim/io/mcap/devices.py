@@ -16,6 +16,20 @@ from marinesim.io.mcap.frames import frd_to_flu
 __all__ = ["DeviceTopics"]
 
 
+def _navsat_layout(v: str) -> Layout:
+    """``sensor_msgs/NavSatFix`` of vehicle ``v``: status fix/GPS, lat and lon, no altitude."""
+    lay = Layout()
+    _header(lay, f"{v}/gps")
+    lay.const("int8", 0)
+    lay.const("uint16", 1)
+    lay.field("lat", "float64")
+    lay.field("lon", "float64")
+    lay.const("float64", 0.0)
+    lay.const("float64", *([0.0] * 9))
+    lay.const("uint8", 0)
+    return lay
+
+
 class DeviceTopics:
     """Builders of the device topics; mixed into ``RunTopics`` (uses its ``plugins``,
     ``geo`` and ``_width``)."""
@@ -100,16 +114,28 @@ class DeviceTopics:
                         rate,
                     )
                 )
+            elif kind == "latlon":  # a program's own published lat/long (uSimMarine NAV_LAT)
+
+                def ll_build(t: np.ndarray, sig: dict[str, np.ndarray], s_: Any = s_) -> dict:
+                    s, ns = stamps(t)
+                    ll = sig[s_("latlon")]
+                    return {"sec": s, "nanosec": ns, "lat": ll[:, 0], "lon": ll[:, 1]}
+
+                out.append(
+                    Topic(
+                        f"/{v}/gps/fix",
+                        "sensor_msgs/NavSatFix",
+                        f"{v}/gps",
+                        f"{nm}.latlon (the published latitude, longitude)",
+                        [s_("latlon")],
+                        ll_build,
+                        _navsat_layout(v),
+                        row,
+                        rate,
+                    )
+                )
             elif kind == "gps" and self.geo is not None:
-                lay = Layout()
-                _header(lay, f"{v}/gps")
-                lay.const("int8", 0)
-                lay.const("uint16", 1)
-                lay.field("lat", "float64")
-                lay.field("lon", "float64")
-                lay.const("float64", 0.0)
-                lay.const("float64", *([0.0] * 9))
-                lay.const("uint8", 0)
+                lay = _navsat_layout(v)
 
                 def g_build(t: np.ndarray, sig: dict[str, np.ndarray], s_: Any = s_) -> dict:
                     s, ns = stamps(t)
