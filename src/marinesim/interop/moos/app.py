@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from marinesim.core.alog import AlogWriter
+from marinesim.core.alog import AlogWriter, NodeReporter
 from marinesim.core.errors import ConfigError
 from marinesim.interop.moos.client import RETRY_PERIOD, MoosClient, MoosConnectionError
 from marinesim.interop.moos.files import LoadedConfig
@@ -182,6 +182,8 @@ class AppReport:
     malformed : int
         Malformed packets skipped.
     reconnects : int
+    undelivered : int
+        Posts made while the DB was away (logged with source ``<name>:undelivered``).
     log : Path or None
         The ``.alog`` written.
     moos_start, moos_end : float
@@ -200,6 +202,7 @@ class AppReport:
     warnings: list[str] = field(default_factory=list)
     malformed: int = 0
     reconnects: int = 0
+    undelivered: int = 0
     log: Path | None = None
     moos_start: float = math.nan
     moos_end: float = math.nan
@@ -212,6 +215,7 @@ class AppReport:
             f"{self.iterations} iterations over {self.moos_end - self.moos_start:.2f} MOOS s, "
             f"{self.mail} mail, {self.posts} posts, {len(self.warnings)} warnings, "
             f"{self.malformed} malformed packets, {self.reconnects} reconnections, "
+            f"{self.undelivered} undelivered posts, "
             f"{self.late} late iterations (longest gap {self.max_gap:.3f} MOOS s)"
             + (f"; log {self.log}" if self.log else "")
         )
@@ -313,6 +317,7 @@ class UsmMoosApp:
         self.report = AppReport()
         self._warned: set[str] = set()
         self._published: dict[str, None] = {}
+        self.node_reporter()  # a bad pNodeReporter block is an error before joining
 
     # ------------------------------------------------------------------ helpers
     def _warn(self, text: str, key: str) -> None:
@@ -406,6 +411,28 @@ class UsmMoosApp:
         except MoosConnectionError as exc:  # refused (a name clash): keep trying, say so
             self._warn(str(exc), "reconnect-refused")
 
+    def node_reporter(self) -> NodeReporter:
+        """The log's ``NODE_REPORT_LOCAL`` writer: the community as NAME (as pNodeReporter),
+        ``platform_type`` / ``platform_length`` of the mission's pNodeReporter block if any
+        (else kayak, 4 m)."""
+        vtype, length = "kayak", 4.0
+        block = self.loaded.moos.find_block("pNodeReporter")
+        for key, value, line in block.entries if block is not None else []:
+            if key.lower() == "platform_type" and value:
+                vtype = value
+            elif key.lower() == "platform_length":
+                try:
+                    length = float(value)
+                except ValueError:
+                    raise ConfigError(
+                        f"not a number: {value!r}",
+                        file=self.loaded.moos.path,
+                        line=line,
+                        param="pNodeReporter.platform_length",
+                    ) from None
+        name = self.settings.community or self.settings.name
+        return NodeReporter(name, self.config.prefix, vtype=vtype, length=length)
+
     # ------------------------------------------------------------------ the loop
     def run(
         self,
@@ -431,6 +458,8 @@ class UsmMoosApp:
         rep.moos_start = rep.moos_end = t0
         self._start_model(t0)
         alog = AlogWriter(self.log_path, logstart=t0) if self.log_path else None
+        nodes = self.node_reporter()
+        nav_x = self.config.prefix + "_X"
         delivery = _DeliveryLog(self.log_path, t0) if self.log_path else None
         if alog is not None:
             rep.log = alog.path
@@ -502,11 +531,19 @@ class UsmMoosApp:
                 if appcast_due:
                     appcast_due = False
                     out.append(("APPCAST", self._appcast(iteration)))
-                client.post(out, now)
+                delivered = client.post(out, now)
+                # a post made while the DB is away is logged as such, not as published
+                src = self.settings.name if delivered else self.settings.name + ":undelivered"
+                rep.undelivered += 0 if delivered else len(out)
                 for name, sv in out:
                     self._published.setdefault(name, None)
                     if alog is not None and name != "APPCAST" and not name.endswith("_STATUS"):
-                        alog.write(now, name, self.settings.name, sv)
+                        alog.write(now, name, src, sv)
+                        nodes.update(name, sv)
+                if alog is not None and any(name == nav_x for name, _ in out):
+                    report = nodes.report(now)
+                    if report is not None:  # log only: the mission's pNodeReporter posts its own
+                        alog.write(now, "NODE_REPORT_LOCAL", src, report)
                 rep.posts += len(out)
                 rep.iterations = iteration
                 rep.moos_end = now
