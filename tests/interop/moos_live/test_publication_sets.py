@@ -88,7 +88,11 @@ def _ours(tmp_path: Path, fake_db, block: str, warp: float) -> tuple[set[str], C
 
 @pytest.mark.parametrize(("capture", "block", "warp"), CASES)
 def test_every_publication_matches_the_capture(
-    capture: str, block: str, warp: float, fake_db, tmp_path: Path  # noqa: ANN001
+    capture: str,
+    block: str,
+    warp: float,
+    fake_db,
+    tmp_path: Path,  # noqa: ANN001
 ) -> None:
     rec_every, rec_nav = _recorded(capture)
     our_every, our_nav = _ours(tmp_path, fake_db, block, warp)
