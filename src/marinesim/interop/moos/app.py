@@ -289,6 +289,9 @@ class UsmMoosApp:
         Wall clock [s].
     """
 
+    #: Warm the model up before joining (a model that compiles) or after (the usm model).
+    warm_before_join = False
+
     def __init__(
         self,
         loaded: LoadedConfig,
@@ -342,7 +345,7 @@ class UsmMoosApp:
         self.state = kinematic.init(self.config, 1, t0)
 
     def _warm_up(self) -> None:
-        """Run the model's code paths once on a throw-away state before joining.
+        """Run the model's code paths once on a throw-away state before the first iteration.
 
         The first calls import lazily loaded modules (pyproj for the datum) and fill caches;
         with a model that compiles on first use this took 0.75 s wall, i.e. 7.5 MOOS s at
@@ -451,9 +454,15 @@ class UsmMoosApp:
         client = self.client
         stop = stop or threading.Event()
         rep = self.report
-        self._warm_up()
+        # the usm model joins first (the DB and the apps started after it see the simulator
+        # at once), then warms up; mail that comes meanwhile waits in the socket for
+        # iteration 1.  A model that compiles for seconds warms up before joining.
+        if self.warm_before_join:
+            self._warm_up()
         client.connect(retry_for=connect_retry)
         client.register(self.subscriptions)
+        if not self.warm_before_join:
+            self._warm_up()
         t0 = client.moos_time()
         rep.moos_start = rep.moos_end = t0
         self._start_model(t0)
