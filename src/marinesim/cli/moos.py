@@ -137,6 +137,43 @@ def register(app: typer.Typer) -> None:
             echo=lambda s: typer.echo(s, err=True),
         )
 
+    @moos.command("batch")
+    def batch_cmd(
+        mission: Path = typer.Argument(..., help="The mission (.moos with an ANTLER block)."),
+        replicas: int = typer.Option(1, "--replicas", help="Runs per design point."),
+        sweep: Path = typer.Option(
+            None, "--sweep", help="YAML 'grid: {BLOCK.param or GLOBAL: [values]}'."
+        ),
+        workers: int = typer.Option(1, "--workers", help="Local Dask worker processes."),
+        scheduler: str = typer.Option(None, "--scheduler", help="A Dask scheduler address."),
+        out: Path = typer.Option(Path("moos-batch"), "-o", "--out", help="Output folder."),
+        until: str = typer.Option(
+            "MISSION=complete", "--until", help="VARIABLE=VALUE that ends a run as completed."
+        ),
+        timeout: float = typer.Option(600.0, "--timeout", help="MOOS seconds before a run is cut."),
+        reference: Path = typer.Option(
+            None, "--reference", help="A recorded run (.alog) to measure the track against."
+        ),
+    ) -> None:
+        """Fly MISSION many times with its real MOOS apps and marinesim as the simulator."""
+        from marinesim.batch.moos import run_batch
+
+        res = run_batch(
+            mission,
+            replicas=replicas,
+            sweep=sweep,
+            workers=workers,
+            scheduler=scheduler,
+            outdir=out,
+            until=until,
+            timeout_moos=timeout,
+            reference=reference,
+            say=lambda s: typer.echo(s, err=True),
+        )
+        done = int(res.runs["completed"].sum())
+        typer.echo(f"{done}/{len(res.runs)} runs completed; {res.outdir / 'runs.csv'}")
+        typer.echo(res.summary.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+
     @moos.command("replay")
     def replay_cmd(
         ctx: typer.Context,
