@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from _report import write_report
-
 from marinesim.interop.moos.client import MoosClient
 from marinesim.interop.moos.fakedb import FakeMoosDB
 

@@ -53,7 +53,7 @@ ProcessConfig = uPilot
 
 # A pilot: posts DEPLOY and DESIRED_THRUST, then MISSION=complete after run_for MOOS s
 # (thrust < 0: never completes, as a hung mission).
-PILOT = r'''#!{python}
+PILOT = r"""#!{python}
 import sys, time
 sys.path.insert(0, {src!r})
 from marinesim.interop.moos.client import MoosClient
@@ -73,7 +73,7 @@ while True:
         c.post([("MISSION", "complete")], c.moos_time())
         time.sleep(0.5)
         break
-'''
+"""
 
 
 def _bin(tmp_path: Path) -> Path:
@@ -81,7 +81,7 @@ def _bin(tmp_path: Path) -> Path:
     b.mkdir()
     db = b / "MOOSDB"
     db.write_text(
-        f"#!/bin/sh\nPYTHONPATH={SRC} exec {sys.executable} -m marinesim.interop.moos.fakedb \"$1\"\n"
+        f'#!/bin/sh\nPYTHONPATH={SRC} exec {sys.executable} -m marinesim.interop.moos.fakedb "$1"\n'
     )
     pilot = b / "uPilot"
     pilot.write_text(PILOT.format(python=sys.executable, src=str(SRC)))
@@ -115,7 +115,9 @@ def test_batch_end_to_end_with_the_stand_in_db(tmp_path: Path, monkeypatch) -> N
     (mdir / "m.moos").write_text(MISSION)
     (mdir / "extra.bhv").write_text("// copied into every run\n")
     sweep = tmp_path / "sweep.yaml"
-    sweep.write_text("grid:\n  uPilot.thrust: [40, 80, -40]\n  uSimMarine.start_pos: ['x=0, y=0, heading=90']\n")
+    sweep.write_text(
+        "grid:\n  uPilot.thrust: [40, 80, -40]\n  uSimMarine.start_pos: ['x=0, y=0, heading=90']\n"
+    )
     monkeypatch.setenv("PATH", f"{b}:{os.environ.get('PATH', '')}")
     res = run_batch(
         mdir / "m.moos",
@@ -132,7 +134,9 @@ def test_batch_end_to_end_with_the_stand_in_db(tmp_path: Path, monkeypatch) -> N
     ok = runs[runs["uPilot.thrust"] != -40]
     hung = runs[runs["uPilot.thrust"] == -40]
     assert ok["completed"].all(), runs[["run_id", "status", "reason"]]
-    assert (hung["status"] == "not completed").all() and hung["reason"].str.contains("timeout").all()
+    assert (hung["status"] == "not completed").all() and hung["reason"].str.contains(
+        "timeout"
+    ).all()
     # 10 MOOS s of pilot time at 2 m/s (thrust 40) or 4 m/s (thrust 80), after the speed ramp
     for thrust, speed in ((40, 2.0), (80, 4.0)):
         r = runs[runs["uPilot.thrust"] == thrust]
