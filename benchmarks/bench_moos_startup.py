@@ -118,7 +118,8 @@ def main() -> None:
         "marinesim": [*py, "--duration", f"{args.duration:g}", "-o", str(work / "m.alog")],
     }
     if bindir:
-        cases["uSimMarine"] = [str(Path(bindir) / "uSimMarine"), str(mission)]
+        # by full path a MOOS app takes argv[0] as its name: the alias names the block
+        cases["uSimMarine"] = [str(Path(bindir) / "uSimMarine"), str(mission), "--alias=uSimMarine"]
     results: dict[str, Any] = {"db": "MOOSDB" if bindir else "fakedb", "cases": {}}
     try:
         # the interpreter alone (no DB traffic): the floor of any Python start-up

@@ -4,7 +4,7 @@ Each run flies the mission's real MOOS apps with ``marinesim moos`` in place of 
 simulator, in its own temporary folder with its own MOOSDB port on 127.0.0.1, in an order that
 cannot race: the MOOSDB first, then marinesim, which must join and post a first ``NAV_X``
 before the rest of the ``ANTLER`` list starts (in file order, ``MSBetweenLaunches`` apart, as
-pAntler does; each as ``APP MISSION.moos [--alias=NAME]``).  An observer client (registered for
+pAntler does; each as ``APP MISSION.moos --alias=NAME``).  An observer client (registered for
 the NAV variables, ``DEPLOY``, the completion variable and the node reports) logs what it sees
 to ``observer.alog``; the run ends at the completion post (``--until``, default
 ``MISSION=complete``), at a timeout [MOOS s], or when a program exits early, and every program
@@ -283,8 +283,9 @@ def run_one(
             seen += obs.fetch(timeout=0.05)
         for prog, alias in rest:
             time.sleep(gap)
-            cmd = [str(_which(prog, bindir)), "mission.moos"]
-            launch(alias or prog, cmd + ([f"--alias={alias}"] if alias else []))
+            # by full path a MOOS app would take argv[0] as its name: always give the name
+            name = alias or prog
+            launch(name, [str(_which(prog, bindir)), "mission.moos", f"--alias={name}"])
         status, reason = "not completed", f"timeout after {timeout_moos:g} MOOS s"
         t_end = time.monotonic() + timeout_moos / warp
         done = False
