@@ -234,6 +234,7 @@ def run_one(
         for f in Path(mission_dir).iterdir():  # behaviour files and the like
             if f.is_file() and f.suffix not in (".alog", ".moos") and f.stat().st_size < 1 << 20:
                 shutil.copy(f, work / f.name)
+        (work / "logs").mkdir(exist_ok=True)  # pLogger does not create a missing PATH
         port = _free_port()
         text = mission_for_run(mission_text, port, run.values)
         mission = work / "mission.moos"
@@ -265,8 +266,8 @@ def run_one(
             obs.connect(retry_for=20.0)
         except MoosConnectionError as exc:
             return _fail(row, t_wall, f"MOOSDB did not start: {exc}", procs)
-        watch = ["NAV_X", "NAV_Y", "NAV_SPEED", "DEPLOY", until[0], "NODE_REPORT"]
-        watch.append("NODE_REPORT_LOCAL")
+        watch = ["NAV_X", "NAV_Y", "NAV_SPEED", "NAV_DEPTH", "DEPLOY", "WPT_INDEX", until[0]]
+        watch += ["NODE_REPORT", "NODE_REPORT_LOCAL"]
         obs.register(dict.fromkeys(watch))
         launch(
             "marinesim",
