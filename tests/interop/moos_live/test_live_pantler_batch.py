@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import signal
@@ -20,11 +21,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_live_mission import CASES, SHARED, _free_port
 
 from marinesim.batch.moos import run_batch
 from marinesim.core.alog import read_alog
 from marinesim.interop.moos.spread import compare_tracks, mission_track
+
+_spec = importlib.util.spec_from_file_location(
+    "_live_mission", Path(__file__).with_name("test_live_mission.py")
+)
+assert _spec is not None and _spec.loader is not None
+_live = importlib.util.module_from_spec(_spec)
+sys.modules["_live_mission"] = _live
+_spec.loader.exec_module(_live)
+CASES, SHARED, _free_port = _live.CASES, _live.SHARED, _live._free_port
 
 MOOS_BIN = os.environ.get("MARINESIM_MOOS_BIN")
 pytestmark = [
