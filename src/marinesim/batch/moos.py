@@ -282,8 +282,12 @@ def run_one(
                 log.close()
                 return _fail(row, t_wall, "marinesim never posted NAV_X", procs)
             seen += obs.fetch(timeout=0.05)
+            obs.heartbeat()  # the MOOSDB drops a client after 5 s of silence
         for prog, alias in rest:
-            time.sleep(gap)
+            t_next = time.monotonic() + gap
+            while time.monotonic() < t_next:
+                seen += obs.fetch(timeout=min(0.05, max(t_next - time.monotonic(), 0.0)))
+                obs.heartbeat()
             # by full path a MOOS app would take argv[0] as its name: always give the name
             name = alias or prog
             launch(name, [str(_which(prog, bindir)), "mission.moos", f"--alias={name}"])
