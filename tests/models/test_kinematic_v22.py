@@ -64,7 +64,10 @@ def test_nav_posts_on_even_iterations_only() -> None:
     st, pubs = run(c, km.init(c, 1), 4)
     assert ["NAV_X" in p for p in pubs] == [False, True, False, True]
     assert "USM_DRIFT_SUMMARY" in pubs[0] and "USM_FSUMMARY" not in pubs[0]
-    assert "SIMULATION_MODE" not in pubs[1] and "TRUE_X" not in pubs[1]
+    # depth control is on by default in V22's embedded PID engine: all 15 NAV posts
+    for k in ("SIMULATION_MODE", "NAV_Z", "NAV_PITCH", "NAV_YAW", "TRUE_X", "TRUE_Y"):
+        assert k in pubs[1] and k not in pubs[0]
+    assert pubs[1]["SIMULATION_MODE"][0] == "TRUE" and pubs[1]["NAV_PITCH"][0] == 0.0
 
 
 def test_published_speed_clamped_to_max_speed() -> None:

@@ -11,10 +11,7 @@ model open loop against a real mission log.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -137,67 +134,62 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Join the MOOSDB of MISSION.moos as uSimMarine / uSimMarineV22; log to an .alog."""
-        from marinesim.interop.moos.app import UsmMoosApp, moos_settings
-        from marinesim.interop.moos.files import load_usm_config
+        from marinesim.cli.moos_run import run_app
 
         obj = ctx.obj or {}
         _check_variant(variant)
-        proc = alias or name or obj.get("alias")
-        if proc is not None and proc.startswith("--alias="):
-            proc = proc.partition("=")[2]
-        if duration is not None and not duration > 0:
-            raise ConfigError(f"must be > 0, got {duration:g}", param="--duration")
-        loaded = load_usm_config(
+        run_app(
             mission,
-            compat="moos",
-            variant=variant or obj.get("variant"),  # type: ignore[arg-type]
-            block=block or (proc if proc and _has_block(mission, proc) else None),
+            name,
+            alias=alias or obj.get("alias"),
+            out=out,
+            duration=duration,
+            connect_timeout=connect_timeout,
+            block=block,
+            variant=variant or obj.get("variant"),
+            scenario=scenario,
+            echo=lambda s: typer.echo(s, err=True),
+            log_format=log_format,
+            live=live,
+            live_port=live_port,
         )
-        for w in loaded.warnings:
-            typer.echo(f"warning: {w}", err=True)
-        settings = moos_settings(loaded, alias=proc)
-        log = out if out is not None else Path(f"{mission.stem}_{settings.name}.alog")
-        if log.suffix.lower() != ".alog":
-            raise ConfigError(f"{str(log)!r}: the log is an .alog file", param="--out")
-        if log_format not in ("alog", "mcap"):
-            raise ConfigError(f"must be alog or mcap, not {log_format!r}", param="--format")
-        typer.echo(
-            f"{settings.name}: MOOSDB {settings.host}:{settings.port}, warp "
-            f"{settings.time_warp:g}, AppTick {settings.app_tick:g}, model "
-            f"{loaded.config.variant if scenario is None else scenario}"
-            f"; log {log}",
-            err=True,
-        )
-        if scenario is not None:
-            from marinesim.interop.moos.scenario_app import ScenarioMoosApp
 
-            app_: UsmMoosApp = ScenarioMoosApp(loaded, settings, scenario, log_path=log)
-            typer.echo(f"{settings.name}: vehicle from {scenario} (not the usm model)", err=True)
-        else:
-            app_ = UsmMoosApp(loaded, settings, log_path=log)
-        nav = _nav_stream(app_, loaded, settings, mission, log, log_format, live, live_port)
-        stop = threading.Event()
-        old: dict[int, Any] = {}
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(ValueError):  # not the main thread: no handler
-                old[sig] = signal.signal(sig, lambda *_: stop.set())
-        try:
-            rep = app_.run(
-                duration=duration,
-                stop=stop,
-                connect_retry=None if connect_timeout == 0 else connect_timeout,
-            )
-        finally:
-            for sig, h in old.items():
-                signal.signal(sig, h)
-            if nav is not None:
-                nav.close()
-                path = getattr(nav.log, "path", nav.log)
-                if path is not None:
-                    typer.echo(f"{settings.name}: wrote {path}", err=True)
-        typer.echo(f"{settings.name}: {rep.summary()}", err=True)
-        for r in app_.client.malformed_reasons[-5:]:
-            typer.echo(f"  malformed: {r}", err=True)
+    @moos.command("batch")
+    def batch_cmd(
+        mission: Path = typer.Argument(..., help="The mission (.moos with an ANTLER block)."),
+        replicas: int = typer.Option(1, "--replicas", help="Runs per design point."),
+        sweep: Path = typer.Option(
+            None, "--sweep", help="YAML 'grid: {BLOCK.param or GLOBAL: [values]}'."
+        ),
+        workers: int = typer.Option(1, "--workers", help="Local Dask worker processes."),
+        scheduler: str = typer.Option(None, "--scheduler", help="A Dask scheduler address."),
+        out: Path = typer.Option(Path("moos-batch"), "-o", "--out", help="Output folder."),
+        until: str = typer.Option(
+            "MISSION=complete", "--until", help="VARIABLE=VALUE that ends a run as completed."
+        ),
+        timeout: float = typer.Option(600.0, "--timeout", help="MOOS seconds before a run is cut."),
+        reference: Path = typer.Option(
+            None, "--reference", help="A recorded run (.alog) to measure the track against."
+        ),
+    ) -> None:
+        """Fly MISSION many times with its real MOOS apps and marinesim as the simulator."""
+        from marinesim.batch.moos import run_batch
+
+        res = run_batch(
+            mission,
+            replicas=replicas,
+            sweep=sweep,
+            workers=workers,
+            scheduler=scheduler,
+            outdir=out,
+            until=until,
+            timeout_moos=timeout,
+            reference=reference,
+            say=lambda s: typer.echo(s, err=True),
+        )
+        done = int(res.runs["completed"].sum())
+        typer.echo(f"{done}/{len(res.runs)} runs completed; {res.outdir / 'runs.csv'}")
+        typer.echo(res.summary.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
 
     @moos.command("replay")
     def replay_cmd(

@@ -40,10 +40,23 @@ def _save_log(run: Any, output: Path, src: str) -> None:
     """The run's log: MOOS ``.alog`` (published variables) when the name says so, else CSV."""
     if output.suffix.lower() == ".alog":
         from marinesim.interop.moos import runner
-        from marinesim.io.alog import write_table_alog
+        from marinesim.io.alog import NodeReporter, write_table_alog
 
-        skip = (*runner.MODEL_COLUMNS, *getattr(runner, "INPUT_COLUMNS", ()))
-        write_table_alog(run.columns, run.rows, output, src=src, skip=skip)
+        inputs = tuple(getattr(runner, "INPUT_COLUMNS", ()))
+        cols = set(run.columns)
+        xs = [c[:-2] for c in run.columns if c.endswith("_X") and c != "TRUE_X"]
+        prefix = next((p for p in xs if p + "_Y" in cols), "NAV")
+        node = NodeReporter(src, prefix, mode="NOHELM-EVER")
+        write_table_alog(
+            run.columns,
+            run.rows,
+            output,
+            src=src,
+            skip=runner.MODEL_COLUMNS,
+            inputs=inputs,
+            input_src="uTimerScript",
+            node=node,
+        )
     else:
         run.to_csv(output)
 

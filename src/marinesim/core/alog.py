@@ -40,7 +40,16 @@ import numpy as np
 
 from marinesim.core.errors import DataError
 
-__all__ = ["Alog", "AlogRecord", "AlogWriter", "format_line", "read_alog"]
+__all__ = [
+    "Alog",
+    "AlogRecord",
+    "AlogWriter",
+    "NodeReporter",
+    "format_line",
+    "moos_number",
+    "node_report",
+    "read_alog",
+]
 
 _RULE = "%" * 59
 _DATA = re.compile(r"^(-?\d+\.\d+)\s+(\S+)\s+(\S+)\s+(.*)$", re.DOTALL)
@@ -54,6 +63,129 @@ def format_line(t: float, var: str, src: str, value: float | str) -> str:
     else:
         val = f"{float(value):<12.5f}"
     return f"{t:<15.5f} {var:<20} {src:<15} {val} "
+
+
+def moos_number(value: float, digits: int) -> str:
+    """A double as MOOS-IvP's ``doubleToStringX`` prints it: ``digits`` decimals, trailing
+    zeros and a trailing point dropped, ``-0`` as ``0``."""
+    text = f"{float(value):.{digits}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def node_report(
+    *,
+    name: str,
+    x: float,
+    y: float,
+    speed: float,
+    heading: float,
+    depth: float,
+    moos_time: float,
+    lat: float | None = None,
+    lon: float | None = None,
+    vtype: str = "kayak",
+    length: float = 4.0,
+    mode: str | None = None,
+    allstop: str | None = None,
+    index: int = 0,
+) -> str:
+    """A ``NODE_REPORT_LOCAL`` value as pNodeReporter (MOOS-IvP 24.8) writes it.
+
+    Fields in pNodeReporter's order: ``NAME, X, Y, SPD, HDG, DEP, LAT, LON, TYPE, MODE,
+    ALLSTOP, INDEX, YAW, TIME, LENGTH``; x/y/speed/heading/depth with 2 decimals, lat/lon
+    with 8, YAW (radians, counter-clockwise from east, in [-pi, pi)) with 7; ``INDEX`` is left
+    out when 0, as pNodeReporter does.  alogview and pMarineViewer draw a vehicle from these.
+    """
+    parts = [
+        f"NAME={name}",
+        f"X={moos_number(x, 2)}",
+        f"Y={moos_number(y, 2)}",
+        f"SPD={moos_number(speed, 2)}",
+        f"HDG={moos_number(heading, 2)}",
+        f"DEP={moos_number(depth, 2)}",
+    ]
+    if lat is not None and lon is not None and math.isfinite(lat) and math.isfinite(lon):
+        parts += [f"LAT={moos_number(lat, 8)}", f"LON={moos_number(lon, 8)}"]
+    parts.append(f"TYPE={vtype}")
+    if mode:
+        parts.append(f"MODE={mode}")
+    if allstop:
+        parts.append(f"ALLSTOP={allstop}")
+    if index:
+        parts.append(f"INDEX={int(index)}")
+    yaw = math.remainder(math.radians(90.0 - heading), 2.0 * math.pi)
+    parts += [
+        f"YAW={moos_number(yaw, 7)}",
+        f"TIME={moos_number(moos_time, 2)}",
+        f"LENGTH={moos_number(length, 2)}",
+    ]
+    return ",".join(parts)
+
+
+class NodeReporter:
+    """Writes ``NODE_REPORT_LOCAL`` lines for one vehicle from its NAV posts (the log side of
+    pNodeReporter): call :meth:`update` with each post, :meth:`report` after each NAV record.
+
+    Parameters
+    ----------
+    name : str
+        Vehicle name (pNodeReporter uses the community name).
+    prefix : str
+        Navigation prefix (``NAV``).
+    vtype, length : str, float
+        ``TYPE`` and ``LENGTH`` [m] (pNodeReporter's ``platform_type`` / ``platform_length``).
+    mode : str, optional
+        ``MODE`` field (``NOHELM-EVER`` for a run with no IvP helm).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        prefix: str = "NAV",
+        *,
+        vtype: str = "kayak",
+        length: float = 4.0,
+        mode: str | None = None,
+    ) -> None:
+        self.name, self.prefix, self.vtype, self.length, self.mode = (
+            name,
+            prefix,
+            vtype,
+            float(length),
+            mode,
+        )
+        self.index = 0
+        self._v: dict[str, float] = {}
+
+    def update(self, var: str, value: float | str) -> None:
+        """Note one post (only ``<prefix>_*`` doubles matter)."""
+        if not isinstance(value, str) and var.startswith(self.prefix + "_"):
+            self._v[var[len(self.prefix) + 1 :]] = float(value)
+
+    def report(self, moos_time: float) -> str | None:
+        """The report for ``moos_time`` (None before a first X and Y)."""
+        v = self._v
+        if not ("X" in v and "Y" in v) or not (math.isfinite(v["X"]) and math.isfinite(v["Y"])):
+            return None
+        text = node_report(
+            name=self.name,
+            x=v["X"],
+            y=v["Y"],
+            speed=v.get("SPEED", 0.0),
+            heading=v.get("HEADING", 0.0),
+            depth=v.get("DEPTH", 0.0),
+            moos_time=moos_time,
+            lat=v.get("LAT"),
+            lon=v.get("LONG"),
+            vtype=self.vtype,
+            length=self.length,
+            mode=self.mode,
+            index=self.index,
+        )
+        self.index += 1
+        return text
 
 
 class AlogWriter:

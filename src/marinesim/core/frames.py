@@ -17,8 +17,9 @@ import math
 from typing import Any
 
 import numpy as np
-from numba.extending import register_jitable
 from numpy.typing import ArrayLike, NDArray
+
+from marinesim.core.jitable import register_jitable
 
 __all__ = [
     "FLU_TO_FRD",

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from marinesim.core import alog as _fmt
-from marinesim.core.alog import AlogRecord, AlogWriter, format_line
+from marinesim.core.alog import AlogRecord, AlogWriter, NodeReporter, format_line
 from marinesim.core.errors import DataError
 from marinesim.engine.results import Event, RunResult, Signal
 
@@ -42,6 +43,7 @@ __all__ = [
     "Alog",
     "AlogRecord",
     "AlogWriter",
+    "NodeReporter",
     "alog_to_result",
     "format_line",
     "load_alog_result",
@@ -212,9 +214,12 @@ def write_result_alog(
     result: RunResult,
     path: str | Path,
     *,
-    logstart: float = 0.0,
+    logstart: float | None = None,
     prefix: str = "NAV",
     signals: Sequence[str] | None = None,
+    node_reports: bool = True,
+    vtype: str = "kayak",
+    length: float = 4.0,
 ) -> Path:
     """Write a run's log as an ``.alog`` (source = entity name).
 
@@ -223,8 +228,15 @@ def write_result_alog(
     When the run has a navigation belief (``belief.pos``), ``NAV_*`` carry the belief and the
     truth goes to ``NAV_*_GT`` (as a MOOS vehicle with an INS logs it).  Every other signal
     ``a.b`` becomes ``A_B`` (one variable per component, ``A_B_LABEL``).
-    Frame k is stamped ``logstart + t[k]``.
+    Frame k is stamped ``logstart + t[k]``; ``logstart`` defaults to the UNIX time of writing
+    (pLogger's LOGSTART is the MOOS time at its start: UNIX time at warp 1).
+
+    With ``node_reports`` every entity also gets one ``NODE_REPORT_LOCAL`` per frame, as
+    pNodeReporter writes it (``NAME`` = entity name, ``TYPE`` = ``vtype``, ``LENGTH`` =
+    ``length`` [m], ``MODE=NOHELM-EVER``: no IvP helm ran), so alogview draws the vehicles.
     """
+    if logstart is None:
+        logstart = float(round(time.time(), 2))
     names = list(signals) if signals is not None else list(result.signals)
     sig = result.signals
     nav = f"{prefix}_"
@@ -259,12 +271,24 @@ def write_result_alog(
             label = (s.labels[j] if j < len(s.labels) else str(j)) if k > 1 else None
             plan.append((s.values[:, :, j], _var_name(name, label)))
     ents = [str(e.get("name", i)) for i, e in enumerate(result.entities)]
+    reporters = [
+        NodeReporter(ent, prefix, vtype=vtype, length=length, mode="NOHELM-EVER") for ent in ents
+    ]
+    report = node_reports and any(var == f"{nav}X{gt}" for _v, var in plan)
     with AlogWriter(path, logstart=logstart, flush_every=4096) as w:
         for k, t in enumerate(np.asarray(result.t, dtype=float)):
             mt = logstart + float(t)
             for i, ent in enumerate(ents):
+                rep = reporters[i]
                 for vals, var in plan:
-                    w.write(mt, var, ent, float(vals[i, k]))
+                    val = float(vals[i, k])
+                    w.write(mt, var, ent, val)
+                    if report and var.endswith(gt):  # the report shows the true vehicle
+                        rep.update(var[: len(var) - len(gt)] if gt else var, val)
+                if report:
+                    text = rep.report(mt)
+                    if text is not None:
+                        w.write(mt, "NODE_REPORT_LOCAL", ent, text)
     return Path(path)
 
 
@@ -276,23 +300,54 @@ def write_table_alog(
     src: str,
     time_column: str = "t",
     skip: Iterable[str] = (),
-    logstart: float = 0.0,
+    logstart: float | None = None,
+    inputs: Sequence[str] = (),
+    input_src: str = "input",
+    node: NodeReporter | None = None,
 ) -> Path:
     """Write a wide table (one row per iteration, one column per variable) as an ``.alog``.
 
     Each non-blank cell of a column not in ``skip`` becomes one line stamped
     ``logstart + row[time_column]``, in column order (a MOOS app's order of publication).
+    ``inputs`` (e.g. ``DESIRED_THRUST``) are logged with source ``input_src`` before the row's
+    publications, when they change (as the posts that set them would be).  With ``node``,
+    one ``NODE_REPORT_LOCAL`` follows every row that has ``<prefix>_X``.  ``logstart``
+    defaults to the UNIX time of writing.
     """
+    if logstart is None:
+        logstart = float(round(time.time(), 2))
     cols = list(columns)
     ti = cols.index(time_column)
-    skipped = set(skip) | {time_column}
+    ins = [(cols.index(c), c) for c in inputs if c in cols]
+    skipped = set(skip) | {time_column} | set(inputs)
     keep = [(j, c) for j, c in enumerate(cols) if c not in skipped]
+    nav_x = f"{node.prefix}_X" if node is not None else ""
+    last: dict[str, Any] = {}
     with AlogWriter(path, logstart=logstart, flush_every=4096) as w:
         for row in rows:
             mt = logstart + float(row[ti])
+            for j, c in ins:
+                v = row[j]
+                if _blank(v) or last.get(c) == v:
+                    continue
+                last[c] = v
+                w.write(mt, c, input_src, v if isinstance(v, str) else float(v))
+            has_nav = False
             for j, c in keep:
                 v = row[j]
-                if v is None or (isinstance(v, float) and math.isnan(v)):
+                if _blank(v):
                     continue
-                w.write(mt, c, src, v if isinstance(v, str) else float(v))
+                val = v if isinstance(v, str) else float(v)
+                w.write(mt, c, src, val)
+                if node is not None:
+                    node.update(c, val)
+                    has_nav = has_nav or c == nav_x
+            if has_nav and node is not None:
+                text = node.report(mt)
+                if text is not None:
+                    w.write(mt, "NODE_REPORT_LOCAL", src, text)
     return Path(path)
+
+
+def _blank(v: Any) -> bool:
+    return v is None or v == "" or (isinstance(v, float) and math.isnan(v))

@@ -3,6 +3,7 @@ included) into the run tables, round trips, and the CLI writing / plotting ``.al
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -107,6 +108,15 @@ def test_run_result_round_trip(tmp_path: Path) -> None:
     assert np.allclose(back.t, res.t)
     for name in ("truth.pos", "truth.heading", "truth.speed"):
         assert np.max(np.abs(back[name] - res[name])) <= 5.1e-6  # 5 printed decimals
+    # what alogview draws from: one NODE_REPORT_LOCAL per entity and frame, a real LOGSTART
+    log = read_alog(tmp_path / "r.alog")
+    assert abs(log.logstart - time.time()) < 600
+    t, reps = log.series("NODE_REPORT_LOCAL")
+    assert len(reps) == len(res.t) * len(res.entities)
+    last = dict(kv.split("=", 1) for kv in reps[-1].split(","))
+    assert last["MODE"] == "NOHELM-EVER" and last["TYPE"] == "kayak"
+    east, north = res["truth.pos"][-1, -1, 1], res["truth.pos"][-1, -1, 0]
+    assert abs(float(last["X"]) - east) <= 0.006 and abs(float(last["Y"]) - north) <= 0.006
 
 
 def test_usm_run_writes_alog_and_plot_reads_it(
@@ -135,6 +145,16 @@ def test_usm_run_writes_alog_and_plot_reads_it(
     assert len(x) == 120
     assert np.max(np.abs(x - csv["NAV_X"].to_numpy()[1:])) <= 5e-6
     assert np.allclose(t, csv["t"].to_numpy()[1:])
+    log = read_alog(tmp_path / "run.alog")
+    # the inputs, as posted (on change), the node reports, a real LOGSTART
+    tt, thrust = log.series("DESIRED_THRUST")
+    assert thrust == [0.0, 40.0] and abs(tt[1] - 1.0) < 0.11
+    assert log.series("DESIRED_RUDDER")[1][-1] == 20.0
+    t_rep, reps = log.series("NODE_REPORT_LOCAL")
+    assert len(reps) == 120 and np.allclose(t_rep, t)
+    f = dict(kv.split("=", 1) for kv in reps[-1].split(","))
+    assert f["NAME"] == "uSimMarine" and abs(float(f["X"]) - x[-1]) <= 0.006
+    assert abs(log.logstart - time.time()) < 600
     capsys.readouterr()
     assert main(["plot", str(tmp_path / "run.alog"), "-o", str(tmp_path / "fig")]) == 0
     assert (tmp_path / "fig" / "trajectory.png").stat().st_size > 10_000

@@ -199,7 +199,16 @@ def test_db_dying_mid_run_reconnects_and_keeps_the_log(fake_db, tmp_path: Path) 
     # the DB was away for >= 0.4 s wall (4 MOOS s) and reconnection takes ~1 s wall: a gap
     # shorter than 3 MOOS s shows the app kept iterating (and logging) through the outage
     assert float(np.max(np.diff(t))) < 3.0
-    assert read_alog(tmp_path / "run.alog").series("DESIRED_THRUST")[1] == [60.0]
+    log = read_alog(tmp_path / "run.alog")
+    assert log.series("DESIRED_THRUST")[1] == [60.0]
+    # what was posted while the DB was away is logged as not delivered, not as published
+    t_lost, _ = log.numeric("NAV_X", "uSimMarine:undelivered")
+    t_ok, _ = log.numeric("NAV_X", "uSimMarine")
+    assert len(t_lost) >= 3 and len(t_lost) + len(t_ok) == rep.iterations
+    assert rep.undelivered >= 15 * len(t_lost)
+    # the outage is one stretch inside the run
+    assert t_ok[0] < t_lost[0] and t_lost[-1] < t_ok[-1]
+    assert not np.any((t_ok > t_lost[0]) & (t_ok < t_lost[-1]))
 
 
 def test_malformed_packets_are_counted(fake_db, tmp_path: Path) -> None:  # noqa: ANN001

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from marinesim.core.alog import AlogWriter
+from marinesim.core.alog import AlogWriter, NodeReporter
 from marinesim.core.errors import ConfigError
 from marinesim.interop.moos.client import RETRY_PERIOD, MoosClient, MoosConnectionError
 from marinesim.interop.moos.files import LoadedConfig
@@ -182,6 +182,8 @@ class AppReport:
     malformed : int
         Malformed packets skipped.
     reconnects : int
+    undelivered : int
+        Posts made while the DB was away (logged with source ``<name>:undelivered``).
     log : Path or None
         The ``.alog`` written.
     moos_start, moos_end : float
@@ -200,6 +202,7 @@ class AppReport:
     warnings: list[str] = field(default_factory=list)
     malformed: int = 0
     reconnects: int = 0
+    undelivered: int = 0
     log: Path | None = None
     moos_start: float = math.nan
     moos_end: float = math.nan
@@ -212,6 +215,7 @@ class AppReport:
             f"{self.iterations} iterations over {self.moos_end - self.moos_start:.2f} MOOS s, "
             f"{self.mail} mail, {self.posts} posts, {len(self.warnings)} warnings, "
             f"{self.malformed} malformed packets, {self.reconnects} reconnections, "
+            f"{self.undelivered} undelivered posts, "
             f"{self.late} late iterations (longest gap {self.max_gap:.3f} MOOS s)"
             + (f"; log {self.log}" if self.log else "")
         )
@@ -285,6 +289,9 @@ class UsmMoosApp:
         Wall clock [s].
     """
 
+    #: Warm the model up before joining (a model that compiles) or after (the usm model).
+    warm_before_join = False
+
     def __init__(
         self,
         loaded: LoadedConfig,
@@ -316,6 +323,7 @@ class UsmMoosApp:
         #: ``on_iterate(t, pubs)`` after each iteration: MOOS seconds since start-up and the
         #: iteration's publications (e.g. :class:`marinesim.io.mcap.tracks.NavStream`.add).
         self.on_iterate: Callable[[float, list[tuple[str, float | str]]], None] | None = None
+        self.node_reporter()  # a bad pNodeReporter block is an error before joining
 
     # ------------------------------------------------------------------ helpers
     def _warn(self, text: str, key: str) -> None:
@@ -340,7 +348,7 @@ class UsmMoosApp:
         self.state = kinematic.init(self.config, 1, t0)
 
     def _warm_up(self) -> None:
-        """Run the model's code paths once on a throw-away state before joining.
+        """Run the model's code paths once on a throw-away state before the first iteration.
 
         The first calls import lazily loaded modules (pyproj for the datum) and fill caches;
         with a model that compiles on first use this took 0.75 s wall, i.e. 7.5 MOOS s at
@@ -409,6 +417,28 @@ class UsmMoosApp:
         except MoosConnectionError as exc:  # refused (a name clash): keep trying, say so
             self._warn(str(exc), "reconnect-refused")
 
+    def node_reporter(self) -> NodeReporter:
+        """The log's ``NODE_REPORT_LOCAL`` writer: the community as NAME (as pNodeReporter),
+        ``platform_type`` / ``platform_length`` of the mission's pNodeReporter block if any
+        (else kayak, 4 m)."""
+        vtype, length = "kayak", 4.0
+        block = self.loaded.moos.find_block("pNodeReporter")
+        for key, value, line in block.entries if block is not None else []:
+            if key.lower() == "platform_type" and value:
+                vtype = value
+            elif key.lower() == "platform_length":
+                try:
+                    length = float(value)
+                except ValueError:
+                    raise ConfigError(
+                        f"not a number: {value!r}",
+                        file=self.loaded.moos.path,
+                        line=line,
+                        param="pNodeReporter.platform_length",
+                    ) from None
+        name = self.settings.community or self.settings.name
+        return NodeReporter(name, self.config.prefix, vtype=vtype, length=length)
+
     # ------------------------------------------------------------------ the loop
     def run(
         self,
@@ -427,13 +457,21 @@ class UsmMoosApp:
         client = self.client
         stop = stop or threading.Event()
         rep = self.report
-        self._warm_up()
+        # the usm model joins first (the DB and the apps started after it see the simulator
+        # at once), then warms up; mail that comes meanwhile waits in the socket for
+        # iteration 1.  A model that compiles for seconds warms up before joining.
+        if self.warm_before_join:
+            self._warm_up()
         client.connect(retry_for=connect_retry)
         client.register(self.subscriptions)
+        if not self.warm_before_join:
+            self._warm_up()
         t0 = client.moos_time()
         rep.moos_start = rep.moos_end = t0
         self._start_model(t0)
         alog = AlogWriter(self.log_path, logstart=t0) if self.log_path else None
+        nodes = self.node_reporter()
+        nav_x = self.config.prefix + "_X"
         delivery = _DeliveryLog(self.log_path, t0) if self.log_path else None
         if alog is not None:
             rep.log = alog.path
@@ -507,11 +545,19 @@ class UsmMoosApp:
                 if appcast_due:
                     appcast_due = False
                     out.append(("APPCAST", self._appcast(iteration)))
-                client.post(out, now)
+                delivered = client.post(out, now)
+                # a post made while the DB is away is logged as such, not as published
+                src = self.settings.name if delivered else self.settings.name + ":undelivered"
+                rep.undelivered += 0 if delivered else len(out)
                 for name, sv in out:
                     self._published.setdefault(name, None)
                     if alog is not None and name != "APPCAST" and not name.endswith("_STATUS"):
-                        alog.write(now, name, self.settings.name, sv)
+                        alog.write(now, name, src, sv)
+                        nodes.update(name, sv)
+                if alog is not None and any(name == nav_x for name, _ in out):
+                    report = nodes.report(now)
+                    if report is not None:  # log only: the mission's pNodeReporter posts its own
+                        alog.write(now, "NODE_REPORT_LOCAL", src, report)
                 rep.posts += len(out)
                 rep.iterations = iteration
                 rep.moos_end = now

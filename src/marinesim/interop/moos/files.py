@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from marinesim.core.errors import ConfigWarning
 from marinesim.interop.moos.moosfile import MoosFile, read_moos_file
 from marinesim.models.usm.config import UsmConfig, configure
-from marinesim.scenario.current_field import load_current_field
 
-__all__ = ["LoadedConfig", "block_for", "load_current_field", "load_usm_config"]
+__all__ = ["LoadedConfig", "block_for", "load_current_field", "load_usm_config"]  # noqa: F822
 
 Compat = Literal["doc", "moos"]
 Variant = Literal["usm", "usm_v22"]
@@ -101,6 +100,22 @@ def load_usm_config(
         file=p,
         globals=mf.globals_dict(),
         base_dir=p.parent,
-        load_current_field=load_current_field,
+        load_current_field=_load_current_field,
     )
     return LoadedConfig(cfg, list(mf.warnings) + warns, mf, blk.name)
+
+
+def _load_current_field(*args: Any, **kwargs: Any) -> Any:
+    # imported on use: the scenario layer (and the engine behind it) is not on the start-up
+    # path of ``marinesim moos`` unless the block names a current field
+    from marinesim.scenario.current_field import load_current_field as load
+
+    return load(*args, **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "load_current_field":
+        from marinesim.scenario.current_field import load_current_field
+
+        return load_current_field
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -165,6 +165,8 @@ class ScenarioMoosApp(UsmMoosApp):
         not divide the AppTick period.
     """
 
+    warm_before_join = True  # the scenario compiles: seconds, before the DB sees us
+
     def __init__(
         self,
         loaded: LoadedConfig,

@@ -311,18 +311,19 @@ def _post_record(
         sp = np.minimum(sp, config.max_speed)
     pubs[prefix + "_SPEED"] = _masked(mask, all_true, sp)
     pubs[prefix + "_DEPTH"] = _masked(mask, all_true, depth)
-    if not v22:
-        if all_true:
-            pubs["SIMULATION_MODE"] = _const_strings(n, "TRUE")
-        else:
-            pubs["SIMULATION_MODE"] = np.where(mask, "TRUE", None).astype(object)
-        pubs[prefix + "_Z"] = _masked(mask, all_true, -depth)
-        pubs[prefix + "_PITCH"] = _masked(mask, all_true, pitch)
-    # V22 (commit a2a9b716) publishes _YAW even without an embedded depth PID (reference data)
+    # Both programs post these six (uSimMarine always, uSimMarineV22 while its embedded PID
+    # engine has depth control, which is on unless ``depth_control = false`` comes with the
+    # embedded PID keys; marinesim does not take those keys, so always).  pMarinePIDV22 waits
+    # for a first NAV_PITCH before it acts.
+    if all_true:
+        pubs["SIMULATION_MODE"] = _const_strings(n, "TRUE")
+    else:
+        pubs["SIMULATION_MODE"] = np.where(mask, "TRUE", None).astype(object)
+    pubs[prefix + "_Z"] = _masked(mask, all_true, -depth)
+    pubs[prefix + "_PITCH"] = _masked(mask, all_true, pitch)
     pubs[prefix + "_YAW"] = _masked(mask, all_true, yaw)
-    if not v22:
-        pubs["TRUE_X"] = _masked(mask, all_true, x)
-        pubs["TRUE_Y"] = _masked(mask, all_true, y)
+    pubs["TRUE_X"] = _masked(mask, all_true, x)
+    pubs["TRUE_Y"] = _masked(mask, all_true, y)
     pubs[prefix + "_HEADING_OVER_GROUND"] = _masked(mask, all_true, _angle360(hog))
     pubs[prefix + "_SPEED_OVER_GROUND"] = _masked(mask, all_true, sog)
     alt_mask = mask & altitude_set

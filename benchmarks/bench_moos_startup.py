@@ -1,0 +1,172 @@
+"""``marinesim moos`` as pAntler launches it: time to the first NAV post, CPU and memory.
+
+One vehicle, the ``survey`` simulator block (AppTick 10, warp 10), against a MOOSDB on
+127.0.0.1: the real ``MOOSDB`` when ``MARINESIM_MOOS_BIN`` names a MOOS-IvP ``bin`` folder,
+else marinesim's stand-in (:mod:`marinesim.interop.moos.fakedb`).  A subscriber (marinesim's
+MOOS client, registered for ``NAV_X``) notes the wall time of the first ``NAV_X`` it receives;
+the child's CPU time and peak resident memory come from ``wait4``.
+
+Measured in the same run, as baselines: the bare interpreter (``python -c pass``) and, with
+``MARINESIM_MOOS_BIN``, the real uSimMarine on the same mission.  Figures are medians over
+``--repeat`` launches; ratios are marinesim over the baseline of the same run.
+
+Run: ``PYTHONPATH=src python benchmarks/bench_moos_startup.py --repeat 5 --duration 30``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _report import write_report
+from marinesim.interop.moos.client import MoosClient
+from marinesim.interop.moos.fakedb import FakeMoosDB
+
+MISSION = """ServerHost   = 127.0.0.1
+ServerPort   = {port}
+Community    = bench
+MOOSTimeWarp = {warp}
+LatOrigin    = 42.358456
+LongOrigin   = -71.087589
+
+ProcessConfig = uSimMarine
+{{
+  AppTick    = 10
+  CommsTick  = 10
+  start_pos  = x=0, y=-10, heading=180, speed=0, depth=0
+  prefix     = NAV
+  turn_rate  = 70
+  thrust_map = 0:0, 20:1, 40:2, 60:3, 80:4, 100:5
+}}
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait4(proc: subprocess.Popen[bytes], timeout: float) -> tuple[float, float]:
+    """(CPU s, peak RSS MB) of a child, after it exits."""
+    end = time.monotonic() + timeout
+    while True:
+        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+        if time.monotonic() > end:
+            proc.kill()
+        time.sleep(0.02)
+
+
+def _one(cmd: list[str], port: int, warp: float, duration: float, cwd: Path) -> dict[str, Any]:
+    sub = MoosClient("127.0.0.1", port, f"bench_sub_{time.monotonic_ns()}", time_warp=warp)
+    sub.connect(retry_for=10.0)
+    sub.register(["NAV_X"])
+    sub.fetch(timeout=0.2)  # drain the stored value, if any
+    t0 = time.time()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first = None
+    end = time.monotonic() + duration / warp + 30.0
+    while time.monotonic() < end and proc.poll() is None:
+        msgs = sub.fetch(timeout=0.002)
+        if first is None and any(m.key == "NAV_X" for m in msgs):
+            first = time.time() - t0
+        if first is not None:
+            break
+    time.sleep(max(duration / warp - (time.time() - t0), 0.0))
+    proc.send_signal(2)  # SIGINT, as pAntler's shutdown
+    cpu, rss = _wait4(proc, 20.0)
+    sub.close()
+    return {"first_nav_s": first, "cpu_s": cpu, "max_rss_mb": rss, "wall_s": time.time() - t0}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--duration", type=float, default=30.0, help="MOOS seconds per launch")
+    ap.add_argument("--warp", type=float, default=10.0)
+    ap.add_argument("--out", type=Path, default=None, help="JSON report")
+    args = ap.parse_args()
+    bindir = os.environ.get("MARINESIM_MOOS_BIN")
+    work = Path(tempfile.mkdtemp(prefix="bench_moos_"))
+    port = _free_port()
+    mission = work / "m.moos"
+    mission.write_text(MISSION.format(port=port, warp=f"{args.warp:g}"), encoding="utf-8")
+    db: Any
+    if bindir:
+        db = subprocess.Popen(
+            [str(Path(bindir) / "MOOSDB"), str(mission)],
+            cwd=work,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(0.5)
+    else:
+        db = FakeMoosDB("bench", warp=args.warp, port=port).start()
+    py = [sys.executable, "-m", "marinesim", "moos", str(mission), "uSimMarine"]
+    cases: dict[str, list[str]] = {
+        "marinesim": [*py, "--duration", f"{args.duration:g}", "-o", str(work / "m.alog")],
+    }
+    if bindir:
+        # by full path a MOOS app takes argv[0] as its name: the alias names the block
+        cases["uSimMarine"] = [str(Path(bindir) / "uSimMarine"), str(mission), "--alias=uSimMarine"]
+    results: dict[str, Any] = {"db": "MOOSDB" if bindir else "fakedb", "cases": {}}
+    try:
+        # the interpreter alone (no DB traffic): the floor of any Python start-up
+        floor = []
+        for _ in range(args.repeat):
+            t = time.time()
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            floor.append(time.time() - t)
+        results["python_floor_s"] = statistics.median(floor)
+        for name, cmd in cases.items():
+            runs = [_one(cmd, port, args.warp, args.duration, work) for _ in range(args.repeat)]
+            firsts = [r["first_nav_s"] for r in runs if r["first_nav_s"] is not None]
+            results["cases"][name] = {
+                "runs": runs,
+                "first_nav_median_s": statistics.median(firsts) if firsts else None,
+                "cpu_median_s": statistics.median(r["cpu_s"] for r in runs),
+                "max_rss_median_mb": statistics.median(r["max_rss_mb"] for r in runs),
+            }
+            print(
+                f"{name:>10}: first NAV_X {results['cases'][name]['first_nav_median_s']} s, "
+                f"CPU {results['cases'][name]['cpu_median_s']:.3f} s for "
+                f"{args.duration:g} MOOS s, peak RSS "
+                f"{results['cases'][name]['max_rss_median_mb']:.1f} MB"
+            )
+        if "uSimMarine" in results["cases"]:
+            m, u = results["cases"]["marinesim"], results["cases"]["uSimMarine"]
+            results["ratios"] = {
+                "cpu": m["cpu_median_s"] / max(u["cpu_median_s"], 1e-9),
+                "rss": m["max_rss_median_mb"] / max(u["max_rss_median_mb"], 1e-9),
+            }
+            print(f"marinesim / uSimMarine: {results['ratios']}")
+        load = os.getloadavg()
+        results["loadavg"] = load
+        print(f"python -c pass: {results['python_floor_s']:.3f} s; load average {load}")
+    finally:
+        if bindir:
+            db.terminate()
+            db.wait(10)
+        else:
+            db.stop()
+    write_report(
+        "bench_moos_startup",
+        "PYTHONPATH=src python benchmarks/bench_moos_startup.py " + " ".join(sys.argv[1:]),
+        results,
+        args.out,
+    )
+
+
+if __name__ == "__main__":
+    main()
