@@ -187,7 +187,8 @@ def test_thruster_fail_message_decays_through_rotor_dynamics(tmp_path: Path) -> 
     # failed at 0.5 s: 1.0 s of decay with tau = 0.1 s leaves e^-10 of u = 0.25
     assert abs(rotor[k]) <= 0.25 * np.exp(-10.0) * 1.01
     assert r["fossen6dof.enabled"][0, -1, 2] == 0.0 and r["fossen6dof.enabled"][0, -1, 1] == 1.0
-    assert any("thruster 2" in e.text for e in r.events)
+    # events number thrusters from 1 as the figures do, and name the 0-based index
+    assert any("thruster 3" in e.text and "index 2" in e.text for e in r.events)
 
 
 def test_configuration_errors_are_located(tmp_path: Path) -> None:
