@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.frames import quat_from_euler
+from marinesim.sensors.attitude import quat_mul  # one Hamilton product
 
 __all__ = [
     "Q_ENU_NED",
@@ -55,29 +56,12 @@ def frd_to_flu(v: ArrayLike) -> NDArray[np.float64]:
     return np.stack([a[..., 0], -a[..., 1], -a[..., 2]], axis=-1)
 
 
-def quat_mul(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
-    """Hamilton product a ⊗ b of quaternions (..., 4), scalar first."""
-    p = np.asarray(a, dtype=float)
-    q = np.asarray(b, dtype=float)
-    w1, x1, y1, z1 = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
-    w2, x2, y2, z2 = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    return np.stack(
-        [
-            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
-            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
-        ],
-        axis=-1,
-    )
-
-
 def enu_flu_quat(q_ned_frd: ArrayLike) -> NDArray[np.float64]:
     """Attitude body FRD → NED (..., 4) as body FLU → ENU (and back: an involution up to sign).
 
     The result has a non-negative scalar part.
     """
-    q = quat_mul(quat_mul(Q_ENU_NED, q_ned_frd), Q_FRD_FLU)
+    q = quat_mul(quat_mul(Q_ENU_NED, np.asarray(q_ned_frd, dtype=float)), Q_FRD_FLU)
     return np.where(q[..., :1] < 0, -q, q)
 
 
