@@ -29,29 +29,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_report  # noqa: E402
+from bench_logs import SCENARIO as _FLEET  # noqa: E402  (the same fleet as the log benchmark)
 
-SCENARIO = """\
-marinesim: 1
-name: bench_live
-seed: 1
-time: {{dt: 0.2, end: {end}}}
-origin: {{latitude_deg: 42.358456, longitude_deg: -71.087589}}
-entities:
-  - name: usv
-    count: {n}
-    spawn: {{spread: {{north: 200.0, east: 200.0, heading_deg: 180.0}}, speed: 1.5}}
-    motion: {{plugin: usm}}
-    controllers:
-      - {{name: pid, plugin: heading_speed_depth_pid}}
-    autonomy:
-      - name: survey
-        plugin: waypoints
-        params:
-          lawnmower: {{north: 0.0, east: 0.0, length: 300.0, width: 240.0, spacing: 40.0,
-                      split: false}}
-          speed: 2.0
-          repeat: 1000
-"""
+# The log benchmark's fleet with a datum, so that the live channels include the map's fixes.
+SCENARIO = _FLEET.replace("name: bench_logs", "name: bench_live").replace(
+    "time: {{dt: 0.2, end: {end}}}\n",
+    "time: {{dt: 0.2, end: {end}}}\norigin: {{latitude_deg: 42.358456, longitude_deg: -71.087589}}\n",
+)
 
 
 def _one(path: Path, mode: str, out: Path) -> tuple[float, float, int]:

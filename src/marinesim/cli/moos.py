@@ -19,6 +19,7 @@ import click
 import typer
 from typer.core import TyperGroup
 
+from marinesim.cli.options import live_port_option
 from marinesim.core.errors import ConfigError, EngineError
 
 _VARIANTS = ("usm", "usm_v22")
@@ -129,9 +130,7 @@ def register(app: typer.Typer) -> None:
         live: bool = typer.Option(
             False, "--live", help="Serve the navigation as ROS 2 topics over Foxglove WebSocket."
         ),
-        live_port: int = typer.Option(
-            8765, "--live-port", help="TCP port of --live on loopback (0: any free port)."
-        ),
+        live_port: int = live_port_option(),
     ) -> None:
         """Join the MOOSDB of MISSION.moos as uSimMarine / uSimMarineV22; log to an .alog."""
         from marinesim.cli.moos_run import run_app

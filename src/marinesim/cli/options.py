@@ -36,6 +36,8 @@ __all__ = [
     "check_fig_format",
     "deprecated_option",
     "fig_format_option",
+    "LIVE_PORT",
+    "live_port_option",
     "optional_value_command",
     "out_option",
     "pick_out",
@@ -139,6 +141,16 @@ def fig_format_option() -> str:
     """The ``--fig-format png|pdf|svg`` option (default png)."""
     return typer.Option("png", "--fig-format", help="Figure format: png, pdf or svg.",
                         metavar="png|pdf|svg")  # fmt: skip
+
+
+#: Default TCP port of ``--live`` (the Foxglove WebSocket protocol's customary port).
+LIVE_PORT = 8765
+
+
+def live_port_option(name: str = "--live-port") -> int:
+    """The TCP port option of ``--live`` (``--port`` on run/demo, ``--live-port`` where
+    ``--port`` means something else), on loopback; 0 picks any free port."""
+    return typer.Option(LIVE_PORT, name, help="TCP port of --live on loopback (0: any free port).")
 
 
 def check_fig_format(fmt: str, param: str = "--fig-format") -> str:

@@ -12,7 +12,13 @@ from typing import Any
 import typer
 
 from marinesim.cli import grammar
-from marinesim.cli.options import deprecated_option, fig_format_option, out_option, pick_out
+from marinesim.cli.options import (
+    deprecated_option,
+    fig_format_option,
+    live_port_option,
+    out_option,
+    pick_out,
+)
 from marinesim.core.errors import ConfigError, EngineError, MarinesimError, NumericalError
 
 _ENTITY_KINDS = ("motion", "controller", "autonomy", "sensor", "interaction", "metric")
@@ -300,7 +306,7 @@ def register(app: typer.Typer) -> None:
             help="Serve the run's ROS 2 topics over the Foxglove WebSocket protocol on "
             "loopback while it goes, paced at real time (or the scenario's time_warp).",
         ),
-        port: int = typer.Option(8765, "--port", help="TCP port of --live (0: any free port)."),
+        port: int = live_port_option("--port"),
     ) -> None:
         """Run a scenario: progress bar, log (CSV/Parquet + manifest) and figures."""
         code = _execute(
@@ -340,7 +346,7 @@ def register(app: typer.Typer) -> None:
         live: bool = typer.Option(
             False, "--live", help="Serve the run's ROS 2 topics over Foxglove WebSocket (see run)."
         ),
-        port: int = typer.Option(8765, "--port", help="TCP port of --live (0: any free port)."),
+        port: int = live_port_option("--port"),
     ) -> None:
         """Run the bundled 3-vehicle survey (current field, gust script); write log and figures."""
         sets = [f"time.end={end}"] if end is not None else None

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from marinesim.cli.options import out_option
+from marinesim.cli.options import live_port_option, out_option
 from marinesim.core.errors import ConfigError
 
 __all__ = ["register", "sitl_port_args"]
@@ -93,9 +93,7 @@ def sitl(
     live: bool = typer.Option(
         False, "--live", help="Serve the run's ROS 2 topics over the Foxglove WebSocket protocol."
     ),
-    live_port: int = typer.Option(
-        8765, "--live-port", help="TCP port of --live on loopback (0: any free port)."
-    ),
+    live_port: int = live_port_option(),
 ) -> None:
     """Serve a scenario's vehicle to ArduPilot SITL over SIM_JSON (lockstep, one tick per frame).
 
