@@ -261,9 +261,21 @@ def test_cli_surftrak_run(op: str, seed: int, which: str) -> None:
         _assert_clean(rc, text, folder / "run.csv")
 
 
+@pytest.fixture(scope="module")
+def _alloc_compiled() -> None:
+    """One report of the unmutated layout first, outside the hang guard: it compiles the
+    allocation kernels (cold cache: tens of seconds on a loaded 2-core machine), which is
+    start-up cost, not a hang of the mutated input."""
+    lay = KINDS["layout"]
+    with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
+        from marinesim.cli.main import main
+
+        main(["alloc", "report", str(_write(lay, Path(tmp), lay.example))])
+
+
 @CLI
 @given(op=st.sampled_from(OPS), seed=st.integers(0, 2**20))
-def test_cli_alloc_report_layout(op: str, seed: int) -> None:
+def test_cli_alloc_report_layout(_alloc_compiled: None, op: str, seed: int) -> None:
     lay = KINDS["layout"]
     with tempfile.TemporaryDirectory() as tmp:
         path = _write(lay, Path(tmp), mutate(lay.example, op, seed))
