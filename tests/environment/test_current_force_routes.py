@@ -25,7 +25,8 @@ def _program(fld: C.CurrentField, x: float, y: float) -> tuple[float, float]:
         d = float(np.hypot(x - float(xi), y - float(yi)))  # C's hypot, as the program
         if d < fld.radius:
             pct = 1.0 - d / fld.radius
-            w = pct * pct  # a product (numpy squares so too); C pow(x, 2) may differ in the last bit
+            # a product, as numpy squares; C pow(x, 2) may differ in the last bit
+            w = pct * pct
             sx += w * float(vx)
             sy += w * float(vy)
             n += 1

@@ -256,8 +256,17 @@ class CurrentField:
         if pxf.size * len(self) >= FORCE_COMPILED_MIN and _compiled_ok():
             _force_kernels().launch(
                 "cpu",
-                (pxf, pyf, self.x, self.y, self.vx, self.vy, float(self.radius),
-                 fx.reshape(-1), fy.reshape(-1)),
+                (
+                    pxf,
+                    pyf,
+                    self.x,
+                    self.y,
+                    self.vx,
+                    self.vy,
+                    float(self.radius),
+                    fx.reshape(-1),
+                    fy.reshape(-1),
+                ),
             )
             return fx, fy
         # numpy over every (point, vector) pair; the sums accumulate in file order
