@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 
 from marinesim.core.jitable import register_jitable
 
-__all__ = ["compiled_ok", "predict", "predict_row", "update", "update_row"]
+__all__ = ["compiled_ok", "predict", "predict_row", "update", "update_law"]
 
 Arr = NDArray[np.float64]
 
@@ -123,99 +123,105 @@ def _inverse(S: Arr, m: int, Si: Arr) -> None:
         Si[2, 2] = (S[0, 0] * S[1, 1] - S[0, 1] * S[1, 0]) / det
 
 
-@register_jitable
-def update_row(
-    i: int,
-    x: Arr,
-    P: Arr,
-    y: Arr,
-    H: Arr,
-    R: Arr,
-    mask: Any,
-    gate: float,
-    k0: int,
-    k1: int,
-    xo: Arr,
-    Po: Arr,
-    acc: Any,
-    nis: Arr,
-    work: Arr,
-) -> None:
-    """Joseph-form update of vehicle ``i`` with innovation ``y[i]`` (m ≤ 3), χ² gate.
+def update_law(m: int, k0: int, k1: int) -> Any:
+    """The update law of vehicle ``i`` for ``m`` measurement rows whose H is non-zero only in
+    columns ``k0:k1`` (constants of the compiled code: the loops unroll).
 
-    ``H`` (N, m, 9) is zero outside its columns ``k0:k1``; ``R`` (m, m).  Writes ``xo[i]``,
-    ``Po[i]``, ``acc[i]``, ``nis[i]`` (NaN without a measurement); ``work`` (N, 9, 15) is
-    scratch.  Rows without a measurement, or whose NIS exceeds ``gate``, keep x and the
-    symmetrised P.
+    Returns ``update_row(i, x, P, y, H, R, mask, gate, xo, Po, acc, nis, work)``.
     """
-    m = y.shape[1]
-    out = Po[i]
-    w = work[i]  # columns 0:3 U = P·Hᵀ, 3:6 K, 6:9 K·R − A·Hᵀ, 9:12 S, 12:15 S⁻¹ (rows 0:m)
-    for k in range(9):
-        xo[i, k] = x[i, k]
-    nis[i] = np.nan
-    acc[i] = False
-    ok = False
-    if mask[i]:
-        for r in range(9):
+
+    @register_jitable
+    def update_row(
+        i: int,
+        x: Arr,
+        P: Arr,
+        y: Arr,
+        H: Arr,
+        R: Arr,
+        mask: Any,
+        gate: float,
+        xo: Arr,
+        Po: Arr,
+        acc: Any,
+        nis: Arr,
+        work: Arr,
+    ) -> None:
+        """Joseph-form update of vehicle ``i`` with innovation ``y[i]`` (m ≤ 3), χ² gate.
+
+        ``H`` (N, m, 9) is zero outside its columns ``k0:k1``; ``R`` (m, m).  Writes ``xo[i]``,
+        ``Po[i]``, ``acc[i]``, ``nis[i]`` (NaN without a measurement); ``work`` (N, 9, 15) is
+        scratch.  Rows without a measurement, or whose NIS exceeds ``gate``, keep x and the
+        symmetrised P.
+        """
+        out = Po[i]
+        w = work[i]  # columns 0:3 U = P·Hᵀ, 3:6 K, 6:9 K·R − A·Hᵀ, 9:12 S, 12:15 S⁻¹ (rows 0:m)
+        for k in range(9):
+            xo[i, k] = x[i, k]
+        nis[i] = np.nan
+        acc[i] = False
+        ok = False
+        if mask[i]:
+            for r in range(9):
+                for j in range(m):
+                    s = 0.0
+                    for k in range(k0, k1):
+                        s += P[i, r, k] * H[i, j, k]
+                    w[r, j] = s
+            for a in range(m):
+                for b in range(m):
+                    s = R[a, b]
+                    for k in range(k0, k1):
+                        s += H[i, a, k] * w[k, b]
+                    w[a, 9 + b] = s
+            _inverse(w[:, 9:12], m, w[:, 12:15])
+            v = 0.0
+            for a in range(m):
+                for b in range(m):
+                    v += y[i, a] * w[a, 12 + b] * y[i, b]
+            nis[i] = v
+            ok = v <= gate
+            acc[i] = ok
+        if not ok:
+            for r in range(9):
+                for c in range(9):
+                    out[r, c] = 0.5 * (P[i, r, c] + P[i, c, r])
+            return
+        for r in range(9):  # K = U·S⁻¹, x += K·y
+            s = 0.0
+            for j in range(m):
+                kk = 0.0
+                for b in range(m):
+                    kk += w[r, b] * w[b, 12 + j]
+                w[r, 3 + j] = kk
+                s += kk * y[i, j]
+            xo[i, r] = x[i, r] + s
+        for r in range(9):  # A = P − K·Uᵀ (= (I − K·H)·P, P symmetric)
+            for c in range(9):
+                s = P[i, r, c]
+                for j in range(m):
+                    s -= w[r, 3 + j] * w[c, j]
+                out[r, c] = s
+        for r in range(9):  # K·R − A·Hᵀ
             for j in range(m):
                 s = 0.0
+                for b in range(m):
+                    s += w[r, 3 + b] * R[b, j]
                 for k in range(k0, k1):
-                    s += P[i, r, k] * H[i, j, k]
-                w[r, j] = s
-        for a in range(m):
-            for b in range(m):
-                s = R[a, b]
-                for k in range(k0, k1):
-                    s += H[i, a, k] * w[k, b]
-                w[a, 9 + b] = s
-        _inverse(w[:, 9:12], m, w[:, 12:15])
-        v = 0.0
-        for a in range(m):
-            for b in range(m):
-                v += y[i, a] * w[a, 12 + b] * y[i, b]
-        nis[i] = v
-        ok = v <= gate
-        acc[i] = ok
-    if not ok:
-        for r in range(9):
+                    s -= out[r, k] * H[i, j, k]
+                w[r, 6 + j] = s
+        for r in range(9):  # A − (A·Hᵀ)·Kᵀ + K·R·Kᵀ = A + (K·R − A·Hᵀ)·Kᵀ, symmetrised
             for c in range(9):
-                out[r, c] = 0.5 * (P[i, r, c] + P[i, c, r])
-        return
-    for r in range(9):  # K = U·S⁻¹, x += K·y
-        s = 0.0
-        for j in range(m):
-            kk = 0.0
-            for b in range(m):
-                kk += w[r, b] * w[b, 12 + j]
-            w[r, 3 + j] = kk
-            s += kk * y[i, j]
-        xo[i, r] = x[i, r] + s
-    for r in range(9):  # A = P − K·Uᵀ (= (I − K·H)·P, P symmetric)
-        for c in range(9):
-            s = P[i, r, c]
-            for j in range(m):
-                s -= w[r, 3 + j] * w[c, j]
-            out[r, c] = s
-    for r in range(9):  # K·R − A·Hᵀ
-        for j in range(m):
-            s = 0.0
-            for b in range(m):
-                s += w[r, 3 + b] * R[b, j]
-            for k in range(k0, k1):
-                s -= out[r, k] * H[i, j, k]
-            w[r, 6 + j] = s
-    for r in range(9):  # A − (A·Hᵀ)·Kᵀ + K·R·Kᵀ = A + (K·R − A·Hᵀ)·Kᵀ, symmetrised
-        for c in range(9):
-            s = out[r, c]
-            for j in range(m):
-                s += w[r, 6 + j] * w[c, 3 + j]
-            out[r, c] = s
-    for r in range(9):
-        for c in range(r + 1, 9):
-            s = 0.5 * (out[r, c] + out[c, r])
-            out[r, c] = s
-            out[c, r] = s
+                s = out[r, c]
+                for j in range(m):
+                    s += w[r, 6 + j] * w[c, 3 + j]
+                out[r, c] = s
+        for r in range(9):
+            for c in range(r + 1, 9):
+                s = 0.5 * (out[r, c] + out[c, r])
+                out[r, c] = s
+                out[c, r] = s
+
+    return update_row
 
 
 _KERNELS: dict[str, Any] = {}
@@ -238,9 +244,14 @@ def _kernels(name: str) -> Any:
     if name not in _KERNELS:
         from marinesim.core import compile as cc
 
-        one = predict_row if name == "predict" else update_row
+        if name == "predict":
+            one = predict_row
+        else:  # "update m k0 k1"
+            one = update_law(*(int(v) for v in name.split()[1:]))
+        # the law's constants go into the stamp: it keys numba's disk cache of the loops
+        stamp = cc.source_stamp(predict_row) + name.replace(" ", "-")
         # serial: per row a few hundred flops; threads cost more than they save here
-        _KERNELS[name] = cc.kernels(one, 1, error_model="numpy", parallel_min=2**62)
+        _KERNELS[name] = cc.kernels(one, 1, stamp=stamp, error_model="numpy", parallel_min=2**62)
     return _KERNELS[name]
 
 
@@ -290,13 +301,11 @@ def update(
         np.ascontiguousarray(np.broadcast_to(R, (m, m)), dtype=np.float64),
         np.ascontiguousarray(mask, dtype=np.bool_),
         float(gate),
-        k0,
-        k1,
         xo,
         Po,
         acc,
         nis,
         np.empty((n, 9, 15)),
     )
-    _kernels("update").launch("cpu", args)
+    _kernels(f"update {m} {k0} {k1}").launch("cpu", args)
     return xo, Po, acc, nis
