@@ -280,15 +280,28 @@ def predict(
 
 
 def update(
-    x: Arr, P: Arr, z: Arr, zhat: Arr, H: Arr, R: Arr, mask: NDArray[np.bool_], gate: float
+    x: Arr,
+    P: Arr,
+    z: Arr,
+    zhat: Arr,
+    H: Arr,
+    R: Arr,
+    mask: NDArray[np.bool_],
+    gate: float,
+    cols: tuple[int, int] | None = None,
 ) -> tuple[Arr, Arr, NDArray[np.bool_], Arr]:
-    """The compiled :func:`~.estimation.ekf_update` (same arguments and results)."""
+    """The compiled :func:`~.estimation.ekf_update` (same arguments and results).
+
+    ``cols`` = (k0, k1): H is zero outside columns k0:k1 (found from H when not given).
+    """
     n = x.shape[0]
     m = z.shape[1]
     y = np.where(mask[:, None], z - zhat, 0.0)
     Hn = np.ascontiguousarray(np.broadcast_to(H, (n, m, 9)), dtype=np.float64)
-    cols = np.flatnonzero(np.any(np.reshape(H, (-1, 9)) != 0.0, axis=0))
-    k0, k1 = (int(cols[0]), int(cols[-1]) + 1) if cols.size else (0, 0)
+    if cols is None:
+        nz = np.flatnonzero(np.any(np.reshape(H, (-1, 9)) != 0.0, axis=0))
+        cols = (int(nz[0]), int(nz[-1]) + 1) if nz.size else (0, 0)
+    k0, k1 = cols
     xo = np.empty((n, 9))
     Po = np.empty((n, 9, 9))
     acc = np.zeros(n, dtype=np.bool_)

@@ -234,6 +234,8 @@ _H_DEPTH = np.zeros((1, 9))
 _H_DEPTH[0, 2] = 1.0
 _H_GPS = np.zeros((2, 9))
 _H_GPS[0, 0] = _H_GPS[1, 1] = 1.0
+#: Columns of the state each measurement's H reads (position down, position NE, velocity).
+_H_COLUMNS = {"depth": (2, 3), "gps": (0, 2), "dvl": (3, 6)}
 
 
 @dataclass
@@ -331,7 +333,8 @@ class NavEkf:
             self.p.gravity,
         )
         self.t = t
-        self.history.append(_Step(t, self.x.copy(), self.P.copy(), f.copy(), self.rot.copy(), dt))
+        # x and P are fresh arrays of the step, never changed in place: kept without a copy
+        self.history.append(_Step(t, self.x, self.P, f.copy(), self.rot.copy(), dt))
         keep = self.p.max_delay + 1e-9
         while len(self.history) > 2 and self.history[1].t < t - keep:
             self.history.popleft()
@@ -354,8 +357,12 @@ class NavEkf:
         else:
             zhat, H = dvl_model(x, rot, omega, np.asarray(self.p.dvl_lever_arm, dtype=float))
             R = self.p.dvl_std**2 * np.eye(3)
-        upd = ekf_rows.update if self.compiled else ekf_update
-        x, P, acc, nis = upd(x, P, z, zhat, H, R, mask, self.gates[z.shape[1]])
+        gate = self.gates[z.shape[1]]
+        if self.compiled:
+            cols = _H_COLUMNS[kind]  # where H is non-zero
+            x, P, acc, nis = ekf_rows.update(x, P, z, zhat, H, R, mask, gate, cols=cols)
+        else:
+            x, P, acc, nis = ekf_update(x, P, z, zhat, H, R, mask, gate)
         if count:
             self.rejected[kind] += (mask & ~acc).astype(np.int64)
             self.nis[kind] = nis
@@ -399,7 +406,7 @@ class NavEkf:
                     self.p.accel_bias_walk,
                     self.p.gravity,
                 )
-                st.x, st.P = x.copy(), P.copy()
+                st.x, st.P = x, P  # fresh arrays, never changed in place
             for ts, k2, z2, m2, r2, o2 in st.meas:
                 new = ts == t_stamp and k2 == kind and z2 is z
                 x, P = self._apply(x, P, k2, z2, m2, r2, o2, count=new)

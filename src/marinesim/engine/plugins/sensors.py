@@ -74,7 +74,9 @@ def _buffer(ctx: Any, t_stamp: float, value: np.ndarray, ok: np.ndarray) -> None
     buf = ctx.state.get("buffer")
     if buf is None:
         buf = ctx.state["buffer"] = deque(maxlen=int(ctx.params.buffer_size))
-    buf.append((float(t_stamp), np.array(value, dtype=float).reshape(ok.shape[0], -1), ok.copy()))
+    # the sensors' sample arrays are fresh every call and never changed: kept without a copy
+    val = np.asarray(value, dtype=float).reshape(ok.shape[0], -1)
+    buf.append((float(t_stamp), val, ok))
 
 
 def _deliver(ctx: Any, topic: str, value: np.ndarray, ok: np.ndarray, delay: float) -> None:
@@ -91,6 +93,9 @@ def _deliver(ctx: Any, topic: str, value: np.ndarray, ok: np.ndarray, delay: flo
     """
     ok = ok & np.asarray(ctx.active)
     _buffer(ctx, ctx.t - delay, value, ok)
+    if ok.all():  # every row: the message rows=flatnonzero(ok) gives, without the copy
+        ctx.publish(topic, value, t_stamp=ctx.t - delay)
+        return
     rows = np.flatnonzero(ok)
     if rows.size:
         ctx.publish(topic, value[rows], rows=rows, t_stamp=ctx.t - delay)
@@ -527,13 +532,19 @@ class NavEkfEstimator(Plugin):
             ctx.state["ekf"], used = self._init_from_gps(ctx, msgs)
         ekf: NavEkf = ctx.state["ekf"]
         n = ekf.n
+        every = np.arange(n)
         for m in msgs:
             if id(m) in used:  # the fixes that initialised the filter
                 continue
-            mask = np.zeros(n, dtype=bool)
-            mask[m.rows] = True
-            val = np.zeros((n, np.asarray(m.value).reshape(len(m.rows), -1).shape[1]))
-            val[m.rows] = np.asarray(m.value, dtype=float).reshape(len(m.rows), -1)
+            got = np.asarray(m.value, dtype=float).reshape(len(m.rows), -1)
+            if len(m.rows) == n and np.array_equal(m.rows, every):  # rows 0..n-1 in order
+                mask = np.ones(n, dtype=bool)
+                val = got
+            else:
+                mask = np.zeros(n, dtype=bool)
+                mask[m.rows] = True
+                val = np.zeros((n, got.shape[1]))
+                val[m.rows] = got
             if m.topic == "ahrs/quat":
                 q = np.where(mask[:, None], val, ctx.state["quat"])
                 ctx.state["quat"] = q
