@@ -280,18 +280,19 @@ def cep50(cov2: NDArray[np.float64], n_theta: int | None = None) -> NDArray[np.f
         # relative (ratios 0.02-1 against 20 000 nodes), 4/ratio keeps a margin
         n_theta = int(np.clip(np.ceil(4.0 / max(float(r2.min(initial=1.0)), 1e-4)), 8, 20000))
     th = (np.arange(n_theta) + 0.5) * (0.5 * np.pi / n_theta)
-    q = np.cos(th) ** 2 + np.sin(th) ** 2 / r2[:, None] ** 2  # (N, n), normalised σ₁ = 1
+    # (n, N), normalised σ₁ = 1; nodes along the first axis: the sums add whole rows
+    q = (np.cos(th) ** 2)[:, None] + (np.sin(th) ** 2)[:, None] / r2**2
     norm = 1.0 / (n_theta * r2)  # (1/(2π σ₁σ₂))·4·(π/2)/n
     rad = 0.5887 * (1.0 + r2)
     e = np.empty_like(q)  # work buffers, reused by every iteration
     w = np.empty_like(q)
     for _ in range(8):
-        np.multiply(-0.5 * rad[:, None] ** 2, q, out=e)
+        np.multiply(-0.5 * rad**2, q, out=e)
         np.exp(e, out=e)
         np.subtract(1.0, e, out=w)
         np.divide(w, q, out=w)
-        prob = norm * np.sum(w, axis=1)
-        dprob = norm * rad * np.sum(e, axis=1)
+        prob = norm * np.add.reduce(w, axis=0)
+        dprob = norm * rad * np.add.reduce(e, axis=0)
         new = np.clip(rad - (prob - 0.5) / dprob, 0.6744897501960817, 1.1774100225154747)
         done = np.max(np.abs(new - rad), initial=0.0) < 1e-14
         rad = new
