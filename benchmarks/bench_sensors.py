@@ -17,23 +17,29 @@ With ``--figures`` the three navigation figures (:mod:`marinesim.io.nav_plots`: 
 contacts; ensemble views past a dozen vehicles) are also drawn and saved as PNG from a 60 s run
 of N vehicles with ``simple_ins`` and ``contacts``, each timed (issue 12 §2: ≤ 2 s at N = 1000).
 
+With ``--cpu`` the runs are timed with the process's CPU time instead of wall time (on a
+machine shared with other jobs, CPU time is what the code costs).
+
+The EKF runs its compiled per-vehicle laws (:mod:`marinesim.sensors.ekf_rows`) unless
+``MARINESIM_JIT=0`` (then the numpy reference); their first compilation (a few seconds, once per
+machine: numba's disk cache) falls in the warm-up ticks.
+
 Usage::
 
     python benchmarks/bench_sensors.py [--n 1000] [--ticks 200] [--repeat 3] [--figures]
-                                       [--json PATH]
+                                       [--cpu] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from _report import write_report
 from marinesim.engine.entity import BlockSpec, PluginSpec, Spawn
 from marinesim.engine.plugin import NoParams
 from marinesim.engine.plugins import metrics as M
@@ -92,8 +98,8 @@ def sensor_set() -> tuple[PluginSpec, ...]:
     )
 
 
-def one_run(n: int, ticks: int, with_sensors: bool, seed: int = 1) -> float:
-    """Vehicle-steps/s of one run."""
+def one_run(n: int, ticks: int, with_sensors: bool, seed: int = 1, cpu: bool = False) -> float:
+    """Vehicle-steps/s of one run (per CPU-second with ``cpu``)."""
     blk = BlockSpec(
         "auv",
         n,
@@ -104,9 +110,10 @@ def one_run(n: int, ticks: int, with_sensors: bool, seed: int = 1) -> float:
     world = [PluginSpec(M.NavError("nav_error", NoParams()))] if with_sensors else []
     sim = Simulation([blk], dt=0.1, end=(ticks + WARMUP) * 0.1, seed=seed, world=world)
     sim.step(WARMUP)  # start hooks, first RNG block fills, first scans: not steady state
-    t0 = time.perf_counter()
+    clock = time.process_time if cpu else time.perf_counter
+    t0 = clock()
     done = sim.step(ticks)
-    wall = time.perf_counter() - t0
+    wall = clock() - t0
     assert done == ticks and sim.status == "running"
     return n * ticks / wall
 
@@ -155,11 +162,17 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--ticks", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--figures", action="store_true", help="also time the navigation figures")
+    ap.add_argument("--cpu", action="store_true", help="time with CPU time, not wall time")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     pairs = []  # interleaved, so both runs of a pair see the same machine load
     for _ in range(args.repeat):
-        pairs.append((one_run(args.n, args.ticks, False), one_run(args.n, args.ticks, True)))
+        pairs.append(
+            (
+                one_run(args.n, args.ticks, False, cpu=args.cpu),
+                one_run(args.n, args.ticks, True, cpu=args.cpu),
+            )
+        )
     bare = statistics.median(b for b, _ in pairs)
     full = statistics.median(f for _, f in pairs)
     slowdown = statistics.median(b / f for b, f in pairs)
@@ -171,8 +184,9 @@ def main(argv: list[str] | None = None) -> dict:
         "sensors_vehicle_steps_per_s": full,
         "slowdown": slowdown,
         "pairs": pairs,
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
+        "clock": "cpu" if args.cpu else "wall",
+        "ekf": "numpy" if os.environ.get("MARINESIM_JIT", "1") == "0" else "compiled",
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
     }
     print(
         f"N={args.n} ticks={args.ticks}: bare {bare:,.0f} vehicle-steps/s, "
@@ -184,10 +198,11 @@ def main(argv: list[str] | None = None) -> dict:
             f"navigation figures at N={args.n}: "
             + ", ".join(f"{k} {v:.2f} s" for k, v in figs.items())
         )
-    if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out, indent=2), encoding="utf-8")
-    return out
+    cmd = f"python benchmarks/bench_sensors.py --n {args.n} --ticks {args.ticks} --repeat {args.repeat}"
+    cmd += " --cpu" * args.cpu + " --figures" * args.figures
+    return write_report(
+        "full navigation sensor set + INS/EKF at N vehicles vs motion only", cmd, out, args.json
+    )
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ and since its draws are its own row's, each group's scan equals the scan of that
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 from numpy.typing import NDArray
@@ -145,15 +144,19 @@ def _group_pairs(
 def _tree_pairs(
     origin: Arr, target_pos: Arr, max_range: float
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(sensor, target) pairs within ``max_range`` from a k-d tree over the targets."""
+    """(sensor, target) pairs within ``max_range`` (distance ≤ max_range) from k-d trees.
+
+    The pairs come as one array from the two trees (no per-sensor Python lists); their order
+    is arbitrary, the caller sorts them.
+    """
     from scipy.spatial import cKDTree
 
-    n = origin.shape[0]
-    lists = cKDTree(target_pos).query_ball_point(origin, max_range)
-    lens = np.fromiter(map(len, lists), dtype=np.int64, count=n)
-    ii = np.repeat(np.arange(n, dtype=np.int64), lens)
-    jj = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=int(lens.sum()))
-    return ii, jj
+    if origin.shape[0] == 0 or target_pos.shape[0] == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    pairs = cKDTree(origin).sparse_distance_matrix(
+        cKDTree(target_pos), max_range, output_type="ndarray"
+    )
+    return pairs["i"].astype(np.int64), pairs["j"].astype(np.int64)
 
 
 def _to_xyz(r: Arr, az: Arr, el: Arr) -> Arr:

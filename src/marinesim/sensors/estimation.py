@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from marinesim.core.params import ParamsBase, field
+from marinesim.sensors import ekf_rows
 from marinesim.sensors.dvl import sensor_velocity
 
 __all__ = [
@@ -233,6 +234,8 @@ _H_DEPTH = np.zeros((1, 9))
 _H_DEPTH[0, 2] = 1.0
 _H_GPS = np.zeros((2, 9))
 _H_GPS[0, 0] = _H_GPS[1, 1] = 1.0
+#: Columns of the state each measurement's H reads (position down, position NE, velocity).
+_H_COLUMNS = {"depth": (2, 3), "gps": (0, 2), "dvl": (3, 6)}
 
 
 @dataclass
@@ -261,10 +264,24 @@ class NavEkf:
         Initial attitude estimate.
     t0 : float
         Time of the initial state [s].
+    compiled : bool, optional
+        Run the compiled laws of :mod:`marinesim.sensors.ekf_rows` (agree with the numpy
+        reference to rounding); default: when numba is usable and ``MARINESIM_JIT`` is not 0.
     """
 
-    def __init__(self, params: EkfParams, x0: Arr, P0: Arr, rot0: Arr, t0: float) -> None:
+    def __init__(
+        self,
+        params: EkfParams,
+        x0: Arr,
+        P0: Arr,
+        rot0: Arr,
+        t0: float,
+        compiled: bool | None = None,
+    ) -> None:
         self.p = params
+        #: Prediction and update by the compiled per-vehicle laws (:mod:`.ekf_rows`); default:
+        #: when numba is usable and ``MARINESIM_JIT`` is not 0, else the numpy reference.
+        self.compiled = ekf_rows.compiled_ok() if compiled is None else bool(compiled)
         self.x = np.array(x0, dtype=float)
         self.P = np.array(P0, dtype=float)
         self.rot = np.array(rot0, dtype=float)
@@ -290,6 +307,12 @@ class NavEkf:
         self.history.append(_Step(self.t, self.x.copy(), self.P.copy(), None, self.rot.copy(), 0.0))
 
     # ------------------------------------------------------------------------------------
+    def _predict(
+        self, x: Arr, P: Arr, f: Arr, rot: Arr, dt: float, sa: float, sba: float, g: float
+    ) -> tuple[Arr, Arr]:
+        """:func:`ekf_predict`, compiled when :attr:`compiled`."""
+        return (ekf_rows.predict if self.compiled else ekf_predict)(x, P, f, rot, dt, sa, sba, g)
+
     def set_attitude(self, rot: Arr, mask: NDArray[np.bool_] | None = None) -> None:
         """Use a new attitude estimate R̂ (N, 3, 3) for the rows in ``mask`` (all by default)."""
         self.rot = rot.copy() if mask is None else np.where(mask[:, None, None], rot, self.rot)
@@ -299,7 +322,7 @@ class NavEkf:
         dt = t - self.t
         if dt <= 0:
             return
-        self.x, self.P = ekf_predict(
+        self.x, self.P = self._predict(
             self.x,
             self.P,
             f,
@@ -310,7 +333,8 @@ class NavEkf:
             self.p.gravity,
         )
         self.t = t
-        self.history.append(_Step(t, self.x.copy(), self.P.copy(), f.copy(), self.rot.copy(), dt))
+        # x and P are fresh arrays of the step, never changed in place: kept without a copy
+        self.history.append(_Step(t, self.x, self.P, f.copy(), self.rot.copy(), dt))
         keep = self.p.max_delay + 1e-9
         while len(self.history) > 2 and self.history[1].t < t - keep:
             self.history.popleft()
@@ -333,7 +357,12 @@ class NavEkf:
         else:
             zhat, H = dvl_model(x, rot, omega, np.asarray(self.p.dvl_lever_arm, dtype=float))
             R = self.p.dvl_std**2 * np.eye(3)
-        x, P, acc, nis = ekf_update(x, P, z, zhat, H, R, mask, self.gates[z.shape[1]])
+        gate = self.gates[z.shape[1]]
+        if self.compiled:
+            cols = _H_COLUMNS[kind]  # where H is non-zero
+            x, P, acc, nis = ekf_rows.update(x, P, z, zhat, H, R, mask, gate, cols=cols)
+        else:
+            x, P, acc, nis = ekf_update(x, P, z, zhat, H, R, mask, gate)
         if count:
             self.rejected[kind] += (mask & ~acc).astype(np.int64)
             self.nis[kind] = nis
@@ -367,7 +396,7 @@ class NavEkf:
         for j, st in enumerate(steps):
             if j > 0:
                 assert st.f is not None
-                x, P = ekf_predict(
+                x, P = self._predict(
                     x,
                     P,
                     st.f,
@@ -377,7 +406,7 @@ class NavEkf:
                     self.p.accel_bias_walk,
                     self.p.gravity,
                 )
-                st.x, st.P = x.copy(), P.copy()
+                st.x, st.P = x, P  # fresh arrays, never changed in place
             for ts, k2, z2, m2, r2, o2 in st.meas:
                 new = ts == t_stamp and k2 == kind and z2 is z
                 x, P = self._apply(x, P, k2, z2, m2, r2, o2, count=new)

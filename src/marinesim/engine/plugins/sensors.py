@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from marinesim.core.errors import ConfigError
-from marinesim.core.frames import rotation_from_quat
+from marinesim.core.frames import rotation_from_quat, rotation_quat_c
 from marinesim.core.state import VehicleState
 from marinesim.engine.plugin import Plugin
 from marinesim.sensors import ahrs, contacts, depth, dvl, gps, imu, nav
@@ -51,6 +51,17 @@ __all__ = [
     "NoisyStateSensor",
     "SimpleInsSensor",
 ]
+
+
+def _rotations(q: Any) -> np.ndarray:
+    """Rotations (N, 3, 3) of quaternions (N, 4): :func:`rotation_from_quat`'s entries, bit for
+    bit (the same law, :func:`rotation_quat_c`), written into one array without its stacks."""
+    q = np.asarray(q, dtype=float)
+    e = rotation_quat_c(q[:, 0], q[:, 1], q[:, 2], q[:, 3])
+    out = np.empty((q.shape[0], 9))
+    for k in range(9):
+        out[:, k] = e[k]
+    return out.reshape(-1, 3, 3)
 
 
 def _period(ctx: Any) -> float:
@@ -74,7 +85,9 @@ def _buffer(ctx: Any, t_stamp: float, value: np.ndarray, ok: np.ndarray) -> None
     buf = ctx.state.get("buffer")
     if buf is None:
         buf = ctx.state["buffer"] = deque(maxlen=int(ctx.params.buffer_size))
-    buf.append((float(t_stamp), np.array(value, dtype=float).reshape(ok.shape[0], -1), ok.copy()))
+    # the sensors' sample arrays are fresh every call and never changed: kept without a copy
+    val = np.asarray(value, dtype=float).reshape(ok.shape[0], -1)
+    buf.append((float(t_stamp), val, ok))
 
 
 def _deliver(ctx: Any, topic: str, value: np.ndarray, ok: np.ndarray, delay: float) -> None:
@@ -91,6 +104,9 @@ def _deliver(ctx: Any, topic: str, value: np.ndarray, ok: np.ndarray, delay: flo
     """
     ok = ok & np.asarray(ctx.active)
     _buffer(ctx, ctx.t - delay, value, ok)
+    if ok.all():  # every row: the message rows=flatnonzero(ok) gives, without the copy
+        ctx.publish(topic, value, t_stamp=ctx.t - delay)
+        return
     rows = np.flatnonzero(ok)
     if rows.size:
         ctx.publish(topic, value[rows], rows=rows, t_stamp=ctx.t - delay)
@@ -205,7 +221,7 @@ class ImuSensor(Plugin):
             acc = (hist[2] - 2.0 * hist[1] + hist[0]) / (dt * dt)
         else:
             acc = np.zeros_like(hist[-1])
-        rot = rotation_from_quat(tr.quat)
+        rot = _rotations(tr.quat)
         f_true = imu.specific_force(acc, rot, ctx.env.gravity)
         f, w, ba, bg = imu.imu_measure(
             f_true,
@@ -285,7 +301,7 @@ class DvlSensor(Plugin):
         else:  # the scenario's environment.terrain under each vehicle
             floor = ctx.env.seafloor_depth(pos[:, 0], pos[:, 1])
         alt = floor - pos[:, 2]
-        rot = rotation_from_quat(tr.quat)
+        rot = _rotations(tr.quat)
         cur = np.zeros((pos.shape[0], 3))
         cur[:, :2] = ctx.env.current(pos[:, 0], pos[:, 1])
         cur_b = np.einsum("nji,nj->ni", rot, cur)
@@ -527,17 +543,23 @@ class NavEkfEstimator(Plugin):
             ctx.state["ekf"], used = self._init_from_gps(ctx, msgs)
         ekf: NavEkf = ctx.state["ekf"]
         n = ekf.n
+        every = np.arange(n)
         for m in msgs:
             if id(m) in used:  # the fixes that initialised the filter
                 continue
-            mask = np.zeros(n, dtype=bool)
-            mask[m.rows] = True
-            val = np.zeros((n, np.asarray(m.value).reshape(len(m.rows), -1).shape[1]))
-            val[m.rows] = np.asarray(m.value, dtype=float).reshape(len(m.rows), -1)
+            got = np.asarray(m.value, dtype=float).reshape(len(m.rows), -1)
+            if len(m.rows) == n and np.array_equal(m.rows, every):  # rows 0..n-1 in order
+                mask = np.ones(n, dtype=bool)
+                val = got
+            else:
+                mask = np.zeros(n, dtype=bool)
+                mask[m.rows] = True
+                val = np.zeros((n, got.shape[1]))
+                val[m.rows] = got
             if m.topic == "ahrs/quat":
                 q = np.where(mask[:, None], val, ctx.state["quat"])
                 ctx.state["quat"] = q
-                ekf.set_attitude(rotation_from_quat(q))
+                ekf.set_attitude(_rotations(q))
             elif m.topic == "imu/data":
                 ctx.state["f"] = np.where(mask[:, None], val[:, 0:3], ctx.state["f"])
                 ctx.state["w"] = np.where(mask[:, None], val[:, 3:6], ctx.state["w"])
@@ -655,7 +677,7 @@ class ContactSensor(Plugin):
         act = np.asarray(ctx.active)
         det = contacts.detect_contacts(
             np.asarray(tr.pos),
-            rotation_from_quat(tr.quat),
+            _rotations(tr.quat),
             sids,
             tpos,
             tids,

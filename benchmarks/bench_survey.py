@@ -1,0 +1,140 @@
+"""``demo_survey``'s plugins at N vehicles through the engine, and the current-field lookup.
+
+The bundled ``demo_survey`` scenario (``usm`` + ``heading_speed_depth_pid`` + ``waypoints``
+lawnmower + the ``demo_current.cfd`` current field + a gust script) with its block widened to
+``--n`` vehicles (``split: false``: every vehicle flies the whole pattern; 7 lanes cannot be
+split among 10⁴ vehicles).  Figures, in one process:
+
+* ``vehicle_steps_per_cpu_s``: N · ticks / CPU time of ``Simulation.step(ticks)`` after
+  ``WARMUP`` ticks (CPU time: the machine is shared; the median of ``--repeat`` runs);
+* ``field_us_per_tick``: :meth:`CurrentField.force` at the N positions, one tick's lookup,
+  and ``field_share`` of the tick;
+* ``dense_field_us_per_tick``: the same lookup written as the dense numpy formula over the
+  (N, M) pairs that marinesim used before (the baseline of ``field_speedup``).
+
+Usage::
+
+    python benchmarks/bench_survey.py [--n 10000] [--ticks 50] [--repeat 3]
+                                      [--json benchmarks/results/bench_survey.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from _report import write_report
+from marinesim.scenario.build import load_simulation
+
+WARMUP = 5  # ticks run before timing (start hooks, first compiled calls)
+
+
+def _load() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:  # pragma: no cover - platforms without getloadavg
+        return None
+
+
+def _dense_force(fld, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The earlier lookup: dense numpy over every (point, vector) pair (the baseline)."""
+    d = np.hypot(x[:, None] - fld.x, y[:, None] - fld.y)
+    inside = d < fld.radius
+    w = np.where(inside, (1.0 - d / fld.radius) ** 2, 0.0)
+    n = inside.sum(axis=-1)
+    safe = np.maximum(n, 1)
+    return (
+        np.where(n > 0, (w * fld.vx).sum(axis=-1) / safe, 0.0),
+        np.where(n > 0, (w * fld.vy).sum(axis=-1) / safe, 0.0),
+    )
+
+
+def _cpu(fn, k: int) -> float:
+    """CPU seconds per call of ``fn`` (best of 3 rounds of ``k`` calls)."""
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.process_time()
+        for _ in range(k):
+            fn()
+        best = min(best, (time.process_time() - t0) / k)
+    return best
+
+
+def one_run(n: int, ticks: int) -> tuple[float, object]:
+    """Vehicle-steps per CPU-second of one run; and the simulation (for the lookup)."""
+    sim = load_simulation(
+        "demo_survey",
+        sets={
+            "entities.0.count": n,
+            "entities.0.autonomy.0.params.lawnmower.split": False,
+            "time.end": 900,
+        },
+    )
+    sim.step(WARMUP)
+    t0 = time.process_time()
+    done = sim.step(ticks)
+    cpu = time.process_time() - t0
+    assert done == ticks and sim.status == "running"
+    return n * ticks / cpu, sim
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the measurement; return and optionally write the results."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=10_000)
+    ap.add_argument("--ticks", type=int, default=50)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--json", type=Path, default=Path(__file__).parent / "results" / "bench_survey.json"
+    )
+    args = ap.parse_args(argv)
+    load0 = _load()
+    rates = []
+    sim = None
+    for _ in range(args.repeat):
+        r, sim = one_run(args.n, args.ticks)
+        rates.append(r)
+    rate = statistics.median(rates)
+    fld = sim.env.current_field  # type: ignore[union-attr]
+    pos = np.asarray(sim.block("survey").truth.pos)  # type: ignore[union-attr]
+    east, north = pos[:, 1].copy(), pos[:, 0].copy()
+    field_s = _cpu(lambda: fld.force(east, north), 20)
+    dense_s = _cpu(lambda: _dense_force(fld, east, north), 5)
+    tick_s = args.n / rate
+    result = {
+        "n": args.n,
+        "ticks": args.ticks,
+        "dt": 0.2,
+        "vehicle_steps_per_cpu_s": rate,
+        "runs": rates,
+        "tick_ms": tick_s * 1e3,
+        "field_us_per_tick": field_s * 1e6,
+        "field_share": field_s / tick_s,
+        "dense_field_us_per_tick": dense_s * 1e6,
+        "field_speedup": dense_s / field_s,
+        "field_vectors": len(fld),
+        "load_average": [load0, _load()],
+    }
+    print(
+        f"demo_survey plugins, N={args.n}: {rate:,.0f} vehicle-steps per CPU-s "
+        f"({tick_s * 1e3:.1f} ms per tick); current-field lookup {field_s * 1e6:,.0f} us "
+        f"= {100 * field_s / tick_s:.1f} % of the tick, dense numpy formula "
+        f"{dense_s * 1e6:,.0f} us ({dense_s / field_s:.1f}x); load {result['load_average']}",
+        flush=True,
+    )
+    return write_report(
+        "demo_survey plugins at N vehicles through the engine; current-field lookup",
+        f"python benchmarks/bench_survey.py --n {args.n} --ticks {args.ticks} "
+        f"--repeat {args.repeat}",
+        result,
+        args.json,
+    )
+
+
+if __name__ == "__main__":
+    main()
