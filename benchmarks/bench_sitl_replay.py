@@ -9,9 +9,13 @@ and fed to :class:`~marinesim.interop.sitl.lockstep.Lockstep` exactly as the UDP
   plant, rangefinder) through :class:`EnginePlant`: one engine tick per frame (the baseline);
 * ``reference_reply`` — the recorded reference plant, compiled step, but the reply built as a
   :class:`SensorReply` and ``json.dumps`` (the generic path);
-* ``reference`` — the same plant through the fast path (``step_bytes``: compiled step + one
-  ``%`` format);
-* ``reference_step`` — the compiled plant's ``step_bytes`` alone (no lockstep).
+* ``reference_pwm`` — the same plant through ``step_bytes`` (decoded packet object, compiled
+  step, one ``%`` format);
+* ``reference`` — the fastest path (``step_raw``: the datagram's pulses decoded inside the
+  compiled step, no packet object);
+* ``reference_logged`` — ``reference`` plus the truth log as ``marinesim sitl -o`` keeps it
+  (hooks every 0.05 s of physics time, CSV rows to a temporary directory);
+* ``reference_step`` — the compiled plant's ``step_raw`` alone (no lockstep).
 
 Prints frames per CPU second (process time), µs/frame, the real-time factor at 1200 Hz and
 the ratio to ``engine``;
@@ -27,6 +31,7 @@ import gzip
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -97,22 +102,33 @@ def main() -> None:
 
         ReferencePlant(csv, "sawtooth").step_bytes(np.full(16, 1500))  # compile / cache load
         slow = Lockstep(ReferencePlant(csv, "sawtooth"))
-        slow._fast = None  # the generic route: SensorReply + json.dumps per frame
+        slow._fast = slow._raw = None  # the generic route: SensorReply + json.dumps per frame
         n_slow = min(len(pkts), 20 * n_eng)
         results["reference_reply"] = {"frames": n_slow, "fps": run(slow, pkts[:n_slow])}
+        mid = Lockstep(ReferencePlant(csv, "sawtooth"))
+        mid._raw = None
+        results["reference_pwm"] = {"frames": len(pkts), "fps": run(mid, pkts)}
         results["reference"] = {
             "frames": len(pkts),
             "fps": run(Lockstep(ReferencePlant(csv, "sawtooth")), pkts),
         }
+        from marinesim.interop.sitl.session import HOOK_PERIOD
+        from marinesim.interop.sitl.truthlog import TruthLog
+
+        with tempfile.TemporaryDirectory() as tmp:
+            plant = ReferencePlant(csv, "sawtooth")
+            log = TruthLog(plant, tmp, period=HOOK_PERIOD)
+            lock = Lockstep(plant, on_frame=log, hook_period=HOOK_PERIOD)
+            results["reference_logged"] = {"frames": len(pkts), "fps": run(lock, pkts)}
+            log.close()
         plant = ReferencePlant(csv, "sawtooth")
-        pwms = [decode_servo(d).pwm for d in pkts]
-        step = plant.step_bytes
+        step = plant.step_raw
         t0 = time.process_time()
-        for p in pwms:
-            step(p)
+        for d in pkts:
+            step(d)
         results["reference_step"] = {
-            "frames": len(pwms),
-            "fps": len(pwms) / (time.process_time() - t0),
+            "frames": len(pkts),
+            "fps": len(pkts) / (time.process_time() - t0),
         }
     base = results["engine"]["fps"]
     print(f"{'route':16s} {'frames':>8s} {'frames/s':>10s} {'us/frame':>9s} {'x real':>7s} "
