@@ -88,17 +88,32 @@ def port_params(p: dict[str, float]) -> Any:
 
 
 def stick_of(z: float) -> float:
-    """MANUAL_CONTROL z → ArduSub's throttle control input 0…1000 (JS gain 0.5, JS_THR_GAIN 1:
-    PWM = 0.4·z + 1300, control_in = (PWM − 1100)/0.8)."""
-    return (0.4 * z + 1300.0 - 1100.0) / 0.8
+    """MANUAL_CONTROL z → the RC throttle override ArduSub makes of it [µs] (joystick gain 0.5,
+    JS_THR_GAIN 1: 0.4·z + 1300)."""
+    return float(int(0.4 * z + 1300.0))
 
 
 def run_port(delay: float, params: dict[str, float], baro_noise: float = 0.0,
-             seed: int = 1) -> dict[str, Any]:  # fmt: skip
-    """The port on the reference plant through session c's script; per-0.05 s series."""
+             seed: int = 1, trace: list[tuple[float, ...]] | None = None,
+             accel_hz: float = 0.0, depth_scale: float = DEPTH_SCALE,
+             z_lead: float = 0.0) -> dict[str, Any]:  # fmt: skip
+    """The port on the reference plant through session c's script; per-0.05 s series.
+
+    ``accel_hz`` > 0 low-passes the measured vertical acceleration (ArduPilot's
+    INS_ACCEL_FILTER, 20 Hz, on the 1200 Hz samples); ``depth_scale`` is the depth reading's
+    scale; ``z_lead`` [s] shifts the depth reading by that much of the current heave rate
+    (an estimator running ahead of the truth).  ``trace`` collects CTUN-like rows every 0.1 s once armed: time, ThO (filtered throttle),
+    DAlt, Alt, TAlt (terrain offset), DSAlt (target), CRt [m, m/s, z up], true depth."""
     from marinesim.control.surftrak import SURFTRAK, ArduSubVertical
     from marinesim.interop.sitl.refplant import (
-        _FLOOR, _HAVE, _RNG, _W, _WD, _Z, Z0, ReferencePlant,
+        _FLOOR,
+        _HAVE,
+        _RNG,
+        _W,
+        _WD,
+        _Z,
+        Z0,
+        ReferencePlant,
     )
 
     sp = port_params(params)
@@ -107,16 +122,19 @@ def run_port(delay: float, params: dict[str, float], baro_noise: float = 0.0,
     pwm = np.full(16, 1500.0)
     ap: ArduSubVertical | None = None
     script = list(SCRIPT)
-    stick = 500.0
+    stick = stick_of(500)
     armed = False
     rate = 1200
     rows: list[tuple[float, float, float, float]] = []
     texts: list[tuple[float, str]] = []
     n_msg = 0
     loop = 0
+    a_acc = 1.0 / (1.0 + rate / (2 * math.pi * accel_hz)) if accel_hz > 0 else 1.0
+    az_f = 0.0
     for n in range(1, int(END * rate) + 1):
         plant.step_bytes(pwm)
         t = n / rate
+        az_f += a_acc * (-plant.s[_WD] * 100.0 - az_f)
         while script and t >= script[0][0]:
             _, what, val = script.pop(0)
             if what == "arm":
@@ -125,28 +143,34 @@ def run_port(delay: float, params: dict[str, float], baro_noise: float = 0.0,
                 stick = stick_of(val)
             elif what == "mode":
                 if ap is None:
-                    z = -DEPTH_SCALE * (plant.s[_Z] - Z0) * 100.0
+                    z = -depth_scale * (plant.s[_Z] - Z0) * 100.0
                     ap = ArduSubVertical(sp, z, 0.0, 0.0, 0.5, 0.0025)
                 ap.set_mode(int(val))
         if n % 3 == 0 and ap is not None and armed:  # 400 Hz loop
             loop += 1
             ap.now_us = t * 1e6
-            z_m = -DEPTH_SCALE * (plant.s[_Z] - Z0)
+            z_m = -depth_scale * (plant.s[_Z] - Z0 + z_lead * plant.s[_W])
             if baro_noise > 0:
                 z_m += rng_gen.normal(0.0, baro_noise)
-            vz = -DEPTH_SCALE * plant.s[_W]  # w (down +) → climb rate
-            az = -plant.s[_WD] * 100.0
+            vz = -depth_scale * plant.s[_W]  # w (down +) → climb rate
+            az = az_f
             if loop % 20 == 0:  # read_rangefinder at 20 Hz: the value SITL holds now
                 r = plant.s[_RNG] if plant.s[_HAVE] else math.nan
                 if math.isfinite(r):
                     ap.handle_distance_sensor(True, r * 100.0, 0.0, 0.0, -1)
                 ap.rangefinder_cycle()
-            thrust = float(ap.run(stick, z_m * 100.0, vz * 100.0, az))
+            thrust = float(ap.run_pwm(stick, z_m * 100.0, vz * 100.0, az))
             ap.detect(z_m, vz)
             pwm[4] = pwm[5] = 1500.0 - 400.0 * max(-1.0, min(1.0, thrust))
             for m in ap.messages[n_msg:]:
                 texts.append((t, m.text))
             n_msg = len(ap.messages)
+        if trace is not None and ap is not None and n % 120 == 0:
+            zc = ap.zctl
+            trace.append((t, float(ap.motors.throttle), float(zc.pos_target) / 100,
+                          float(ap.z) / 100, float(ap.health.terrain_offset_cm) / 100,
+                          float(ap.target_cm) / 100, float(ap.vz) / 100, float(plant.s[_Z]),
+                          float(zc.vel_target) / 100, float(zc.accel_target) / 100))  # fmt: skip
         if n % 60 == 0:
             tgt = float(ap.target_cm) / 100.0 if ap is not None and ap.mode == SURFTRAK else -1
             rows.append((t, float(plant.s[_Z]), float(plant.s[_FLOOR] - plant.s[_Z]), tgt))
