@@ -96,13 +96,14 @@ def stick_of(z: float) -> float:
 def run_port(delay: float, params: dict[str, float], baro_noise: float = 0.0,
              seed: int = 1, trace: list[tuple[float, ...]] | None = None,
              accel_hz: float = 0.0, depth_scale: float = DEPTH_SCALE,
-             z_lead: float = 0.0) -> dict[str, Any]:  # fmt: skip
+             z_lead: float = 0.0, vz_scale: float | None = None) -> dict[str, Any]:  # fmt: skip
     """The port on the reference plant through session c's script; per-0.05 s series.
 
     ``accel_hz`` > 0 low-passes the measured vertical acceleration (ArduPilot's
     INS_ACCEL_FILTER, 20 Hz, on the 1200 Hz samples); ``depth_scale`` is the depth reading's
     scale; ``z_lead`` [s] shifts the depth reading by that much of the current heave rate
-    (an estimator running ahead of the truth).  ``trace`` collects CTUN-like rows every 0.1 s once armed: time, ThO (filtered throttle),
+    (an estimator running ahead of the truth); ``vz_scale`` the climb rate's scale (default
+    ``depth_scale``).  ``trace`` collects CTUN-like rows every 0.1 s once armed: time, ThO (filtered throttle),
     DAlt, Alt, TAlt (terrain offset), DSAlt (target), CRt [m, m/s, z up], true depth."""
     from marinesim.control.surftrak import SURFTRAK, ArduSubVertical
     from marinesim.interop.sitl.refplant import (
@@ -152,7 +153,7 @@ def run_port(delay: float, params: dict[str, float], baro_noise: float = 0.0,
             z_m = -depth_scale * (plant.s[_Z] - Z0 + z_lead * plant.s[_W])
             if baro_noise > 0:
                 z_m += rng_gen.normal(0.0, baro_noise)
-            vz = -depth_scale * plant.s[_W]  # w (down +) → climb rate
+            vz = -(depth_scale if vz_scale is None else vz_scale) * plant.s[_W]  # climb rate
             az = az_f
             if loop % 20 == 0:  # read_rangefinder at 20 Hz: the value SITL holds now
                 r = plant.s[_RNG] if plant.s[_HAVE] else math.nan
