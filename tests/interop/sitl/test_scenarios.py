@@ -198,6 +198,7 @@ def test_cli_reference_physics(tmp_path, capsys):
         try:
             sock.recv(65535)
             i += 1
+            sock.settimeout(10.0)  # up: wait like SITL does (a loaded machine stalls a while)
         except TimeoutError:
             assert i == 0  # only while the backend starts
     sock.close()
@@ -253,6 +254,7 @@ def test_cli_engine_bathymetry_and_faults(tmp_path, capsys):
             continue
         rng[round(r["timestamp"], 4)] = r.get("rng_1")
         i += 1
+        sock.settimeout(10.0)  # up: wait like SITL does (a loaded machine stalls for a while)
     sock.close()
     th.join(60)
     assert rc == [0], capsys.readouterr().err
