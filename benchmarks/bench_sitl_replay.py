@@ -9,15 +9,24 @@ and fed to :class:`~marinesim.interop.sitl.lockstep.Lockstep` exactly as the UDP
   plant, rangefinder) through :class:`EnginePlant`: one engine tick per frame (the baseline);
 * ``reference_reply`` — the recorded reference plant, compiled step, but the reply built as a
   :class:`SensorReply` and ``json.dumps`` (the generic path);
-* ``reference`` — the same plant through the fast path (``step_bytes``: compiled step + one
-  ``%`` format);
-* ``reference_step`` — the compiled plant's ``step_bytes`` alone (no lockstep).
+* ``reference_pwm`` — the same plant through ``step_bytes`` (decoded packet object, compiled
+  step, one ``%`` format);
+* ``reference`` — the fastest path (``step_raw``: the datagram's pulses decoded inside the
+  compiled step, no packet object);
+* ``reference_logged`` — ``reference`` plus the truth log as ``marinesim sitl -o`` keeps it
+  (hooks every 0.05 s of physics time, CSV rows to a temporary directory);
+* ``reference_step`` — the compiled plant's ``step_raw`` alone (no lockstep);
+* ``udp`` (``--udp N``) — ``marinesim sitl --physics reference -o DIR`` as a separate process
+  over loopback UDP, this script playing SITL in lockstep (send a packet, wait for its reply)
+  for N frames: the backend's CPU seconds per frame (its ``rusage``; start-up removed by
+  the difference with a run of N/6 frames), and the wall-clock frames/s of the pair (the fake
+  SITL's own Python included).
 
 Prints frames per CPU second (process time), µs/frame, the real-time factor at 1200 Hz and
 the ratio to ``engine``;
 ``--json PATH`` writes the report.  ::
 
-    python benchmarks/bench_sitl_replay.py [--engine-frames 6000] [--json PATH]
+    python benchmarks/bench_sitl_replay.py [--engine-frames 6000] [--udp 60000] [--json PATH]
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import gzip
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -71,9 +81,57 @@ def run(lock: Lockstep, pkts: list[bytes]) -> float:
     return len(pkts) / wall
 
 
+def udp_route(pkts: list[bytes], n: int, csv: str) -> dict[str, float]:
+    """The backend as a process on loopback, this process as a lockstep SITL."""
+    import socket
+    import subprocess
+
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "marinesim", "sitl", "--physics", "reference", "--t200-csv",
+             csv, "--port", str(port), "--max-frames", str(n), "-o", tmp, "-q"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sock.bind(("127.0.0.1", 0))
+        sock.settimeout(0.5)
+        dest = ("127.0.0.1", port)
+        while True:  # until the backend is up (the first reply)
+            sock.sendto(pkts[0], dest)
+            try:
+                sock.recvfrom(65535)
+                break
+            except TimeoutError:
+                if proc.poll() is not None:
+                    raise RuntimeError("marinesim sitl exited before answering") from None
+        sock.settimeout(5.0)
+        t0 = time.perf_counter()
+        for d in pkts[1:n]:
+            sock.sendto(d, dest)
+            sock.recvfrom(65535)
+        wall = time.perf_counter() - t0
+        sock.close()
+        _, status, ru = os.wait4(proc.pid, 0)
+        summary = json.loads((Path(tmp) / "summary.json").read_text())
+    frames = int(summary["frames"])
+    cpu = ru.ru_utime + ru.ru_stime
+    return {
+        "frames": frames,
+        "fps": frames / cpu,  # per backend CPU second, start-up included
+        "wall_fps": (n - 1) / wall,
+        "backend_cpu_s": cpu,
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--engine-frames", type=int, default=6000, help="frames for the engine route")
+    ap.add_argument("--udp", type=int, default=0, help="frames for the loopback UDP route")
     ap.add_argument("--json", type=Path, default=None, help="write the report here")
     args = ap.parse_args()
     pkts, source = packets()
@@ -97,23 +155,44 @@ def main() -> None:
 
         ReferencePlant(csv, "sawtooth").step_bytes(np.full(16, 1500))  # compile / cache load
         slow = Lockstep(ReferencePlant(csv, "sawtooth"))
-        slow._fast = None  # the generic route: SensorReply + json.dumps per frame
+        slow._fast = slow._raw = None  # the generic route: SensorReply + json.dumps per frame
         n_slow = min(len(pkts), 20 * n_eng)
         results["reference_reply"] = {"frames": n_slow, "fps": run(slow, pkts[:n_slow])}
+        mid = Lockstep(ReferencePlant(csv, "sawtooth"))
+        mid._raw = None
+        results["reference_pwm"] = {"frames": len(pkts), "fps": run(mid, pkts)}
         results["reference"] = {
             "frames": len(pkts),
             "fps": run(Lockstep(ReferencePlant(csv, "sawtooth")), pkts),
         }
+        from marinesim.interop.sitl.session import HOOK_PERIOD
+        from marinesim.interop.sitl.truthlog import TruthLog
+
+        with tempfile.TemporaryDirectory() as tmp:
+            plant = ReferencePlant(csv, "sawtooth")
+            log = TruthLog(plant, tmp, period=HOOK_PERIOD)
+            lock = Lockstep(plant, on_frame=log, hook_period=HOOK_PERIOD)
+            results["reference_logged"] = {"frames": len(pkts), "fps": run(lock, pkts)}
+            log.close()
         plant = ReferencePlant(csv, "sawtooth")
-        pwms = [decode_servo(d).pwm for d in pkts]
-        step = plant.step_bytes
+        step = plant.step_raw
         t0 = time.process_time()
-        for p in pwms:
-            step(p)
+        for d in pkts:
+            step(d)
         results["reference_step"] = {
-            "frames": len(pwms),
-            "fps": len(pwms) / (time.process_time() - t0),
+            "frames": len(pkts),
+            "fps": len(pkts) / (time.process_time() - t0),
         }
+        if args.udp > 0:
+            n = min(args.udp, len(pkts))
+            short, full = udp_route(pkts, max(n // 6, 100), csv), udp_route(pkts, n, csv)
+            # the difference of two runs removes the start-up (imports, compiled-code load)
+            d_cpu = full["backend_cpu_s"] - short["backend_cpu_s"]
+            full["fps"] = (full["frames"] - short["frames"]) / d_cpu
+            full["startup_cpu_s"] = short["backend_cpu_s"] - short["frames"] / full["fps"]
+            results["udp"] = full
+            print(f"udp: {results['udp']['wall_fps']:.0f} frames/s of wall time with this "
+                  f"script as SITL ({results['udp']['wall_fps'] / 1200:.1f}x real time)")  # fmt: skip
     base = results["engine"]["fps"]
     print(f"{'route':16s} {'frames':>8s} {'frames/s':>10s} {'us/frame':>9s} {'x real':>7s} "
           f"{'vs engine':>9s}")  # fmt: skip

@@ -136,10 +136,10 @@ def sitl(
             typer.echo(f"live: Foxglove WebSocket on {srv.url}")
 
     wall0 = time.perf_counter()
-    state = {"next": 10.0, "frames": 0}
+    state = {"next": 10.0}
 
     def on_frame(pkt: Any, reply: Any, t_us: int) -> None:
-        state["frames"] += 1
+        # called every 0.05 s of physics time (the truth log's rows), not every frame
         t = float(reply.timestamp)
         if t < state["next"] - 10.0:
             state["next"] = 10.0  # SITL restarted
@@ -150,7 +150,7 @@ def sitl(
             rtxt = "-" if rng is None else f"{rng:.2f} m"
             typer.echo(
                 f"t {t:7.1f} s  depth {reply.position[2]:6.2f} m  rng_1 {rtxt}  "
-                f"frames {state['frames']}  ({t / max(wall, 1e-9):.1f}x wall)"
+                f"frame {pkt.frame_count}  ({t / max(wall, 1e-9):.1f}x wall)"
             )
 
     def on_bound(p: int, plant: Any, fc: int) -> None:

@@ -104,6 +104,11 @@ class SurftrakParams(ParamsBase):
     PILOT_ACCEL_Z: float = field(100.0, unit="cm/s^2", description="vertical accel A", gt=0)
     THR_DZ: float = field(100.0, unit="us", description="throttle dead zone", ge=0)
     JS_GAIN_DEFAULT: float = field(0.5, description="joystick gain", gt=0, le=1)
+    RC3_MIN: float = field(1100.0, unit="us", description="throttle channel minimum", gt=0)
+    RC3_MAX: float = field(1900.0, unit="us", description="throttle channel maximum", gt=0)
+    RC3_DZ: float = field(
+        30.0, unit="us", description="throttle channel dead zone (ArduSub's default 30)", ge=0
+    )
     PSC_POSZ_P: float = field(3.0, unit="1/s", description="position P", gt=0)
     PSC_VELZ_P: float = field(8.0, unit="1/s", description="velocity P", ge=0)
     PSC_VELZ_I: float = field(0.0, description="velocity I (only 0 supported)")
@@ -157,6 +162,8 @@ class SurftrakParams(ParamsBase):
                 raise ValueError(f"{name} other than 0 is not supported yet")
         if self.RNGFND1_MIN_CM >= self.RNGFND1_MAX_CM:
             raise ValueError("RNGFND1_MIN_CM must be below RNGFND1_MAX_CM")
+        if self.RC3_MIN + self.RC3_DZ >= self.RC3_MAX:
+            raise ValueError("RC3_MIN + RC3_DZ must be below RC3_MAX")
         return self
 
     def gains(self, dt: float = 0.0025) -> PosZGains:
@@ -508,6 +515,43 @@ class ArduSubVertical:
         climb = where(stick < bottom, st.descent_speed * (stick - bottom) / bottom, 0.0)
         climb = where(stick > top, st.speed_up * (stick - top) / (1000.0 - top), climb)
         return clamp(climb, -st.descent_speed, st.speed_up)
+
+    def control_in_from_pwm(self, pwm: Num) -> Num:
+        """ArduPilot's throttle channel: RC input [µs] → control input 0…1000.
+
+        A range channel with a dead zone above its minimum (``RC_Channel::pwm_to_range_dz``,
+        integer arithmetic): ``trunc(1000·(pwm − MIN − DZ)/(MAX − MIN − DZ))``, 0 at or below
+        MIN + DZ.  With ArduSub's default RC3_DZ of 30 µs, 1500 µs gives 480, not 500.
+        """
+        p = self.p
+        low = p.RC3_MIN + p.RC3_DZ
+        r = clamp(np.asarray(pwm, dtype=float), p.RC3_MIN, p.RC3_MAX)
+        out = np.where(r > low, np.trunc(1000.0 * (r - low) / (p.RC3_MAX - low)), 0.0)
+        return float(out) if out.ndim == 0 else out
+
+    def climb_from_pwm(self, pwm: Num) -> Num:
+        """Pilot climb rate (cm/s) for a throttle RC input [µs], as ArduSub computes it.
+
+        ``Sub::get_pilot_desired_climb_rate`` centres its dead band (THR_DZ × joystick gain)
+        on the channel's mid-stick (``RC_Channel::get_control_mid``: the control input of
+        (MIN + MAX)/2, 480 with the default dead zone), not on 500; the result is clamped to
+        the pilot speed limits as in ``ModeSurftrak::control_range``.
+        """
+        p, st = self.p, self.stick
+        low = p.RC3_MIN + p.RC3_DZ
+        mid = float(np.trunc(1000.0 * ((p.RC3_MIN + p.RC3_MAX) // 2 - low) / (p.RC3_MAX - low)))
+        hw = min(max(p.THR_DZ, 0.0), 400.0) * p.JS_GAIN_DEFAULT
+        bottom, top = mid - hw, mid + hw
+        c = self.control_in_from_pwm(pwm)
+        climb = where(c < bottom, st.descent_speed * (c - bottom) / bottom, 0.0)
+        climb = where(c > top, st.speed_up * (c - top) / (1000.0 - top), climb)
+        return clamp(climb, -st.descent_speed, st.speed_up)
+
+    def run_pwm(self, pwm: Num, z: Num, vz: Num, az: Num) -> Num:
+        """:meth:`run` with the throttle as the RC input ArduSub sees [µs] (a joystick's
+        MANUAL_CONTROL z becomes 0.4·z + 1300 µs at gain 0.5): the firmware's pilot path
+        including the channel's dead zone (:meth:`climb_from_pwm`)."""
+        return self.run_climb(self.climb_from_pwm(pwm), z, vz, az)
 
     def run(self, stick: Num, z: Num, vz: Num, az: Num) -> Num:
         """One 400 Hz loop of the active mode; returns the vertical thrust −1…1.

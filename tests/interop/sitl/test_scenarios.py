@@ -69,7 +69,8 @@ def test_reference_physics_replays_the_recording_from_boot(session, last, pairs)
 def test_reference_physics_matches_the_spec_plant_on_surftrak_outputs():
     """The servo outputs of session c's cliff window (SURFTRAK, surge 0.5 m/s), from a fresh
     start, through the compiled plant and the test suite's Python transcription of §4: the same
-    reply bytes, frame after frame (the recording's start depth to the last bit)."""
+    reply values as SITL parses them, frame after frame (the recording's start depth to the
+    last bit; the fast path writes ``%.17g``, which round-trips every double exactly)."""
     rows = H.read_capture(H.REF / "c_surftrak_sawtooth" / "capture.jsonl.gz")
     cfg = H.session_json("c_surftrak_sawtooth")["backend"]
     prs = [(d, r) for d, r in H.pairs(rows) if 150000 <= decode_servo(d).frame_count <= 156000]
@@ -78,10 +79,13 @@ def test_reference_physics_matches_the_spec_plant_on_surftrak_outputs():
     assert rep0["position"][2] == pytest.approx(0.12257491289198608, abs=0)
     from marinesim.interop.sitl.protocol import encode_reply
 
+    c = _ref(cfg)
     for data, _ in prs:
         pwm = decode_servo(data).pwm
-        assert encode_reply(a.step(pwm)) == b.step_bytes(pwm)
-    assert b.t == pytest.approx(len(prs) / 1200)
+        want = parse_reply_like_sitl(encode_reply(a.step(pwm)), first=False)
+        assert parse_reply_like_sitl(b.step_bytes(pwm), first=False) == want
+        assert parse_reply_like_sitl(c.step_raw(data), first=False) == want
+    assert b.t == pytest.approx(len(prs) / 1200) and c.t == b.t
 
 
 def test_sonar_faults_replace_the_sent_value(tmp_path):
@@ -194,6 +198,7 @@ def test_cli_reference_physics(tmp_path, capsys):
         try:
             sock.recv(65535)
             i += 1
+            sock.settimeout(10.0)  # up: wait like SITL does (a loaded machine stalls a while)
         except TimeoutError:
             assert i == 0  # only while the backend starts
     sock.close()
@@ -249,6 +254,7 @@ def test_cli_engine_bathymetry_and_faults(tmp_path, capsys):
             continue
         rng[round(r["timestamp"], 4)] = r.get("rng_1")
         i += 1
+        sock.settimeout(10.0)  # up: wait like SITL does (a loaded machine stalls for a while)
     sock.close()
     th.join(60)
     assert rc == [0], capsys.readouterr().err

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from marinesim.interop.sitl.protocol import (
+    _HEAD,
+    _SIZES,
     PacketError,
     SensorReply,
     ServoPacket,
@@ -48,8 +50,11 @@ __all__ = ["Lockstep", "LockstepStats", "Plant"]
 
 
 class Plant(Protocol):
-    """What the lockstep drives: ``reset()``, ``step(pwm) -> SensorReply`` (a plant that also
-    has ``step_bytes(pwm) -> bytes``, ``t`` and ``reply()`` is stepped through that instead)."""
+    """What the lockstep drives: ``reset()``, ``step(pwm) -> SensorReply``.
+
+    A plant that also has ``t`` and ``reply()`` and ``step_raw(datagram) -> bytes`` (the
+    validated servo datagram itself) or ``step_bytes(pwm) -> bytes`` is stepped through that
+    instead (no :class:`SensorReply` per frame)."""
 
     def reset(self) -> None: ...
 
@@ -113,6 +118,10 @@ class Lockstep:
     takeover_s : float
         A frame-0 packet from a new sender is a SITL restart only when the SITL being served
         has been silent this long [s wall]; otherwise it is a stray datagram.
+    hook_period : float
+        Call ``on_frame`` only on the frames whose physics time reaches the next multiple of
+        this period [s] (and on the first frame after a restart); 0 = every frame.  A logger
+        that keeps one row per period loses nothing, and the other frames cost no Python.
     """
 
     def __init__(
@@ -122,6 +131,7 @@ class Lockstep:
         max_catchup: int = 1200,
         on_frame: Callable[[ServoPacket, SensorReply, int], None] | None = None,
         takeover_s: float = 1.0,
+        hook_period: float = 0.0,
     ) -> None:
         self.plant = plant
         self.max_catchup = int(max_catchup)
@@ -137,6 +147,11 @@ class Lockstep:
         self._fresh = True  # the plant is at its initial state
         #: a compiled plant's ``step_bytes(pwm) -> reply bytes`` (no SensorReply per frame)
         self._fast: Callable[[Any], bytes] | None = getattr(plant, "step_bytes", None)
+        #: ... or ``step_raw(datagram) -> reply bytes`` (the pulses decoded in compiled code)
+        self._raw: Callable[[bytes], bytes] | None = getattr(plant, "step_raw", None)
+        self.hook_period = float(hook_period)
+        self._next_hook = 0.0
+        self._last_data: bytes | None = None
 
     def _restart(self) -> None:
         if not self._fresh:
@@ -147,6 +162,33 @@ class Lockstep:
         self.last_count = None
         self.last_reply = None
         self._last_pwm = None
+        self._last_data = None
+        self._next_hook = 0.0
+
+    def _hook(self, ts: float) -> bool:
+        """Whether ``on_frame`` is due at physics time ``ts`` (advances the schedule)."""
+        per = self.hook_period
+        if per <= 0.0:
+            return True
+        if ts + 1e-9 < self._next_hook:
+            return False
+        self._next_hook = (int(ts / per + 1e-9) + 1) * per
+        return True
+
+    def _step_raw(self, data: bytes, rate: int, count: int) -> bytes:
+        assert self._raw is not None
+        out = self._raw(data)
+        plant: Any = self.plant
+        ts = float(plant.t)
+        self._fresh = False
+        self.stats.frames += 1
+        self.last_reply = out
+        self.last_count = count
+        self._last_data = data
+        t_us = self.clock.advance(ts)
+        if self.on_frame is not None and self._hook(ts):
+            self.on_frame(ServoPacket(rate, count, decode_servo(data).pwm), _ReplyView(plant), t_us)
+        return out
 
     def _step(self, pkt: ServoPacket) -> bytes:
         if self._fast is not None:
@@ -163,7 +205,7 @@ class Lockstep:
         self.last_count = pkt.frame_count
         self._last_pwm = pkt.pwm
         t_us = self.clock.advance(ts)
-        if self.on_frame is not None:
+        if self.on_frame is not None and self._hook(ts):
             self.on_frame(pkt, reply, t_us)
         return data
 
@@ -174,15 +216,20 @@ class Lockstep:
         their own clock.
         """
         self.stats.packets += 1
-        try:
-            pkt = decode_servo(data)
-        except PacketError as exc:
-            self.stats.malformed += 1
-            self.stats.last_error = str(exc)
-            return None
+        nch = 0
+        if len(data) >= 8:
+            magic, rate, count = _HEAD.unpack_from(data, 0)
+            nch = _SIZES.get(magic, 0)
+        if nch == 0 or rate == 0 or len(data) != 8 + 2 * nch:
+            try:
+                decode_servo(data)  # raises with the message naming the byte offset
+                raise PacketError("unreadable servo packet")  # pragma: no cover
+            except PacketError as exc:
+                self.stats.malformed += 1
+                self.stats.last_error = str(exc)
+                return None
         if now is None:
             now = time.monotonic()
-        count = pkt.frame_count
         if self.last_count is not None and (addr != self.addr or count < self.last_count):
             quiet = self.last_rx is None or now - self.last_rx >= self.takeover_s
             if count == 0 and quiet:
@@ -194,15 +241,18 @@ class Lockstep:
             self.addr = addr
             self.stats.addresses.append(addr)
         self.last_rx = now
-        if pkt.pwm.shape[0] == 32:
+        if nch == 32:
             self.stats.packets_32 += 1
-        self.stats.sitl_rate_hz = pkt.frame_rate
+        self.stats.sitl_rate_hz = rate
         last = self.last_count
-        if last is None:
-            return self._step(pkt)
-        if count == last:
+        if last is not None and count == last:
             self.stats.repeats += 1
             return self.last_reply
+        if self._raw is not None:
+            return self._handle_raw(data, rate, count, last)
+        pkt = decode_servo(data)
+        if last is None:
+            return self._step(pkt)
         if count < last:
             self.stats.stale += 1
             return None
@@ -215,3 +265,21 @@ class Lockstep:
             else:
                 self.stats.resyncs += 1
         return self._step(pkt)
+
+    def _handle_raw(self, data: bytes, rate: int, count: int, last: int | None) -> bytes | None:
+        """:meth:`handle` for a ``step_raw`` plant (no packet object per frame)."""
+        if last is None:
+            return self._step_raw(data, rate, count)
+        if count < last:
+            self.stats.stale += 1
+            return None
+        gap = count - last - 1
+        if gap > 0:
+            self.stats.missing += gap
+            prev = self._last_data
+            if gap <= self.max_catchup and prev is not None:
+                for i in range(gap):  # the previous pulses, renumbered
+                    self._step_raw(prev, rate, last + 1 + i)
+            else:
+                self.stats.resyncs += 1
+        return self._step_raw(data, rate, count)

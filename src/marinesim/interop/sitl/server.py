@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from marinesim.core.errors import ConfigError
 from marinesim.interop.sitl.lockstep import Lockstep
 from marinesim.interop.sitl.plant import ScenarioEnded
-from marinesim.interop.sitl.protocol import MAGIC_16, MAGIC_32
+from marinesim.interop.sitl.protocol import _HEAD, MAGIC_16, MAGIC_32
 
 __all__ = ["BASE_PORT", "ServeResult", "instance_port", "serve"]
 
@@ -52,10 +52,8 @@ class ServeResult:
 def _is_repeat(lock: Lockstep, data: bytes, addr: object) -> bool:
     if len(data) < 8 or lock.last_count is None or addr != lock.addr:
         return False
-    magic = int.from_bytes(data[0:2], "little")
-    if magic not in (MAGIC_16, MAGIC_32):
-        return False
-    return int.from_bytes(data[4:8], "little") == lock.last_count
+    magic, _, count = _HEAD.unpack_from(data, 0)
+    return magic in (MAGIC_16, MAGIC_32) and count == lock.last_count
 
 
 def _why(value: object) -> str:

@@ -28,6 +28,8 @@ __all__ = ["BUNDLED_FLOORS", "bathymetry_path", "reference_plant", "servo_map_fo
 #: Bundled seafloors for ``--bathymetry`` (besides a gridded CSV file).
 BUNDLED_FLOORS = ("flat20", "recorded_sawtooth")
 _DATA = Path(__file__).with_name("data")
+#: Period of the per-frame hooks (the truth log's row period) [s of physics time].
+HOOK_PERIOD = 0.05
 
 
 def bathymetry_path(name: str) -> Path:
@@ -247,7 +249,9 @@ def serve_scenario(
     on_bound : callable, optional
         ``on_bound(port, plant, frame_config)`` once the port is bound.
     on_frame : callable, optional
-        ``on_frame(packet, reply, sitl_time_us)`` after every physics frame.
+        ``on_frame(packet, reply, sitl_time_us)`` on the frames the truth log samples (the
+        first frame, then each frame reaching the next multiple of 0.05 s of physics time):
+        the other frames run no Python beyond the UDP I/O and the plant step.
     physics : str
         ``engine`` (the scenario's vehicle) or ``reference`` (the recorded sessions' plant,
         :class:`~marinesim.interop.sitl.refplant.ReferencePlant`; ``scenario`` is unused and
@@ -323,7 +327,7 @@ def serve_scenario(
         raise ConfigError(
             f"physics {physics!r}: expected 'engine' or 'reference'", param="--physics"
         )
-    log = TruthLog(plant, out_dir) if out_dir is not None else None
+    log = TruthLog(plant, out_dir, period=HOOK_PERIOD) if out_dir is not None else None
 
     def frame_hook(pkt: Any, reply: Any, t_us: int) -> None:
         if log is not None:
@@ -331,7 +335,8 @@ def serve_scenario(
         if on_frame is not None:
             on_frame(pkt, reply, t_us)
 
-    lock = Lockstep(plant, on_frame=frame_hook)
+    hooked = log is not None or on_frame is not None
+    lock = Lockstep(plant, on_frame=frame_hook if hooked else None, hook_period=HOOK_PERIOD)
     wall0 = time.perf_counter()
     reason = "interrupted"
     try:
