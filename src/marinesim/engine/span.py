@@ -48,15 +48,20 @@ def find_span(sim: Any, compiled: bool | None) -> Span | None:
     """The span for ``sim``, or None; ConfigError if ``compiled`` is True and none applies."""
     if compiled is False:
         return None
+    from marinesim.engine.compiled.route import route_for
+
+    route = route_for(sim, compiled)  # the generated tick, from the plugins' declared laws
+    if route is not None:
+        return route
     for f in _FACTORIES:
         span = f(sim, compiled)
         if span is not None:
             return span
     if compiled:
         raise ConfigError(
-            "no compiled span applies to this scenario (spans: the SURFTRAK block of "
-            "sitl_vertical + rangefinder + surftrak; the REMUS 100 block of fossen6dof "
-            "(preset remus100) + depth_heading_autopilot [+ waypoints])",
+            "no compiled tick applies to this scenario (compiled: the plugins that declare "
+            "their laws, e.g. fossen6dof (preset remus100) + depth_heading_autopilot "
+            "[+ waypoints]; the SURFTRAK block of sitl_vertical + rangefinder + surftrak)",
             param="compiled",
         )
     return None
