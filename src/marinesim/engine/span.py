@@ -1,13 +1,16 @@
 """Compiled spans: many engine ticks of a whole block in one compiled call.
 
+First choice: the tick generated from the plugins' declared laws
+(:mod:`marinesim.engine.compiled`, e.g. the REMUS 100 block), tried before the factories.
+
 A *span* runs the tick of a scenario whose plugins it knows — the same phases, the same
 law functions, the same frames — over plain floats in one compiled loop, and hands the
 tick back to the plugins whenever something only they do is due (see
 :mod:`marinesim.engine.plugins.surftrak_span`, the SURFTRAK block).  Plugin modules
 register a factory here; :meth:`Simulation.run <marinesim.engine.simulation.Simulation.run>`
 asks the factories once, then alternates spans and plugin ticks.  Spans:
-:mod:`~marinesim.engine.plugins.surftrak_span` (the SURFTRAK block) and
-:mod:`~marinesim.engine.plugins.remus_span` (the REMUS 100 block with its autopilot).
+:mod:`~marinesim.engine.plugins.surftrak_span` (the SURFTRAK block, hand-written: not yet
+a case of the generated tick).
 
 ``Simulation.compiled``: None (default) uses a span where one applies and numba is installed
 (``MARINESIM_JIT=0`` turns spans off), True requires one (ConfigError saying why not), False
