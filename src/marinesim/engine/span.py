@@ -62,7 +62,7 @@ def find_span(sim: Any, compiled: bool | None) -> Span | None:
             return span
     if compiled:
         raise ConfigError(
-            "no compiled tick applies to this scenario (compiled: the plugins that declare "
+            "no compiled span applies to this scenario (compiled: the plugins that declare "
             "their laws, e.g. fossen6dof (preset remus100) + depth_heading_autopilot "
             "[+ waypoints]; the SURFTRAK block of sitl_vertical + rangefinder + surftrak)",
             param="compiled",
