@@ -174,8 +174,8 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
     n = slot.block.n
     st = slot.ctx.state
     blk = slot.block
-    motion = st["motion"]  # the plugin's model in the scenario's current (set at start)
-    kind, par, zero = _kernel_params(motion.built)
+    kind, par, zero = _kernel_params(plugin.motion.built)  # shapes; values at load
+    par, zero = np.array(par), np.array(zero)
     m = 15
     a = {
         "nsub": np.array([int(sim.clock.substeps)], dtype=np.int64),
@@ -195,6 +195,9 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
         return not st["bad"].any() and bool(st["x"].alive.all())
 
     def load(k: int) -> None:
+        # the plugin's model in the scenario's current (built at start)
+        kind1, par1, zero1 = _kernel_params(st["motion"].built)
+        a["kind"][0], a["par"][...], a["zero"][...] = kind1, par1, zero1
         a["x"][...] = st["x"].x
         a["tmodel"][0] = st["x"].t
         a["cmd"][...] = st["cmd"]
@@ -207,6 +210,7 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         clock = sim.clock
+        motion = st["motion"]
         x1 = RowsState(x=a["x"].copy(), alive=np.ones(n, dtype=bool), t=float(a["tmodel"][0]))
         st["x"] = x1
         st["cmd"] = a["cmd"].copy()
