@@ -16,7 +16,6 @@ the tick reached, the truth — is each plugin's ``commit``.
 
 from __future__ import annotations
 
-import math
 import os
 import time as _time
 from typing import Any
@@ -260,5 +259,3 @@ def route_for(sim: Any, compiled: bool | None) -> CompiledRoute | None:
             return None
     return CompiledRoute(sim, entries, sparse)
 
-
-_ = math  # (kept for callers' float checks)
