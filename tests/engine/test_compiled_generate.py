@@ -98,3 +98,30 @@ def test_generated_loop_interpreted_equals_the_plugins(monkeypatch) -> None:  # 
         scale = max(float(np.nanmax(np.abs(x))), 1e-300)
         assert np.array_equal(np.isnan(x), np.isnan(y)), name
         assert float(np.nanmax(np.abs(x - y))) <= 1e-12 * scale, name
+
+
+@pytest.mark.parametrize("rate_hz", [5.0, 10.0 / 3.0])
+def test_a_controller_at_its_own_rate(rate_hz: float) -> None:
+    # the autopilot every 2nd / 3rd tick: the generated loop's schedule, the hook-call and
+    # bus counts of the ticks it skipped
+    def run(compiled: bool):  # noqa: ANN202
+        sim = load_simulation(
+            "remus100_survey",
+            sets={"time.end": 15.0, "entities.0.controllers.0.rate_hz": rate_hz},
+        )
+        sim.compiled = compiled
+        return sim.run()
+
+    a, b = run(False), run(True)
+    assert b.manifest["compiled_ticks"] > 100
+    from marinesim.testing import assert_runs_identical
+
+    assert_runs_identical(a, b)
+
+
+def test_warmup_covers_the_declared_bundled_scenarios() -> None:
+    from marinesim.cli.bench import warm_compiled_ticks
+
+    t = warm_compiled_ticks()
+    assert "tick remus100_survey" in t  # declared: fossen6dof (REMUS 100) + autopilot
+    assert "tick bluerov2_station_keeping" not in t  # its plugins are not declared yet

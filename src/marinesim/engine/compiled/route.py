@@ -129,12 +129,13 @@ class CompiledRoute:
         self._record(k, ticks, vals)
         bus = sim.bus
         nsub = int(clock.substeps)
-        t_stop = clock.start + kstop * clock.dt
         for slot, laws in self.entries:
             hooks = {law.hook for law in laws.laws}
-            calls = ticks
+            due = range(k, kstop)
             if "control" in hooks and slot.period != 1:
-                calls = sum(1 for kk in range(k, kstop) if kk >= slot.offset and (kk - slot.offset) % slot.period == 0)
+                p, o = slot.period, slot.offset
+                due = [kk for kk in due if kk >= o and (kk - o) % p == 0]
+            calls = len(due)
             for topic in laws.publishes:
                 bus.published[topic] = bus.published.get(topic, 0) + calls
                 bus.delivered[topic] = bus.delivered.get(topic, 0) + calls
@@ -143,10 +144,13 @@ class CompiledRoute:
             hook = "control" if "control" in hooks else "substep"
             n_calls = calls * (nsub if hook == "substep" else 1)
             slot.calls[hook] = slot.calls.get(hook, 0) + n_calls
-            t_last = clock.start + (kstop - 1) * clock.dt
+            if not calls:
+                continue  # not due in these ticks: its context as its last call left it
+            k_last = due[-1]
+            t_last = clock.start + k_last * clock.dt
             t_hook = t_last + (nsub - 1) * clock.h if hook == "substep" else t_last
             ctx = slot.ctx
-            ctx.t, ctx.tick, ctx.t_next = t_hook, kstop - 1, t_stop
+            ctx.t, ctx.tick, ctx.t_next = t_hook, k_last, clock.start + (k_last + 1) * clock.dt
             ctx.events.t = t_hook
             slot.phase = hook
             if hook == "substep":

@@ -30,7 +30,7 @@ from marinesim.core.state import VehicleState
 from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
 from marinesim.models.sixdof.pvs_vehicles import step_one
 
-__all__ = ["autopilot_laws", "autopilot_tick", "pvs_after", "pvs_laws", "pvs_substep"]
+__all__ = ["autopilot_laws", "autopilot_log", "autopilot_tick", "pvs_after", "pvs_laws", "pvs_substep"]
 
 #: The model's divergence bounds in the plugin route (pvs.step_guarded's defaults) [m/s, rad/s].
 MAX_SPEED = 50.0
@@ -42,7 +42,7 @@ _SRC = Path(__file__).resolve().parents[2]
 
 # ------------------------------------------------------------------------------ laws
 @register_jitable
-def autopilot_tick(k, j, t, h, prow, wnz, hrad, tprev, ap, eta, nu, u5, fins, prop, log_cmd):  # noqa: ANN001, ANN201
+def autopilot_tick(k, j, t, h, prow, wnz, hrad, tprev, ap, eta, nu, u5, fins, prop):  # noqa: ANN001, ANN201
     """One ``depth_heading_autopilot`` control call of every vehicle at ``t``."""
     n = ap.shape[0]
     hc = max(t - tprev[0], 1e-12)
@@ -59,10 +59,17 @@ def autopilot_tick(k, j, t, h, prow, wnz, hrad, tprev, ap, eta, nu, u5, fins, pr
         fins[i, 0] = u5[i, 0]
         fins[i, 1] = u5[i, 3]
         prop[i] = u5[i, 4]
+    tprev[0] = t
+    return 0
+
+
+@register_jitable
+def autopilot_log(k, j, t, h, fins, prop, log_cmd):  # noqa: ANN001, ANN201
+    """The command the frame at t_{k+1} holds: the last one published (every tick)."""
+    for i in range(fins.shape[0]):
         log_cmd[j, i, 0] = fins[i, 0]
         log_cmd[j, i, 1] = fins[i, 1]
         log_cmd[j, i, 2] = prop[i]
-    tprev[0] = t
     return 0
 
 
@@ -155,9 +162,12 @@ def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
         return {f"{plugin.name}.command": com}
 
     return Laws(
-        laws=[Law("control", autopilot_tick, (
-            "prow", "wnz", "hrad", "tprev", "ap", "truth.eta", "truth.nu", "u5",
-            "bus.fins_cmd", "bus.propeller_cmd", "log_cmd"))],
+        laws=[
+            Law("control", autopilot_tick, (
+                "prow", "wnz", "hrad", "tprev", "ap", "truth.eta", "truth.nu", "u5",
+                "bus.fins_cmd", "bus.propeller_cmd")),
+            Law("after_physics", autopilot_log, ("bus.fins_cmd", "bus.propeller_cmd", "log_cmd")),
+        ],
         arrays=a, state=("ap", "tprev"), logs=("log_cmd",),
         publishes=("fins/cmd", "propeller/cmd"),
         sources=(_SRC / "control" / "pvs_fleet.py", _SRC / "core" / "frames.py"),
