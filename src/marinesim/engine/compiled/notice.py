@@ -6,6 +6,10 @@ numba compiles the generated tick at its first call when its disk cache does not
 ``compiling the tick for this plugin set (first run only)…`` and then the seconds elapsed
 (a line updated in place on a terminal, a dot every few seconds otherwise) and the total.
 ``MARINESIM_QUIET=1`` silences it.  ``marinesim bench warmup`` compiles ahead of time.
+
+This is the one compile message: the CLI's listener of numba's compile events
+(:class:`marinesim.cli.progress.compile_notice`, for the other numba kernels) prints the same
+:data:`MESSAGE` and stays silent while :func:`compiling` speaks (:func:`speaking`).
 """
 
 from __future__ import annotations
@@ -21,9 +25,16 @@ from typing import Any
 from marinesim.engine.compiled.generate import is_cached
 from marinesim.engine.compiled.law import Laws
 
-__all__ = ["MESSAGE", "compiling"]
+__all__ = ["MESSAGE", "compiling", "speaking"]
 
 MESSAGE = "compiling the tick for this plugin set (first run only)…"
+
+_SPEAKING = [0]
+
+
+def speaking() -> bool:
+    """Whether :func:`compiling` is announcing a compile now (other notices keep quiet)."""
+    return _SPEAKING[0] > 0
 
 
 @contextlib.contextmanager
@@ -50,9 +61,11 @@ def compiling(fn: Any, decls: Sequence[Laws]) -> Iterator[None]:
 
     th = threading.Thread(target=tick, daemon=True)
     th.start()
+    _SPEAKING[0] += 1
     try:
         yield
     finally:
+        _SPEAKING[0] -= 1
         done.set()
         th.join()
         s = time.perf_counter() - t0
