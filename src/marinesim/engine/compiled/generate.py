@@ -8,7 +8,7 @@ function that runs many ticks::
 
 For each tick k: save the mutable state arrays (``s*``), the ``control`` laws due at k
 (``sched`` holds every control law's period and offset), the ``substep`` laws ``nsub`` times
-at t_k + s·h, the ``after_physics`` laws at t_{k+1}; a law returning non-zero restores the
+at t_k + s·h, the ``after_physics`` then the ``sense`` laws at t_{k+1}; a law returning non-zero restores the
 state saved at the tick's start and the loop returns k (the plugins run that tick).
 
 :func:`compile_tick` writes the source to ``<cache>/tick_<digest>.py``, the digest covering
@@ -84,7 +84,7 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
 
     body: list[str] = []
     nctl = 0
-    for hook in ("control", "substep", "after_physics"):
+    for hook in ("control", "substep", "after_physics", "sense"):
         for d, laws in enumerate(decls):
             for law in laws.laws:
                 if law.hook != hook:
@@ -104,7 +104,7 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
                         "                if st != 0:",
                         "                    break",
                     ]
-                else:
+                else:  # after_physics, then sense: at t_{k+1}
                     body += [
                         "        if st == 0:",
                         f"            st = {call(d, law, 'k, j, start + (k + 1) * dt, h')}",

@@ -16,7 +16,8 @@ A plugin joins the compiled tick by implementing ``compiled_laws(slot, sim)``, r
   numpy, the same expressions as the plugin's own ``ctx.log``), and ``commit``: the plugin
   state at the tick the compiled loop stopped at.
 
-A law's signature is ``fn(k, j, t, h, *arrays)`` for ``control`` / ``after_physics`` (tick
+A law's signature is ``fn(k, j, t, h, *arrays)`` for ``control`` / ``after_physics`` /
+``sense`` (a sensor's measurement at t_{k+1}, after every ``after_physics`` law; tick
 ``k``, the ``j``-th of this call, time ``t`` of the hook) and ``fn(k, j, s, t, h, *arrays)``
 for ``substep`` (substep ``s``); it returns 0 when the tick may go on and anything else to
 hand the tick back to the plugins (the generated loop then restores every state array to
@@ -36,7 +37,7 @@ __all__ = ["HOOKS", "Law", "Laws", "MAX_TICKS"]
 
 #: Hooks a law may run in, in the order of the tick (engine spec §4.2: control, then the
 #: physics substeps, then what describes t_{k+1}).
-HOOKS = ("control", "substep", "after_physics")
+HOOKS = ("control", "substep", "after_physics", "sense")
 
 #: Ticks of one compiled call at most (the per-tick log arrays' first axis).
 MAX_TICKS = 2048
@@ -78,6 +79,12 @@ class Laws:
         Arrays with a leading tick axis (``MAX_TICKS``) the laws fill at row ``j``.
     publishes : tuple of str
         Bus topics the plugin publishes at each call (the bus counts go on as if it had).
+    counts : callable, optional
+        ``counts(k, kstop) -> {topic: messages}`` for a plugin that publishes on some of its
+        calls only (e.g. a sensor's message ticks); replaces :attr:`publishes`' count.
+    inboxes : tuple of Slot
+        Slots whose waiting messages this declaration takes over (``load`` reads them into
+        its wires, ``commit`` puts what still waits back): the route runs while they wait.
     sources : tuple of path
         Files or folders the laws call into (their digest keys the compiled tick).
     ready : callable
@@ -97,6 +104,8 @@ class Laws:
     state: tuple[str, ...] = ()
     logs: tuple[str, ...] = ()
     publishes: tuple[str, ...] = ()
+    counts: Callable[[int, int], dict[str, int]] | None = None
+    inboxes: tuple[Any, ...] = ()
     sources: tuple[str | Path, ...] = ()
     ready: Callable[[], bool] = lambda: True
     load: Callable[[int], None] = lambda k: None
@@ -112,7 +121,11 @@ class Laws:
                 raise ValueError(f"state/log array {name!r} is not among the declared arrays")
 
 
-def declared(plugin: Any, slot: Any, sim: Any) -> Laws | None:
-    """The declaration of ``plugin`` for ``slot`` (None: Python-only, or not in this setup)."""
+def declared(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
+    """The declaration of ``plugin`` for ``slot``.
+
+    None: Python-only; a string: compiled-capable, but not in this setup (the reason, which
+    ``compiled: true`` reports).
+    """
     fn = getattr(plugin, "compiled_laws", None)
     return None if fn is None else fn(slot, sim)

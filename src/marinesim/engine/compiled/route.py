@@ -67,9 +67,10 @@ class CompiledRoute:
             return False
         if sim.bus.pending:
             return False
+        taken = {id(s) for _s, laws in self.entries for s in laws.inboxes}
         for slot, laws in self.entries:
             sub = getattr(slot, "sub", None)
-            if sub is not None and sub.inbox:
+            if sub is not None and sub.inbox and id(slot) not in taken:
                 return False  # a message to deliver: the plugins read it
             if not laws.ready():
                 return False
@@ -136,21 +137,26 @@ class CompiledRoute:
                 p, o = slot.period, slot.offset
                 due = [kk for kk in due if kk >= o and (kk - o) % p == 0]
             calls = len(due)
-            for topic in laws.publishes:
-                bus.published[topic] = bus.published.get(topic, 0) + calls
-                bus.delivered[topic] = bus.delivered.get(topic, 0) + calls
+            sent = {t: calls for t in laws.publishes} if laws.counts is None else laws.counts(k, kstop)
+            for topic, m in sent.items():
+                bus.published[topic] = bus.published.get(topic, 0) + m
+                bus.delivered[topic] = bus.delivered.get(topic, 0) + m
                 key = (topic, blk.name)
-                bus._seq[key] = bus._seq.get(key, 0) + calls
-            hook = "control" if "control" in hooks else "substep"
+                bus._seq[key] = bus._seq.get(key, 0) + m
+            hook = next(x for x in ("control", "substep", "sense", "after_physics") if x in hooks)
             n_calls = calls * (nsub if hook == "substep" else 1)
             slot.calls[hook] = slot.calls.get(hook, 0) + n_calls
             if not calls:
                 continue  # not due in these ticks: its context as its last call left it
             k_last = due[-1]
             t_last = clock.start + k_last * clock.dt
-            t_hook = t_last + (nsub - 1) * clock.h if hook == "substep" else t_last
+            t_next = clock.start + (k_last + 1) * clock.dt
+            if hook == "substep":
+                t_hook = t_last + (nsub - 1) * clock.h
+            else:
+                t_hook = t_next if hook in ("sense", "after_physics") else t_last
             ctx = slot.ctx
-            ctx.t, ctx.tick, ctx.t_next = t_hook, k_last, clock.start + (k_last + 1) * clock.dt
+            ctx.t, ctx.tick, ctx.t_next = t_hook, k_last, t_next
             ctx.events.t = t_hook
             slot.phase = hook
             if hook == "substep":
@@ -221,6 +227,8 @@ def plan(sim: Any) -> tuple[str | None, list[tuple[Any, Laws]], list[Any]]:
     sparse: list[Any] = []
     for slot in sim.slots:
         laws = declared(slot.plugin, slot, sim)
+        if isinstance(laws, str):
+            return f"plugin {slot.plugin.name!r} runs only tick by tick here: {laws}", [], []
         if laws is not None:
             entries.append((slot, laws))
         elif set(slot.hooks) <= _SPARSE_HOOKS and slot.period > 1:
