@@ -1,4 +1,4 @@
-"""One compile message: the CLI's numba listener and the engine's notice of the generated tick."""
+"""The CLI on compiled runs: one compile message; the run progress moves on compiled calls."""
 
 from __future__ import annotations
 
@@ -36,3 +36,33 @@ def test_listener_silent_while_the_engine_speaks(monkeypatch) -> None:  # noqa: 
     lst.on_end(None)
     lst.finish()
     assert out.getvalue().startswith(notice.MESSAGE)
+
+
+class _CompiledSim:
+    """A run whose compiled calls report progress a few times, each after many ticks."""
+
+    name = "fake"
+    t = 0.0
+
+    class clock:  # noqa: N801 - the attributes _run_with_bar reads
+        start = 0.0
+        end = 100.0
+
+    def run(self, progress) -> str:  # noqa: ANN001
+        import time
+
+        for t in (30.0, 60.0, 90.0):  # three compiled calls
+            time.sleep(0.12)
+            self.t = t
+            progress(t, 100.0)
+        self.t = 100.0
+        return "result"
+
+
+def test_run_progress_moves_on_compiled_calls(capsys) -> None:  # noqa: ANN001
+    from marinesim.cli.run import _run_with_bar
+
+    assert _run_with_bar(_CompiledSim()) == "result"
+    err = capsys.readouterr().err
+    for pct in ("30%", "60%", "90%"):  # before the end, not only the final 100 %
+        assert pct in err, err
