@@ -558,7 +558,11 @@ def sensor_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
 
     def counts(k: int, kstop: int) -> dict[str, int]:
         k0, iv = int(st["k0"]), int(st["iv"])
-        due = sum(1 for kk in range(k + 1, kstop + 1) if kk >= k0 and (kk - k0) % iv == 0)
+
+        def upto(x: int) -> int:  # message ticks k0, k0 + iv, … that are <= x
+            return 0 if x < k0 else (x - k0) // iv + 1
+
+        due = upto(kstop) - upto(k)  # readings at t_{k+1} … t_{kstop}
         return {"rangefinder/distance_cm": due, "rangefinder/signal_quality": due}
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
