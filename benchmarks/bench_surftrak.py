@@ -8,13 +8,13 @@ Every row runs on the engine (``run_surftrak`` builds the harness block: ``sitl_
 * ``surftrak N=1 plugin ticks`` — the full harness (rangefinder injection, backend/health/
   filter, SURFTRAK, AC_PosControl z, motors, detector, CTUN logging) for one vehicle, every
   tick through the engine's plugins (``jit=False``);
-* ``surftrak N=1 compiled span`` — the same engine ticks as one compiled span
-  (:mod:`marinesim.engine.plugins.surftrak_span`, ``jit=True``, same control-law functions,
-  bit-identical logs): warm (best of ``--repeat``), and the first call of a fresh process
+* ``surftrak N=1 compiled span`` — the same engine ticks in the tick generated from the three
+  plugins' declared laws (:mod:`marinesim.engine.plugins.surftrak_laws`, ``jit=True``, same
+  control-law functions, bit-identical logs): warm (best of ``--repeat``), and the first call of a fresh process
   with an empty numba cache (compilation) and with the cache filled;
-* ``bundled scenario`` — ``marinesim.run("surftrak_sawtooth")``: the same span with every
-  tick recorded (the scenario keeps no ``log_rate``);
-* ``surftrak N=n`` — the compiled span over n vehicles (all cores from 16 vehicles),
+* ``bundled scenario`` — ``marinesim.run("surftrak_sawtooth")``: the same compiled tick with
+  every tick recorded (the scenario keeps no ``log_rate``);
+* ``surftrak N=n`` — the compiled tick over n vehicles (one core: the generated loop is serial),
   aggregate real-time factor (vehicles × simulated seconds / wall seconds).
 
 Usage::
@@ -75,7 +75,7 @@ print(json.dumps(clock() - t0))
 
 def first_call(duration: float, cache_dir: str) -> float:
     """Time (s) of the first compiled run in a fresh process (numba cache in ``cache_dir``)."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, MARINESIM_CACHE_DIR=cache_dir)
     code = _FIRST_CALL.format(cpu=CPU, dur=duration)
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True

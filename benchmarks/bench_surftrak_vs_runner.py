@@ -1,7 +1,7 @@
 """The engine route of SURFTRAK against the dedicated runner it replaced, in the same process.
 
 Before issue 10, ``marinesim surftrak run`` had its own loop (``interop/surftrak_runner.py``
-with a numba kernel); now it runs the engine, whose SURFTRAK block runs as one compiled span.
+with a numba kernel); now it runs the engine, whose SURFTRAK block runs in the generated compiled tick.
 This times both on the same sawtooth run (process CPU time, best of ``--repeat``), with the
 old runner loaded from a file you extract from git::
 

@@ -1,4 +1,5 @@
-"""The compiled SURFTRAK span (numba) against the plugins' ticks and the original implementation.
+"""The SURFTRAK block's generated compiled tick (numba) against the plugins' ticks and the
+original implementation.
 
 * The logs of the sawtooth and trapezoid harness runs (seeds 0-2, 150 s) hash to the digests
   recorded from the implementation before the compiled loop existed, on both paths
@@ -23,8 +24,8 @@ from hypothesis import strategies as st
 from marinesim.control import posz
 from marinesim.control.pilot import PilotScript
 from marinesim.control.surftrak import ALT_HOLD
-from marinesim.core.errors import ConfigError, ConfigWarning, DependencyNotInstalled
-from marinesim.engine.plugins import surftrak_kernel
+from marinesim.core.errors import ConfigError, DependencyNotInstalled
+from marinesim.engine.plugins import surftrak_laws
 from marinesim.interop import surftrak_runner as runner
 from marinesim.interop.surftrak_runner import run_surftrak
 
@@ -114,6 +115,8 @@ def test_compiled_equals_python_across_handbacks(kw: dict) -> None:
     assert_same_run(a, b)
 
 
+#: The laws' scalar L1 functions compiled with a Python entry point (once per session).
+_COMPILED: dict[str, object] = {}
 finite = st.floats(-1e4, 1e4, allow_nan=False, allow_infinity=False)
 positive = st.floats(1e-2, 1e4, allow_nan=False, allow_infinity=False)
 
@@ -124,8 +127,12 @@ positive = st.floats(1e-2, 1e4, allow_nan=False, allow_infinity=False)
 def test_compiled_functions_equal_python_floats(
     e: float, p: float, d: float, v: float, a: float, lim: float
 ) -> None:
-    surftrak_kernel.kernel_for(True)
-    fn = surftrak_kernel._CACHE["functions"]
+    import numba
+
+    names = ("sqrt_controller", "shape_vel_accel", "shape_pos_vel_accel", "climb_rate_step",
+             "update_step")  # fmt: skip
+    fn = {name: _COMPILED.get(name) or _COMPILED.setdefault(
+        name, numba.njit(surftrak_laws.scalar_law(name))) for name in names}  # fmt: skip
     dt = 0.0025
     for step in (0.0, dt):
         assert fn["sqrt_controller"](e, p, d, step) == posz.sqrt_controller(e, p, d, step)
@@ -144,8 +151,6 @@ def test_compiled_functions_equal_python_floats(
 
 def test_falls_back_to_python_without_numba(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba -> ImportError
-    monkeypatch.setattr(surftrak_kernel, "_CACHE", {})
-    assert surftrak_kernel.kernel_for(False) is None
     res = run_surftrak("sawtooth", duration=5.0, seed=1)
     ref = run_surftrak("sawtooth", duration=5.0, seed=1, jit=False)
     assert_same_run(res, ref)
@@ -174,10 +179,8 @@ def test_compiled_span_runs_many_vehicles_bit_identically() -> None:
         assert np.array_equal(v[0], b.columns[k][0]), k  # N = 1 is row 0 of the batch
 
 
-def test_compiled_span_on_all_cores_equals_plugin_ticks() -> None:
-    from marinesim.engine.plugins.surftrak_span import PARALLEL_MIN
-
-    n = PARALLEL_MIN + 3  # the prange kernel
+def test_compiled_tick_of_19_vehicles_equals_plugin_ticks() -> None:
+    n = 19
     a = run_surftrak("trapezoid", duration=8.0, n=n, jit=False, seed=5)
     b = run_surftrak("trapezoid", duration=8.0, n=n, jit=True, seed=5)
     assert b.manifest["compiled_ticks"] > 2500
@@ -189,18 +192,3 @@ def test_jit_true_rejects_python_only_features() -> None:
         run_surftrak("sawtooth", duration=1.0, trace=True, jit=True)
     with pytest.raises(ConfigError, match="Python hooks"):
         run_surftrak("sawtooth", duration=1.0, thrust_override=lambda t, u: u, jit=True)
-
-
-def test_compile_failure_falls_back_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Uncompilable:
-        signatures: list = []
-
-        def __call__(self, *args: object) -> int:
-            raise TypeError("cannot type this")
-
-    monkeypatch.delenv("MARINESIM_JIT", raising=False)
-    monkeypatch.setattr(surftrak_kernel, "_CACHE", {"kernel": Uncompilable()})
-    with pytest.warns(ConfigWarning, match="plugin ticks"):
-        res = run_surftrak("sawtooth", duration=5.0, seed=2)
-    assert surftrak_kernel._CACHE["kernel"] is None
-    assert_same_run(res, run_surftrak("sawtooth", duration=5.0, seed=2, jit=False))

@@ -132,26 +132,39 @@ def register(app: typer.Typer) -> None:
             True, "--parallel/--no-parallel", help="Also the multi-threaded kernels."
         ),
     ) -> None:
-        """Compile the 6-DOF kernels and the SURFTRAK span into numba's cache, ahead of time
-        (later processes load them in well under a second)."""
-        import time
-        import warnings
-
+        """Compile the 6-DOF kernels and the generated tick of every bundled scenario it covers
+        (the REMUS 100 and SURFTRAK blocks among them) into numba's cache, ahead of time (later
+        processes load them in about a second)."""
         from marinesim.cli.bench_sixdof import warm_up
-        from marinesim.engine.plugins.surftrak_span import PARALLEL_MIN
-        from marinesim.interop.surftrak_runner import run_surftrak
 
         t = warm_up(parallel=parallel)
-        for n, name in ((1, "surftrak span"), (PARALLEL_MIN, "surftrak span parallel")):
-            if n > 1 and not parallel:
-                continue
-            t0 = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                run_surftrak("zeros", duration=0.5, n=n, jit=True)
-            t[name] = time.perf_counter() - t0
+        t.update(warm_compiled_ticks())
         for k, v in t.items():
             typer.echo(f"{k:24s} {v:6.2f} s")
         typer.echo(f"total {sum(t.values()):.2f} s")
 
     app.add_typer(bench_app, name="bench")
+
+
+def warm_compiled_ticks() -> dict[str, float]:
+    """Compile the generated tick (:mod:`marinesim.engine.compiled`) of every bundled scenario
+    it covers: a short run of each; name → seconds (``tick <scenario>``)."""
+    import time
+
+    from marinesim.engine.compiled.route import plan
+    from marinesim.scenario.build import builtin_names, load_simulation
+
+    out: dict[str, float] = {}
+    for name in builtin_names():
+        try:
+            sim = load_simulation(name, sets={"end_conditions": ["time"]})
+        except Exception:  # noqa: BLE001 - a scenario needing a peer program: not compiled here
+            continue
+        if not any(hasattr(s.plugin, "compiled_laws") for s in sim.slots) or plan(sim)[0]:
+            continue
+        sim = load_simulation(name, sets={"end_conditions": ["time"], "time.end": 2.0})
+        sim.compiled = True
+        t0 = time.perf_counter()
+        sim.run()
+        out[f"tick {name}"] = time.perf_counter() - t0
+    return out

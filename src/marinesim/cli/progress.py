@@ -142,7 +142,11 @@ class Progress:
 
 
 class _CompileListener:
-    """numba ``numba:compile`` events → two plain lines on stderr (start, total time)."""
+    """numba ``numba:compile`` events → two plain lines on stderr (start, total time).
+
+    The message is the engine's (:data:`marinesim.engine.compiled.notice.MESSAGE`); while the
+    engine announces the compile of a generated tick itself, the events are not counted here.
+    """
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
@@ -152,18 +156,21 @@ class _CompileListener:
         self._t0 = 0.0
 
     def on_start(self, event: Any) -> None:
+        from marinesim.engine.compiled.notice import MESSAGE, speaking
+
+        if speaking():
+            return  # the engine's notice of the generated tick says it (one message)
         if self.depth == 0:
             if self.count == 0:
-                print(
-                    "compiling numba kernels: first run only (cached on disk afterwards), "
-                    "this can take a minute ...",
-                    file=self.stream,
-                    flush=True,
-                )
+                print(MESSAGE, file=self.stream, flush=True)
             self._t0 = time.perf_counter()
         self.depth += 1
 
     def on_end(self, event: Any) -> None:
+        from marinesim.engine.compiled.notice import speaking
+
+        if speaking() and self.depth == 0:
+            return
         self.depth = max(self.depth - 1, 0)
         if self.depth == 0:
             self.count += 1
@@ -171,12 +178,7 @@ class _CompileListener:
 
     def finish(self) -> None:
         if self.count:
-            print(
-                f"compiled {self.count} kernel(s) in {fmt_seconds(self.seconds)} "
-                "(cached for the next runs)",
-                file=self.stream,
-                flush=True,
-            )
+            print(f"  compiled in {fmt_seconds(self.seconds)}", file=self.stream, flush=True)
 
 
 class compile_notice:  # noqa: N801 - used as a context manager, like contextlib's helpers

@@ -431,11 +431,13 @@ class Simulation:
                 k = self.clock.k
                 if span is not None and self._worlds.frozen.any():
                     span = None  # frozen worlds are held by the plugin route
-                if span is not None and progress is None and k >= span_next:
+                if span is not None and k >= span_next:
                     ran = span.run(k, span_end) - k
                     if ran > 0:  # the tick reached is the plugins' (or the end)
                         gap = 0
                         span_next = k + ran + 1
+                        if progress is not None:  # once per compiled call
+                            progress(self.clock.t, self.clock.end)
                         continue
                     gap = min(2 * gap + 1, 400)  # handed back at once: back off
                     span_next = k + 1 + gap

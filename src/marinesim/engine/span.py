@@ -1,13 +1,10 @@
 """Compiled spans: many engine ticks of a whole block in one compiled call.
 
-A *span* runs the tick of a scenario whose plugins it knows — the same phases, the same
-law functions, the same frames — over plain floats in one compiled loop, and hands the
-tick back to the plugins whenever something only they do is due (see
-:mod:`marinesim.engine.plugins.surftrak_span`, the SURFTRAK block).  Plugin modules
-register a factory here; :meth:`Simulation.run <marinesim.engine.simulation.Simulation.run>`
-asks the factories once, then alternates spans and plugin ticks.  Spans:
-:mod:`~marinesim.engine.plugins.surftrak_span` (the SURFTRAK block) and
-:mod:`~marinesim.engine.plugins.remus_span` (the REMUS 100 block with its autopilot).
+The compiled route is the tick generated from the plugins' declared laws
+(:mod:`marinesim.engine.compiled`: the REMUS 100 block, the SURFTRAK block), tried first.
+Plugin modules may still register a span factory here (a hand-written span: none is left in
+marinesim); :meth:`Simulation.run <marinesim.engine.simulation.Simulation.run>` asks once,
+then alternates compiled calls and plugin ticks.
 
 ``Simulation.compiled``: None (default) uses a span where one applies and numba is installed
 (``MARINESIM_JIT=0`` turns spans off), True requires one (ConfigError saying why not), False
@@ -48,15 +45,20 @@ def find_span(sim: Any, compiled: bool | None) -> Span | None:
     """The span for ``sim``, or None; ConfigError if ``compiled`` is True and none applies."""
     if compiled is False:
         return None
+    from marinesim.engine.compiled.route import route_for
+
+    route = route_for(sim, compiled)  # the generated tick, from the plugins' declared laws
+    if route is not None:
+        return route
     for f in _FACTORIES:
         span = f(sim, compiled)
         if span is not None:
             return span
     if compiled:
         raise ConfigError(
-            "no compiled span applies to this scenario (spans: the SURFTRAK block of "
-            "sitl_vertical + rangefinder + surftrak; the REMUS 100 block of fossen6dof "
-            "(preset remus100) + depth_heading_autopilot [+ waypoints])",
+            "no compiled span applies to this scenario (compiled: the plugins that declare "
+            "their laws, e.g. fossen6dof (preset remus100) + depth_heading_autopilot "
+            "[+ waypoints]; sitl_vertical + rangefinder + surftrak)",
             param="compiled",
         )
     return None

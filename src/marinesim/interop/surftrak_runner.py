@@ -6,8 +6,8 @@ per reading, SURFTRAK spec §11.1) and the ``surftrak`` controller (ArduSub's ve
 autopilot, :class:`~marinesim.control.surftrak.ArduSubVertical`, switching to SURFTRAK after
 the 10th reading) at 400 Hz — runs it on the engine, and reads the CTUN rows (10 Hz, §13),
 the stamped rangefinder rows and the GCS messages back from the run.  There is no loop here:
-the engine's tick is the only one, and the block runs as one compiled span
-(:mod:`marinesim.engine.plugins.surftrak_span`) when numba is installed.
+the engine's tick is the only one, and the block runs in the compiled tick generated from
+its plugins' laws (:mod:`marinesim.engine.plugins.surftrak_laws`) when numba is installed.
 """
 
 from __future__ import annotations

@@ -142,6 +142,13 @@ class RangefinderSensor(Plugin):
         )
         ctx.state["attrib0"] = k0 * ctx.dt - p.delay
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The generated tick's declaration (with ``sitl_vertical``; see
+        :mod:`~marinesim.engine.plugins.surftrak_laws`)."""
+        from marinesim.engine.plugins.surftrak_laws import sensor_laws
+
+        return sensor_laws(self, slot, sim)
+
     def sense(self, ctx: Any, rng: Any) -> None:
         """Record truth z; inject a terrain row on message ticks."""
         st = ctx.state

@@ -304,6 +304,23 @@ class SixDofMotion(Plugin):
         self.subscribes = subs
         self.publishes = pubs
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """Its laws in the generated tick, or None (this model runs tick by tick).
+
+        Declared: the PythonVehicleSimulator REMUS 100 without an actuator bank, in a uniform
+        current (:mod:`marinesim.engine.plugins.remus_laws`).
+        """
+        from marinesim.models.sixdof.motion import PvsMotion
+
+        p: Any = self.params
+        if not isinstance(self.motion, PvsMotion) or self.motion.name != "remus100":
+            return None
+        if p.actuators is not None or p.thrusters is not None or sim.env.current_field is not None:
+            return None
+        from marinesim.engine.plugins.remus_laws import pvs_laws
+
+        return pvs_laws(self, slot, sim)
+
     # hooks ------------------------------------------------------------------------------------
     def start(self, ctx: Any, rng: Any) -> None:
         """Initialise the model at the spawn poses and the actuators at rest."""

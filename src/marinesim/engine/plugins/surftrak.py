@@ -15,8 +15,9 @@
 
 With a block named ``vehicle`` and a sensor instance named ``rangefinder`` the noise streams
 are those of :func:`marinesim.interop.surftrak_runner.run_surftrak` (which runs this
-scenario).  A block of these three plugins runs as one compiled span when numba is installed
-(:mod:`marinesim.engine.plugins.surftrak_span`).
+scenario).  ``surftrak``, ``sitl_vertical`` and ``rangefinder`` declare their laws
+(:mod:`marinesim.engine.plugins.surftrak_laws`): a block of the three runs in the generated
+compiled tick when numba is installed.
 
 Python hooks (set on the plugin instances before the run; not scenario keys):
 ``SurftrakController.events`` — ``[(t, fn(autopilot)), …]`` called at the first tick with
@@ -127,6 +128,12 @@ class SurftrakController(Plugin):
         for every, fn in self.scripts:
             if int(every) < 1:
                 raise ConfigError(f"script {fn!r} needs a period of at least one tick")
+
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The generated tick's declaration (:mod:`~marinesim.engine.plugins.surftrak_laws`)."""
+        from marinesim.engine.plugins.surftrak_laws import controller_laws
+
+        return controller_laws(self, slot, sim)
 
     def control(self, ctx: Any, rng: Any) -> None:
         """One 400 Hz loop."""
@@ -277,6 +284,12 @@ class SitlVerticalMotion(Plugin):
             (z.copy(), np.zeros(n), np.zeros(n)) if n > 1 else (float(z[0]), 0.0, 0.0)
         )
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The generated tick's declaration (:mod:`~marinesim.engine.plugins.surftrak_laws`)."""
+        from marinesim.engine.plugins.surftrak_laws import motion_laws
+
+        return motion_laws(self, slot, sim)
+
     def substep(self, ctx: Any, rng: Any) -> None:
         """Integrate one step with the latest thrust command."""
         st = ctx.state
@@ -344,6 +357,3 @@ class BaroBelief(Plugin):
         """Belief at t: the measurement of this tick."""
         ctx.set_belief(ctx.state["obs"])
 
-
-# the compiled span of this block registers itself with the engine
-import marinesim.engine.plugins.surftrak_span  # noqa: E402, F401

@@ -258,6 +258,12 @@ class DepthHeadingAutopilot(Plugin):
     }
     publishes: ClassVar[dict[str, str]] = {"fins/cmd": "array", "propeller/cmd": "double"}
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """Its law in the generated tick (:mod:`marinesim.engine.plugins.remus_laws`)."""
+        from marinesim.engine.plugins.remus_laws import autopilot_laws
+
+        return autopilot_laws(self, slot, sim)
+
     def start(self, ctx: Any, rng: Any) -> None:
         """Set-points from parameters or the start pose; reference models at the start pose."""
         p: Any = self.params
@@ -517,6 +523,3 @@ class ThrusterAllocator(Plugin):
         ctx.log("saturated", saturated, "", labels)
         ctx.log("unmet", unmet, "N, N, N, N m, N m, N m", ("X", "Y", "Z", "K", "M", "N"))
 
-
-# the REMUS 100 block's compiled span (registers itself with the engine)
-import marinesim.engine.plugins.remus_span  # noqa: E402, F401

@@ -1,6 +1,8 @@
-"""The SURFTRAK block's compiled span against the plugins' ticks, on the engine route.
+"""The SURFTRAK block's generated compiled tick against the plugins' ticks, on the engine route.
 
-The span runs the same tick as the plugins (control, heave step, sensor at t_{k+1}, frame):
+``surftrak``, ``sitl_vertical`` and ``rangefinder`` declare their laws
+(:mod:`marinesim.engine.plugins.surftrak_laws`); the generated tick runs the same tick as the
+plugins (control, heave step, sensor at t_{k+1}, frame):
 every recorded signal, the events and the bus/call counts must be bit-identical whether the
 ticks run compiled or through the plugins; a non-finite step, a hand-back and a full chunk
 give the tick back to the plugins.
@@ -62,27 +64,28 @@ def test_nonfinite_divergence_is_the_plugins_tick() -> None:
     _same(a, b)
 
 
-def test_replay_after_a_nonfinite_stop_restores_the_inputs(monkeypatch) -> None:  # noqa: ANN001
-    # the kernel reports a non-finite step after running (and mutating) 500 ticks: the
-    # driver must restore every input and replay up to that tick
-    from marinesim.engine.plugins import surftrak_kernel
+def test_tick_source_names_the_three_laws_in_phase_order() -> None:
+    from marinesim.engine.compiled.generate import tick_source
+    from marinesim.engine.compiled.route import plan
 
-    real = surftrak_kernel.kernel_for(True)
-    faked: list[int] = []
+    sim = load_simulation("surftrak_sawtooth", sets={"time.end": 1}, seed=3)
+    sim.step(1)
+    why, entries, sparse = plan(sim)
+    assert why is None and not sparse
+    src = tick_source([laws for _s, laws in entries])[0]
+    order = [src.index(f"import {n} as") for n in ("surftrak_control", "heave_substep", "rangefinder_sense")]
+    assert order == sorted(order)
+    assert "from marinesim.engine.plugins.surftrak_laws import" in src
 
-    def kernel(*args):  # noqa: ANN002, ANN202
-        k, kend = args[0], args[1]
-        if not faked and kend - k > 600:
-            faked.append(k)
-            real(k, k + 500, *args[2:])
-            args[21][:, 6] = 1  # counters (one row per vehicle): non-finite
-            return None
-        return real(*args)
 
-    monkeypatch.setitem(surftrak_kernel._CACHE, "kernel", kernel)
-    b = _run(True)
-    assert faked, "the fake non-finite stop happened"
-    _same(_run(False), b)
+def test_python_hooks_say_why_compiled_cannot_apply() -> None:
+    from marinesim.engine.compiled.route import plan
+
+    sim = load_simulation("surftrak_sawtooth", sets={"time.end": 1}, seed=3)
+    next(s for s in sim.slots if s.plugin.kind == "controller").plugin.events.append((0.5, print))
+    sim.step(1)
+    why, _, _ = plan(sim)
+    assert why is not None and "surftrak" in why and "events" in why
 
 
 def test_compiled_true_says_why_it_cannot() -> None:
@@ -105,3 +108,16 @@ def test_assert_runs_identical_sees_one_changed_bit() -> None:
     sig.ravel()[i] = np.nextafter(sig.ravel()[i], np.inf)  # one ulp
     with pytest.raises(AssertionError, match="surftrak.DSAlt"):
         assert_runs_identical(a, b)
+
+
+def test_generated_loop_interpreted_equals_plugin_ticks(monkeypatch) -> None:  # noqa: ANN001
+    # MARINESIM_JIT=interp: the generated source run by Python, the laws' scalar L1 functions
+    # as Python functions: the same floats as the plugins' objects (a check on the generator)
+    monkeypatch.setenv("MARINESIM_JIT", "interp")
+    sim = load_simulation("surftrak_sawtooth", sets={"time.end": 3}, seed=3)
+    b = sim.run()
+    assert b.manifest["compiled_ticks"] > 1150
+    monkeypatch.delenv("MARINESIM_JIT")
+    sim = load_simulation("surftrak_sawtooth", sets={"time.end": 3}, seed=3)
+    sim.compiled = False
+    _same(sim.run(), b)

@@ -1,6 +1,8 @@
-"""The REMUS 100 block's compiled span against the plugins' ticks, on the engine route.
+"""The REMUS 100 block through the generated tick against the plugins' ticks.
 
-The span runs the same tick as the plugins (autopilot, the model's substeps, the frame):
+``fossen6dof`` (REMUS 100) and ``depth_heading_autopilot`` declare their laws
+(:mod:`marinesim.engine.plugins.remus_laws`); the generated tick runs the same tick as the
+plugins (autopilot, the model's substeps, the frame):
 every recorded signal, the events and the bus/call counts must be bit-identical whether the
 ticks run compiled or through the plugins; the autonomy's ticks, a tick the kernel gives
 back and a full chunk are the plugins'.
@@ -126,40 +128,50 @@ def _end_state(sim) -> list:  # noqa: ANN001
     return out
 
 
-def test_a_step_undone_mid_span_leaves_the_plugins_state(monkeypatch) -> None:  # noqa: ANN001
-    # at tick 57 the kernel's model step is made to trip the guard (500 m/s forward): the
-    # kernel undoes the tick (autopilot state, command, times, rows before the last
-    # substep), the plugins run it as if the span had stopped before it
-    from marinesim.engine.plugins import remus_kernel
+def test_a_step_undone_mid_loop_leaves_the_plugins_state(monkeypatch) -> None:  # noqa: ANN001
+    # at tick 58 the model rows are made to trip the guard (500 m/s forward): the generated
+    # loop restores every state array to the start of the tick and returns it; the plugins
+    # run it as if the loop had stopped before it
+    from marinesim.engine.compiled import route
 
-    real = remus_kernel.kernel_for()
+    real_compile = route.compile_tick
     undone: list[int] = []
 
-    def kernel(k, j, *args):  # noqa: ANN001, ANN002, ANN202
-        if k != 57 or undone:
-            return real(k, j, *args)
-        x = args[13]  # the model rows (N, 15)
-        keep = x.copy()
-        x[:, 6] = 500.0
-        r = real(k, j, *args)
-        np.testing.assert_array_equal(x[:, 6], 500.0)  # the rows of before the tick
-        x[...] = keep
-        undone.append(r)
-        return r
+    def compile_tick(decls, **kw):  # noqa: ANN001, ANN003, ANN202
+        real, order, state = real_compile(decls, **kw)
+        d = next(i for i, ls in enumerate(decls) if "xlog" in ls.arrays)
+        ix = 7 + order.index(f"{d}:x")  # after k0, kend, start, dt, h, nsub, sched
+
+        def fn(k0, kend, *rest):  # noqa: ANN001, ANN002, ANN202
+            if k0 < 57:  # stop at 57 (tick 57 is then the plugins'), the next call at 58
+                return real(k0, min(kend, 57), *rest)
+            if undone:
+                return real(k0, kend, *rest)
+            x = rest[ix - 2]
+            keep = x.copy()
+            x[:, 6] = 500.0
+            r = real(k0, kend, *rest)
+            np.testing.assert_array_equal(x[:, 6], 500.0)  # the rows of before the tick
+            x[...] = keep
+            undone.append(r)
+            return r
+
+        return fn, order, state
 
     def run(compiled: bool):  # noqa: ANN202
         sim = load_simulation("remus100_survey", sets={"time.end": 20.0, **NO_WAYPOINTS})
         sim.compiled = compiled
         return sim, sim.run()
 
-    monkeypatch.setitem(remus_kernel._CACHE, "kernel", kernel)
+    monkeypatch.setattr(route, "compile_tick", compile_tick)
     sb, b = run(True)
-    monkeypatch.setitem(remus_kernel._CACHE, "kernel", real)
-    assert undone == [0]
+    monkeypatch.setattr(route, "compile_tick", real_compile)
+    assert undone == [58]
     sa, a = run(False)
     _same(a, b)
     assert _end_state(sa) == _end_state(sb)
-    assert 200 - 4 <= b.manifest["compiled_ticks"] < 200 - 1  # tick 57 was the plugins'
+    # ticks 57, 58 (handed back) and 59 (the engine backs off once) were the plugins'
+    assert 200 - 6 <= b.manifest["compiled_ticks"] < 200 - 2
 
 
 def test_end_state_matches_with_waypoints() -> None:
@@ -177,11 +189,11 @@ def test_compiled_true_says_why_it_does_not_apply() -> None:
         "remus100_survey", sets={"time.end": 2.0, "log_columns": ["fossen6dof.*"]}
     )
     sim.compiled = True
-    with pytest.raises(ConfigError, match="REMUS 100 span does not apply: log_columns"):
+    with pytest.raises(ConfigError, match="compiled tick does not apply: log_columns"):
         sim.run()
 
 
-def test_span_is_used_by_default() -> None:
+def test_compiled_tick_is_used_by_default() -> None:
     r = _run(None, 5.0)
     assert r.manifest["compiled_ticks"] > 0
 

@@ -1,0 +1,78 @@
+"""Each bundled non-SITL scenario: the compiled route against the plugins' ticks (issue 19 §4).
+
+For every bundled scenario that runs without a peer program, two runs of the same simulated
+time in this process, warm (the compiled tick loaded from numba's cache by a short run
+first): the default route (the tick generated from the plugins' declared laws where it
+applies, :mod:`marinesim.engine.compiled`) and the plugin-by-plugin Python route
+(``Simulation.compiled = False``, as ``MARINESIM_JIT=0``).  Reports the wall time of each,
+their ratio and how many ticks ran compiled; a scenario whose plugins are not declared yet
+shows ratio ≈ 1 and ``compiled_ticks`` 0.  The issue's aim is ≥ 10× for each.
+
+Usage::
+
+    python benchmarks/bench_compiled.py [--end 30] [--repeat 2] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+from _report import write_report
+from marinesim.scenario.build import builtin_names, load_simulation
+
+
+def _load() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:  # pragma: no cover - platforms without getloadavg
+        return None
+
+
+def _run(name: str, end: float, compiled: bool | None) -> tuple[float, int]:
+    sim = load_simulation(name, sets={"time.end": end})
+    sim.compiled = compiled
+    t0 = time.perf_counter()
+    res = sim.run()
+    return time.perf_counter() - t0, int(res.manifest.get("compiled_ticks", 0))
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the measurement; return and optionally write the results."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--end", type=float, default=30.0, help="simulated seconds per run")
+    ap.add_argument("--repeat", type=int, default=2, help="best of this many runs")
+    ap.add_argument("--only", nargs="*", default=None, help="scenario names (default: all)")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    load0 = _load()
+    rows: dict[str, dict] = {}
+    for name in args.only or builtin_names():
+        try:
+            load_simulation(name)
+        except Exception as exc:  # noqa: BLE001 - SITL scenarios need their peer program
+            rows[name] = {"skipped": str(exc).splitlines()[0][:120]}
+            continue
+        _run(name, min(args.end, 2.0), None)  # warm: the compiled tick loaded (or compiled)
+        comp = [_run(name, args.end, None) for _ in range(args.repeat)]
+        py = [_run(name, args.end, False) for _ in range(args.repeat)]
+        wc, ticks = min(comp)
+        wp = min(w for w, _ in py)
+        rows[name] = {
+            "compiled_wall_s": wc,
+            "python_wall_s": wp,
+            "ratio_python_over_compiled": wp / wc,
+            "compiled_ticks": ticks,
+            "sim_s_per_wall_s_compiled": args.end / wc,
+        }
+        print(f"{name:28s} compiled {wc:7.3f} s  python {wp:7.3f} s  "
+              f"ratio {wp / wc:6.2f}x  compiled ticks {ticks}")  # fmt: skip
+    result = {"simulated_s": args.end, "scenarios": rows, "load_average": [load0, _load()]}
+    cmd = "python benchmarks/bench_compiled.py " + " ".join(argv or [])
+    return write_report("compiled", cmd.strip(), result, args.json)
+
+
+if __name__ == "__main__":
+    main()

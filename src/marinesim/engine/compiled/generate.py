@@ -1,0 +1,214 @@
+"""Generate the compiled tick of a plugin set: Python source → cache file → numba ``njit``.
+
+:func:`tick_source` composes the declared laws (:mod:`~marinesim.engine.compiled.law`) of a
+block's plugins, in :data:`~marinesim.engine.plugin.PHASES` order, into the source of one
+function that runs many ticks::
+
+    tick_loop(k0, kend, start, dt, h, nsub, sched, a0, a1, …, s0, s1, …) -> k
+
+For each tick k: save the mutable state arrays (``s*``), the ``control`` laws due at k
+(``sched`` holds every control law's period and offset), the ``substep`` laws ``nsub`` times
+at t_k + s·h, the ``after_physics`` then the ``sense`` laws at t_{k+1}; a law returning non-zero restores the
+state saved at the tick's start and the loop returns k (the plugins run that tick).
+
+:func:`compile_tick` writes the source to ``<cache>/tick_<digest>.py``, the digest covering
+the source itself (the plugin combination: law functions, hooks, argument wiring) and the
+files the laws are written in (their modules and declared sources, this generator), and
+compiles it with ``numba.njit(cache=True)``: numba's disk cache sits beside the file, so a
+second process loads machine code instead of compiling, and editing any law gives a new
+digest (a new file) instead of stale code.  The cache folder is ``$MARINESIM_CACHE_DIR/ticks``
+(default ``~/.cache/marinesim/ticks``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from marinesim.engine.compiled.law import Law, Laws
+
+__all__ = ["cache_dir", "compile_tick", "is_cached", "tick_source"]
+
+
+def cache_dir() -> Path:
+    """Folder of the generated ticks (and numba's cache of them)."""
+    root = os.environ.get("MARINESIM_CACHE_DIR")
+    base = Path(root) if root else Path.home() / ".cache" / "marinesim"
+    return base / "ticks"
+
+
+def _wiring(decls: Sequence[Laws]) -> tuple[list[str], dict[tuple[int, str], int]]:
+    """Every array once: wires (``bus.*``, ``truth.*``) shared, the rest per declaration."""
+    order: list[str] = []
+    index: dict[tuple[int, str], int] = {}
+    seen: dict[str, int] = {}
+    for d, laws in enumerate(decls):
+        for name in laws.arrays:
+            key = name if name.startswith(("bus.", "truth.")) else f"{d}:{name}"
+            if key not in seen:
+                seen[key] = len(order)
+                order.append(key)
+            index[(d, name)] = seen[key]
+    for d, laws in enumerate(decls):
+        for law in laws.laws:
+            for a in law.args:
+                if (d, a) not in index:
+                    if a in seen:  # a wire another declaration owns
+                        index[(d, a)] = seen[a]
+                    else:
+                        raise ValueError(f"law {law.fn.__name__}: array {a!r} is not declared")
+    return order, index
+
+
+def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
+    """The generated source, the array keys in argument order, the state arrays' positions."""
+    order, index = _wiring(decls)
+    state = sorted({index[(d, n)] for d, laws in enumerate(decls) for n in laws.state})
+    fns: dict[Any, str] = {}
+    imports: list[str] = []
+
+    def alias(law: Law) -> str:
+        if law.fn not in fns:
+            fns[law.fn] = f"L{len(fns)}"
+            imports.append(f"from {law.fn.__module__} import {law.fn.__name__} as {fns[law.fn]}")
+        return fns[law.fn]
+
+    def call(d: int, law: Law, common: str) -> str:
+        args = ", ".join(f"a{index[(d, a)]}" for a in law.args)
+        return f"{alias(law)}({common}, {args})"
+
+    body: list[str] = []
+    nctl = 0
+    for hook in ("control", "substep", "after_physics", "sense"):
+        for d, laws in enumerate(decls):
+            for law in laws.laws:
+                if law.hook != hook:
+                    continue
+                if hook == "control":
+                    p, o = f"sched[{2 * nctl}]", f"sched[{2 * nctl + 1}]"
+                    nctl += 1
+                    body += [
+                        f"        if st == 0 and ({p} == 1 or (k >= {o} and (k - {o}) % {p} == 0)):",
+                        f"            st = {call(d, law, 'k, j, t, h')}",
+                    ]  # fmt: skip
+                elif hook == "substep":
+                    body += [
+                        "        if st == 0:",
+                        "            for s in range(nsub):",
+                        f"                st = {call(d, law, 'k, j, s, t + s * h, h')}",
+                        "                if st != 0:",
+                        "                    break",
+                    ]
+                else:  # after_physics, then sense: at t_{k+1}
+                    body += [
+                        "        if st == 0:",
+                        f"            st = {call(d, law, 'k, j, start + (k + 1) * dt, h')}",
+                    ]
+    arrays = ", ".join(f"a{i}" for i in range(len(order)))
+    saves = ", ".join(f"s{i}" for i in state)
+    params = ", ".join(x for x in ("k0, kend, start, dt, h, nsub, sched", arrays, saves) if x)
+    lines = [
+        '"""Generated by marinesim.engine.compiled.generate: do not edit."""',
+        "# plugin set: "
+        + "; ".join(f"{law.hook}:{law.fn.__module__}.{law.fn.__name__}" for ls in decls for law in ls.laws),
+        "from marinesim.engine.compiled.generate import copy_into",
+        *imports,
+        "",
+        "",
+        f"def tick_loop({params}):",
+        "    k = k0",
+        "    while k < kend:",
+        "        j = k - k0",
+        "        t = start + k * dt",
+        *(f"        copy_into(s{i}, a{i})" for i in state),
+        "        st = 0",
+        *body,
+        "        if st != 0:",
+        *(f"            copy_into(a{i}, s{i})" for i in state),
+        "            return k",
+        "        k += 1",
+        "    return k",
+        "",
+    ]  # fmt: skip
+    return "\n".join(lines), order, state
+
+
+def copy_into(dst: Any, src: Any) -> None:  # register_jitable below (numba optional)
+    """``dst[...] = src`` for C-contiguous arrays of the same size (compiled and interpreted)."""
+    d = dst.reshape(dst.size)
+    s = src.reshape(src.size)
+    for i in range(d.size):
+        d[i] = s[i]
+
+
+try:  # the generated tick calls it from compiled code
+    from numba.extending import register_jitable
+
+    copy_into = register_jitable(copy_into)
+except ImportError:  # pragma: no cover - the compiled tick needs numba
+    pass
+
+
+def _digest(source: str, decls: Sequence[Laws]) -> str:
+    files = {Path(__file__).resolve()}
+    for laws in decls:
+        for law in laws.laws:
+            files.add(Path(sys.modules[law.fn.__module__].__file__ or "").resolve())
+        for extra in laws.sources:
+            p = Path(extra).resolve()
+            files.update(p.glob("*.py") if p.is_dir() else (p,))
+    h = hashlib.sha256(source.encode())
+    for f in sorted(files):
+        if f.is_file():
+            h.update(f.read_bytes())
+    return h.hexdigest()[:20]
+
+
+def _path(source: str, decls: Sequence[Laws]) -> Path:
+    return cache_dir() / f"tick_{_digest(source, decls)}.py"
+
+
+def is_cached(decls: Sequence[Laws]) -> bool:
+    """Whether numba's disk cache already holds the machine code of this plugin set's tick."""
+    path = _path(tick_source(decls)[0], decls)
+    pyc = path.parent / "__pycache__"
+    return path.is_file() and any(pyc.glob(f"{path.stem}.tick_loop-*.nbi"))
+
+
+_LOADED: dict[Path, Any] = {}
+
+
+def compile_tick(decls: Sequence[Laws], *, interpreted: bool = False) -> tuple[Any, list[str], list[int]]:
+    """The tick loop of ``decls`` (numba ``njit``, disk-cached; ``interpreted``: plain Python).
+
+    Returns the function, the array keys in argument order and the state arrays' positions.
+    Compiling happens at the first call (see :mod:`~marinesim.engine.compiled.notice`).
+    """
+    source, order, state = tick_source(decls)
+    path = _path(source, decls)
+    if not path.is_file() or path.read_text() != source:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(source)
+        tmp.replace(path)  # atomic: a concurrent process never reads half a file
+    mod = _LOADED.get(path)
+    if mod is None:
+        spec = importlib.util.spec_from_file_location(f"marinesim_{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod
+        spec.loader.exec_module(mod)
+        _LOADED[path] = mod
+    if interpreted:
+        return mod.tick_loop, order, state
+    fn = getattr(mod, "_compiled", None)
+    if fn is None:
+        import numba
+
+        fn = mod._compiled = numba.njit(cache=True, error_model="numpy")(mod.tick_loop)
+    return fn, order, state

@@ -1,0 +1,131 @@
+"""The law-declaration protocol: what a plugin hands the generated tick.
+
+A plugin joins the compiled tick by implementing ``compiled_laws(slot, sim)``, returning a
+:class:`Laws` (or None: this configuration runs tick by tick; a plugin without the method is
+*Python-only*).  A :class:`Laws` names
+
+* the **law functions** it runs in each phase hook (:class:`Law`): plain functions registered
+  with ``numba.extending.register_jitable`` (so the same function runs interpreted and
+  compiled), over the plugin's own structure-of-arrays state;
+* the **arrays** they work on, by name: the plugin's state and parameters (its own), and
+  *wires*, arrays shared between plugins in the tick — a bus topic that never leaves the
+  compiled tick (``"bus.fins_cmd"``) or a truth field (``"truth.eta"``): the first declaration
+  that names a wire in its ``arrays`` owns it, the others read and write the same array;
+* what the engine must account for: the topics it publishes each call (bus counts), the
+  signals it logs (``finish`` turns the per-tick log arrays into the recorder's signals with
+  numpy, the same expressions as the plugin's own ``ctx.log``), and ``commit``: the plugin
+  state at the tick the compiled loop stopped at.
+
+A law's signature is ``fn(k, j, t, h, *arrays)`` for ``control`` / ``after_physics`` /
+``sense`` (a sensor's measurement at t_{k+1}, after every ``after_physics`` law; tick
+``k``, the ``j``-th of this call, time ``t`` of the hook) and ``fn(k, j, s, t, h, *arrays)``
+for ``substep`` (substep ``s``); it returns 0 when the tick may go on and anything else to
+hand the tick back to the plugins (the generated loop then restores every state array to
+the start of that tick: nothing of it is done).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["HOOKS", "Law", "Laws", "MAX_TICKS"]
+
+#: Hooks a law may run in, in the order of the tick (engine spec §4.2: control, then the
+#: physics substeps, then what describes t_{k+1}).
+HOOKS = ("control", "substep", "after_physics", "sense")
+
+#: Ticks of one compiled call at most (the per-tick log arrays' first axis).
+MAX_TICKS = 2048
+
+
+@dataclass(frozen=True)
+class Law:
+    """One law function in one hook.
+
+    Parameters
+    ----------
+    hook : str
+        One of :data:`HOOKS`.
+    fn : callable
+        ``register_jitable`` function, importable as ``fn.__module__``.``fn.__name__``.
+    args : tuple of str
+        Names (keys of :attr:`Laws.arrays`, or wires) passed after the common arguments.
+    """
+
+    hook: str
+    fn: Callable[..., int]
+    args: tuple[str, ...]
+
+
+@dataclass
+class Laws:
+    """A plugin's declaration for one slot (see the module docstring).
+
+    Attributes
+    ----------
+    laws : list of Law
+        In the order they run within their hooks.
+    arrays : dict
+        Name → array (float64 or int64/bool, C-contiguous).  Names are the plugin's own;
+        ``bus.*`` / ``truth.*`` names are wires shared with the other plugins of the block.
+    state : tuple of str
+        The mutable arrays (saved at each tick's start, restored when a law hands back).
+    logs : tuple of str
+        Arrays with a leading tick axis (``MAX_TICKS``) the laws fill at row ``j``.
+    publishes : tuple of str
+        Bus topics the plugin publishes at each call (the bus counts go on as if it had).
+    counts : callable, optional
+        ``counts(k, kstop) -> {topic: messages}`` for a plugin that publishes on some of its
+        calls only (e.g. a sensor's message ticks); replaces :attr:`publishes`' count.
+    inboxes : tuple of Slot
+        Slots whose waiting messages this declaration takes over (``load`` reads them into
+        its wires, ``commit`` puts what still waits back): the route runs while they wait.
+    sources : tuple of path
+        Files or folders the laws call into (their digest keys the compiled tick).
+    ready : callable
+        ``ready() -> bool``: the plugin state can be loaded now (e.g. it has run a tick).
+    load : callable
+        ``load(k)``: fill :attr:`arrays` from the plugin state at the start of tick ``k``.
+    commit : callable
+        ``commit(k, kstop, ticks)``: the plugin state at the start of tick ``kstop`` after
+        ``ticks`` ticks ran compiled.
+    finish : callable
+        ``finish(ticks) -> dict`` signal name → (ticks, N, c) values of the frames at
+        t_{k+1} … (the recorder's names: ``truth.pos`` …, or ``<plugin>.<signal>``).
+    """
+
+    laws: list[Law]
+    arrays: dict[str, np.ndarray]
+    state: tuple[str, ...] = ()
+    logs: tuple[str, ...] = ()
+    publishes: tuple[str, ...] = ()
+    counts: Callable[[int, int], dict[str, int]] | None = None
+    inboxes: tuple[Any, ...] = ()
+    sources: tuple[str | Path, ...] = ()
+    ready: Callable[[], bool] = lambda: True
+    load: Callable[[int], None] = lambda k: None
+    commit: Callable[[int, int, int], None] = lambda k, kstop, ticks: None
+    finish: Callable[[int], dict[str, np.ndarray]] = field(default=lambda ticks: {})
+
+    def __post_init__(self) -> None:
+        for law in self.laws:
+            if law.hook not in HOOKS:
+                raise ValueError(f"law {law.fn.__name__}: hook {law.hook!r} not in {HOOKS}")
+        for name in (*self.state, *self.logs):
+            if name not in self.arrays:
+                raise ValueError(f"state/log array {name!r} is not among the declared arrays")
+
+
+def declared(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
+    """The declaration of ``plugin`` for ``slot``.
+
+    None: Python-only; a string: compiled-capable, but not in this setup (the reason, which
+    ``compiled: true`` reports).
+    """
+    fn = getattr(plugin, "compiled_laws", None)
+    return None if fn is None else fn(slot, sim)

@@ -1,0 +1,273 @@
+"""The compiled route: many ticks of a block in one call of its generated tick.
+
+:func:`route_for` asks every plugin of a simulation for its declaration
+(:mod:`~marinesim.engine.compiled.law`).  When the block's per-tick work is all declared —
+every plugin that runs each tick is compiled-capable, and the Python-only ones (e.g. an
+autonomy at 1 Hz) run on ticks of their own — :class:`CompiledRoute` runs the generated tick
+(:mod:`~marinesim.engine.compiled.generate`) between those ticks and hands back to Python
+whenever something only Python does is due: a Python-only plugin's tick, a message waiting
+on the bus, a law that hands back (an event, a non-finite state), a full recorder chunk.
+
+The engine's own side of the tick is done here once for every plugin set: the recorder's
+frames (hold-last, decimated, from the laws' per-tick logs), the bus and hook-call counts,
+the hook contexts as the last call left them, the clock.  The plugins' side — their state at
+the tick reached, the truth — is each plugin's ``commit``.
+"""
+
+from __future__ import annotations
+
+import os
+import time as _time
+from typing import Any
+
+import numpy as np
+
+from marinesim.core.errors import ConfigError
+from marinesim.engine.compiled.generate import compile_tick
+from marinesim.engine.compiled.law import MAX_TICKS, Laws, declared
+from marinesim.engine.compiled.notice import compiling
+
+__all__ = ["CompiledRoute", "route_for"]
+
+#: Hooks a Python-only plugin may have and still leave the ticks between its own to the
+#: compiled tick (it runs on its due ticks, through the plugins).
+_SPARSE_HOOKS = {"autonomy", "start", "stop"}
+
+
+class CompiledRoute:
+    """Drives the generated tick of one block (the :class:`~marinesim.engine.span.Span` face).
+
+    Parameters
+    ----------
+    sim : Simulation
+        Built simulation.
+    entries : list of (Slot, Laws)
+        The compiled plugins in phase order.
+    sparse : list of Slot
+        Python-only plugins that run on ticks of their own (the route stops before them).
+    """
+
+    def __init__(self, sim: Any, entries: list[tuple[Any, Laws]], sparse: list[Any]) -> None:
+        self.sim = sim
+        self.entries = entries
+        self.sparse = sparse
+        self.block = entries[0][0].block
+        self.ticks = 0  # ticks run compiled (the manifest reports them)
+        self._kernel: Any = None
+        self._sched = np.array(
+            [x for s, laws in entries for law in laws.laws if law.hook == "control"
+             for x in (s.period, s.offset)],
+            dtype=np.int64,
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------------------ running
+    def _ready(self) -> bool:
+        sim = self.sim
+        if sim._recorder._cap == 0 or not self.block.active.all():
+            return False
+        if sim.bus.pending:
+            return False
+        taken = {id(s) for _s, laws in self.entries for s in laws.inboxes}
+        for slot, laws in self.entries:
+            sub = getattr(slot, "sub", None)
+            if sub is not None and sub.inbox and id(slot) not in taken:
+                return False  # a message to deliver: the plugins read it
+            if not laws.ready():
+                return False
+        return True
+
+    def _limit(self, k: int, kend: int) -> int:
+        for a in self.sparse:  # the next tick a Python-only plugin is due
+            nxt = a.offset if k <= a.offset else a.offset + -(-(k - a.offset) // a.period) * a.period
+            kend = min(kend, nxt)
+        rec = self.sim._recorder
+        every, ticks0 = rec.every, rec._ticks
+        first = -(-ticks0 // every) * every  # the recorder's chunk: stop at the tick filling it
+        return min(kend, k + first + (rec._cap - rec._row - 1) * every - ticks0 + 1, k + MAX_TICKS)
+
+    def run(self, k: int, kend: int) -> int:
+        """Run ticks k… compiled (at most to ``kend``); returns the tick reached."""
+        if not self._ready():
+            return k
+        kend = self._limit(k, kend)
+        if kend <= k:
+            return k
+        for _slot, laws in self.entries:
+            laws.load(k)
+        if self._kernel is None:
+            decls = [laws for _s, laws in self.entries]
+            fn, order, state = compile_tick(decls, interpreted=_interpreted())
+            arrays = []
+            for key in order:
+                d, _, name = key.partition(":")
+                if name:
+                    arrays.append(decls[int(d)].arrays[name])
+                else:  # a wire: its owner's array
+                    arrays.append(next(ls.arrays[key] for ls in decls if key in ls.arrays))
+            saves = [np.empty_like(arrays[i]) for i in state]
+            self._kernel = (fn, tuple(arrays), tuple(saves))
+        fn, arrays, saves = self._kernel
+        clock = self.sim.clock
+        args = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched,
+                *arrays, *saves)  # fmt: skip
+        with np.errstate(all="ignore"), compiling(fn, [laws for _s, laws in self.entries]):
+            kstop = int(fn(*args))
+        if kstop == k:
+            return k
+        self._commit(k, kstop)
+        return kstop
+
+    def _commit(self, k: int, kstop: int) -> None:
+        sim = self.sim
+        clock = sim.clock
+        ticks = kstop - k
+        vals: dict[str, np.ndarray] = {}
+        for _slot, laws in self.entries:
+            laws.commit(k, kstop, ticks)
+            vals.update(laws.finish(ticks))
+        blk = self.block
+        sim._last_finite[blk.name] = blk.truth.pos.copy()
+        self._record(k, ticks, vals)
+        bus = sim.bus
+        nsub = int(clock.substeps)
+        for slot, laws in self.entries:
+            hooks = {law.hook for law in laws.laws}
+            due = range(k, kstop)
+            if "control" in hooks and slot.period != 1:
+                p, o = slot.period, slot.offset
+                due = [kk for kk in due if kk >= o and (kk - o) % p == 0]
+            calls = len(due)
+            sent = {t: calls for t in laws.publishes} if laws.counts is None else laws.counts(k, kstop)
+            for topic, m in sent.items():
+                bus.published[topic] = bus.published.get(topic, 0) + m
+                bus.delivered[topic] = bus.delivered.get(topic, 0) + m
+                key = (topic, blk.name)
+                bus._seq[key] = bus._seq.get(key, 0) + m
+            hook = next(x for x in ("control", "substep", "sense", "after_physics") if x in hooks)
+            n_calls = calls * (nsub if hook == "substep" else 1)
+            slot.calls[hook] = slot.calls.get(hook, 0) + n_calls
+            if not calls:
+                continue  # not due in these ticks: its context as its last call left it
+            k_last = due[-1]
+            t_last = clock.start + k_last * clock.dt
+            t_next = clock.start + (k_last + 1) * clock.dt
+            if hook == "substep":
+                t_hook = t_last + (nsub - 1) * clock.h
+            else:
+                t_hook = t_next if hook in ("sense", "after_physics") else t_last
+            ctx = slot.ctx
+            ctx.t, ctx.tick, ctx.t_next = t_hook, k_last, t_next
+            ctx.events.t = t_hook
+            slot.phase = hook
+            if hook == "substep":
+                ctx.substep = nsub - 1
+            if hasattr(slot, "current_inbox"):
+                slot.current_inbox = type(slot.current_inbox)([], blk.n)
+        clock.k = kstop
+        self.ticks += ticks
+
+    def _record(self, k: int, ticks: int, vals: dict[str, np.ndarray]) -> None:
+        """The frames of ticks k … k + ticks − 1 (at t_{k+1} …), hold-last, decimated."""
+        sim = self.sim
+        rec = sim._recorder
+        clock = sim.clock
+        blk = self.block
+        n = blk.n
+        every, ticks0 = rec.every, rec._ticks
+        sel = np.flatnonzero((ticks0 + np.arange(ticks)) % every == 0)
+        r = sel.size
+        row = rec._row
+        o = rec.offsets[blk.name]
+        if r:
+            tt = clock.start + np.arange(k + 1, k + ticks + 1) * clock.dt
+            rec._tbuf[row : row + r] = tt[sel]
+            buf = rec._buf
+            for (bname, name), cur in rec.current.items():
+                dst = buf.get(name)
+                if dst is None:  # a signal that appeared during this chunk: NaN before
+                    dst = buf[name] = np.full((cur.shape[1], rec._cap, rec.n_rows), np.nan)
+                ob = rec.offsets[bname]
+                v = vals.get(name) if bname == blk.name else None
+                if v is None:  # held (hold-last)
+                    dst[:, row : row + r, ob : ob + cur.shape[0]] = cur.T[:, None, :]
+                else:
+                    dst[:, row : row + r, o : o + n] = v[sel].transpose(2, 0, 1)
+        for name, v in vals.items():
+            rec.current[(blk.name, name)] = np.array(v[-1], dtype=float)
+        rec._ticks = ticks0 + ticks
+        rec._row = row + r
+        last_skipped = (ticks0 + ticks - 1) % every != 0
+        rec._pending = float(clock.start + (k + ticks) * clock.dt) if last_skipped else None
+        if rec._row >= rec._cap or (
+            r and rec.sink is not None and _time.perf_counter() - rec._last_flush >= rec.flush_s
+        ):
+            rec.flush()
+
+
+def _interpreted() -> bool:
+    """``MARINESIM_JIT=interp``: the generated tick interpreted (a check on the generator)."""
+    return os.environ.get("MARINESIM_JIT", "1") == "interp"
+
+
+# ------------------------------------------------------------------------------ eligibility
+def plan(sim: Any) -> tuple[str | None, list[tuple[Any, Laws]], list[Any]]:
+    """Why the compiled route does not apply (None if it does), its entries, sparse slots."""
+    live = [b for b in sim.blocks if b.n > 0]
+    if len(live) != 1 or len(sim.blocks) != 1:
+        return "it runs one block", [], []
+    if sim.world_slots:
+        return "the scenario has world plugins", [], []
+    if sim.clock.time_warp:
+        return "time_warp (paced runs)", [], []
+    if sim._recorder.select is not None:
+        return "log_columns (signal selection)", [], []
+    if live[0].belief is not None:
+        return "a navigation estimate (belief)", [], []
+    entries: list[tuple[Any, Laws]] = []
+    sparse: list[Any] = []
+    for slot in sim.slots:
+        laws = declared(slot.plugin, slot, sim)
+        if isinstance(laws, str):
+            return f"plugin {slot.plugin.name!r} runs only tick by tick here: {laws}", [], []
+        if laws is not None:
+            entries.append((slot, laws))
+        elif set(slot.hooks) <= _SPARSE_HOOKS and slot.period > 1:
+            sparse.append(slot)
+        else:
+            return f"plugin {slot.plugin.name!r} runs only tick by tick", [], []
+    if not any(law.hook == "substep" for _s, laws in entries for law in laws.laws):
+        return "no compiled motion plugin", [], []
+    order = {"autonomy": 0, "controller": 1, "motion": 2}
+    entries.sort(key=lambda e: order.get(e[0].plugin.kind, 3))  # stable: block order within
+    return None, entries, sparse
+
+
+def route_for(sim: Any, compiled: bool | None) -> CompiledRoute | None:
+    """The compiled route of ``sim``, or None (the plugins run every tick).
+
+    Raises
+    ------
+    ConfigError
+        ``compiled`` is True, a plugin of the scenario declares compiled laws and the route
+        does not apply (the message says why).
+    """
+    if compiled is False or (compiled is None and os.environ.get("MARINESIM_JIT", "1") == "0"):
+        return None
+    if not any(hasattr(s.plugin, "compiled_laws") for s in sim.slots):
+        return None
+    why, entries, sparse = plan(sim)
+    if why is not None:
+        if compiled and any(declared(s.plugin, s, sim) is not None for s in sim.slots):
+            raise ConfigError(f"the compiled tick does not apply: {why}", param="compiled")
+        return None
+    if not _interpreted():
+        try:
+            import numba  # noqa: F401
+        except ImportError:
+            if compiled:
+                from marinesim.core.errors import DependencyNotInstalled
+
+                raise DependencyNotInstalled("numba", "fast") from None
+            return None
+    return CompiledRoute(sim, entries, sparse)
+

@@ -1,0 +1,263 @@
+"""The REMUS 100 block's compiled-capable laws and their declarations.
+
+``depth_heading_autopilot`` and ``fossen6dof`` with a PythonVehicleSimulator REMUS 100 preset
+join the generated tick (:mod:`marinesim.engine.compiled`) through these declarations; the
+laws call the same L1 functions the plugins' Python hooks call —
+:func:`marinesim.control.pvs_fleet.remus_law` (the autopilot) and
+:func:`marinesim.models.sixdof.pvs_vehicles.step_one` (the model's step with its divergence
+guard) — over structure-of-arrays copies of the plugins' state.
+
+Wires: the autopilot writes ``bus.fins_cmd`` (N, 2) and ``bus.propeller_cmd`` (N,) — the
+``fins/cmd`` / ``propeller/cmd`` topics, held by the motion between messages — and reads
+``truth.eta`` / ``truth.nu`` (N, 6), which the motion writes after its substeps (the pose and
+the Euler angles of the truth quaternion, the expressions of
+:func:`marinesim.core.frames.euler_from_quat`).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba.extending import register_jitable
+
+from marinesim.control.autopilots import RemusDepthHeadingState
+from marinesim.control.pvs_fleet import remus_law, remus_row
+from marinesim.core.frames import angle360, euler_from_quat, wrap_pi_c
+from marinesim.core.state import VehicleState
+from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
+from marinesim.models.sixdof.pvs_vehicles import step_one
+
+__all__ = ["autopilot_laws", "autopilot_log", "autopilot_tick", "pvs_after", "pvs_laws", "pvs_substep"]
+
+#: The model's divergence bounds in the plugin route (pvs.step_guarded's defaults) [m/s, rad/s].
+MAX_SPEED = 50.0
+MAX_RATE = 50.0
+_D2R = math.pi / 180
+_R2D = 180.0 / math.pi
+_SRC = Path(__file__).resolve().parents[2]
+
+
+# ------------------------------------------------------------------------------ laws
+@register_jitable
+def autopilot_tick(k, j, t, h, prow, wnz, hrad, tprev, ap, eta, nu, u5, fins, prop):  # noqa: ANN001, ANN201
+    """One ``depth_heading_autopilot`` control call of every vehicle at ``t``."""
+    n = ap.shape[0]
+    hc = max(t - tprev[0], 1e-12)
+    e0 = math.exp(-hc * wnz[0])
+    for i in range(n):
+        p = prow[i]
+        p[0] = e0
+        p[1] = 1 - math.exp(-hc * wnz[0])
+        psi_d = ap[i, 4]
+        psi_ref = psi_d + wrap_pi_c(hrad[i] - psi_d)
+        p[21] = (psi_ref * _R2D) * _D2R  # the set-point in degrees, as the plugin's gains
+        remus_law(p, ap[i], eta[i], nu[i], hc, u5[i])
+        # the torpedo's [δ_r, −δ_r, δ_s, −δ_s, n] → REMUS 100's fins [δ_r, −δ_s], propeller n
+        fins[i, 0] = u5[i, 0]
+        fins[i, 1] = u5[i, 3]
+        prop[i] = u5[i, 4]
+    tprev[0] = t
+    return 0
+
+
+@register_jitable
+def autopilot_log(k, j, t, h, fins, prop, log_cmd):  # noqa: ANN001, ANN201
+    """The command the frame at t_{k+1} holds: the last one published (every tick)."""
+    for i in range(fins.shape[0]):
+        log_cmd[j, i, 0] = fins[i, 0]
+        log_cmd[j, i, 1] = fins[i, 1]
+        log_cmd[j, i, 2] = prop[i]
+    return 0
+
+
+@register_jitable
+def pvs_substep(k, j, s, t, h, nsub, kind, par, zero, fins, prop, cmd, x, xb, xq, alive, status, size, tmodel):  # noqa: ANN001, ANN201
+    """One guarded PythonVehicleSimulator step of every vehicle (held fin/propeller commands)."""
+    n = x.shape[0]
+    m = x.shape[1]
+    if s == 0:
+        for i in range(n):
+            cmd[i, 0] = fins[i, 0]
+            cmd[i, 1] = fins[i, 1]
+            cmd[i, 2] = prop[i]
+    if s == nsub[0] - 1:  # the rows before the last substep (the truth's specific force)
+        for i in range(n):
+            for c in range(m):
+                xq[i, c] = x[i, c]
+    for i in range(n):
+        step_one(i, kind[0], par, zero, x, cmd, h, MAX_SPEED, MAX_RATE, alive, xb, status, size)
+        if status[i] != 0:
+            return 1  # the guard stopped it: the plugins run this tick (event, non-finite)
+    for i in range(n):
+        for c in range(m):
+            x[i, c] = xb[i, c]
+    tmodel[0] = tmodel[0] + h
+    return 0
+
+
+@register_jitable
+def pvs_after(k, j, t, h, x, eta, nu, xlog, elog):  # noqa: ANN001, ANN201
+    """The truth at t_{k+1}: pose, velocities and the Euler angles of its quaternion."""
+    n = x.shape[0]
+    for i in range(n):
+        for c in range(x.shape[1]):
+            xlog[j, i, c] = x[i, c]
+        # quat_from_euler, then euler_from_quat (the same expressions)
+        r2, p2, y2 = x[i, 3] / 2, x[i, 4] / 2, x[i, 5] / 2
+        cr, sr = math.cos(r2), math.sin(r2)
+        cp, sp = math.cos(p2), math.sin(p2)
+        cy, sy = math.cos(y2), math.sin(y2)
+        q0 = cr * cp * cy + sr * sp * sy
+        q1 = sr * cp * cy - cr * sp * sy
+        q2 = cr * sp * cy + sr * cp * sy
+        q3 = cr * cp * sy - sr * sp * cy
+        roll = math.atan2(2 * (q0 * q1 + q2 * q3), 1 - 2 * (q1 * q1 + q2 * q2))
+        pitch = math.asin(min(1.0, max(-1.0, 2 * (q0 * q2 - q3 * q1))))
+        yaw = math.atan2(2 * (q0 * q3 + q1 * q2), 1 - 2 * (q2 * q2 + q3 * q3))
+        eta[i, 0], eta[i, 1], eta[i, 2] = x[i, 0], x[i, 1], x[i, 2]
+        eta[i, 3], eta[i, 4], eta[i, 5] = roll, pitch, yaw
+        elog[j, i, 0], elog[j, i, 1], elog[j, i, 2] = roll, pitch, yaw
+        for c in range(6):
+            nu[i, c] = x[i, 6 + c]
+    return 0
+
+
+# ------------------------------------------------------------------------------ declarations
+def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
+    """The ``depth_heading_autopilot`` declaration (any rate; the motion owns the wires)."""
+    from marinesim.engine.plugins.wrench import autopilot_gains
+
+    n = slot.block.n
+    cp: Any = plugin.params
+    st = slot.ctx.state
+    row = remus_row(autopilot_gains(cp, 0.0, 0.0, 0.0), sim.clock.dt)
+    a = {
+        "prow": np.repeat(row, n, axis=0), "wnz": np.array([float(cp.wn_d_z)]),
+        "hrad": np.zeros(n), "tprev": np.zeros(1), "ap": np.zeros((n, 8)),
+        "u5": np.zeros((n, 5)), "log_cmd": np.zeros((MAX_TICKS, n, 3)),
+    }  # fmt: skip
+    fields = tuple(RemusDepthHeadingState.__dataclass_fields__)
+
+    def load(k: int) -> None:
+        ap = st["ap"]
+        for c, name in enumerate(fields):
+            a["ap"][:, c] = getattr(ap, name)
+        a["tprev"][0] = st["t_prev"]
+        a["prow"][:, 2] = st["depth"]  # ref_z
+        a["prow"][:, 9] = st["rpm"]  # ref_n
+        a["hrad"][:] = np.radians(st["heading"])
+
+    def commit(k: int, kstop: int, ticks: int) -> None:
+        st["ap"] = RemusDepthHeadingState(*a["ap"].T.copy())
+        st["t_prev"] = float(a["tprev"][0])
+
+    def finish(ticks: int) -> dict[str, np.ndarray]:
+        ul = a["log_cmd"][:ticks]
+        com = np.empty_like(ul)
+        com[..., :2] = np.degrees(ul[..., :2])
+        com[..., 2] = ul[..., 2]
+        return {f"{plugin.name}.command": com}
+
+    return Laws(
+        laws=[
+            Law("control", autopilot_tick, (
+                "prow", "wnz", "hrad", "tprev", "ap", "truth.eta", "truth.nu", "u5",
+                "bus.fins_cmd", "bus.propeller_cmd")),
+            Law("after_physics", autopilot_log, ("bus.fins_cmd", "bus.propeller_cmd", "log_cmd")),
+        ],
+        arrays=a, state=("ap", "tprev"), logs=("log_cmd",),
+        publishes=("fins/cmd", "propeller/cmd"),
+        sources=(_SRC / "control" / "pvs_fleet.py", _SRC / "core" / "frames.py"),
+        ready=lambda: "ap" in st and math.isfinite(st.get("t_prev", math.nan)),
+        load=load, commit=commit, finish=finish,
+    )  # fmt: skip
+
+
+def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
+    """The ``fossen6dof`` (PythonVehicleSimulator REMUS 100) declaration."""
+    from marinesim.models.sixdof.motion import RowsState
+    from marinesim.models.sixdof.pvs import _kernel_params
+
+    n = slot.block.n
+    st = slot.ctx.state
+    blk = slot.block
+    kind, par, zero = _kernel_params(plugin.motion.built)  # shapes; values at load
+    par, zero = np.array(par), np.array(zero)
+    m = 15
+    a = {
+        "nsub": np.array([int(sim.clock.substeps)], dtype=np.int64),
+        "kind": np.array([kind], dtype=np.int64), "par": par, "zero": zero,
+        "bus.fins_cmd": np.zeros((n, 2)), "bus.propeller_cmd": np.zeros(n),
+        "cmd": np.zeros((n, 3)), "x": np.zeros((n, m)), "xb": np.zeros((n, m)),
+        "xq": np.zeros((n, m)), "alive": np.ones(n, dtype=np.bool_),
+        "status": np.zeros(n, dtype=np.int8), "size": np.zeros(n), "tmodel": np.zeros(1),
+        "truth.eta": np.zeros((n, 6)), "truth.nu": np.zeros((n, 6)),
+        "xlog": np.zeros((MAX_TICKS, n, m)), "elog": np.zeros((MAX_TICKS, n, 3)),
+    }  # fmt: skip
+    mname = plugin.name
+
+    def ready() -> bool:
+        if "x" not in st or "still_water" not in st:
+            return False
+        return not st["bad"].any() and bool(st["x"].alive.all())
+
+    def load(k: int) -> None:
+        # the plugin's model in the scenario's current (built at start)
+        kind1, par1, zero1 = _kernel_params(st["motion"].built)
+        a["kind"][0], a["par"][...], a["zero"][...] = kind1, par1, zero1
+        a["x"][...] = st["x"].x
+        a["tmodel"][0] = st["x"].t
+        a["cmd"][...] = st["cmd"]
+        a["bus.fins_cmd"][...] = st["cmd"][:, :2]
+        a["bus.propeller_cmd"][...] = st["cmd"][:, 2]
+        tr = blk.truth
+        a["truth.eta"][:, :3] = a["x"][:, :3]
+        a["truth.eta"][:, 3:] = euler_from_quat(tr.quat)  # the autopilot's belief at t_k
+        a["truth.nu"][...] = a["x"][:, 6:12]
+
+    def commit(k: int, kstop: int, ticks: int) -> None:
+        clock = sim.clock
+        motion = st["motion"]
+        x1 = RowsState(x=a["x"].copy(), alive=np.ones(n, dtype=bool), t=float(a["tmodel"][0]))
+        st["x"] = x1
+        st["cmd"] = a["cmd"].copy()
+        st["commanded"] = st["commanded"] | True
+        pos, quat, vel, ang = motion.pose(x1)
+        xp = RowsState(x=a["xq"].copy(), alive=np.ones(n, dtype=bool))
+        st["accel"] = motion.specific_force(motion.nu(xp), x1, clock.h, sim.env.gravity, quat)
+        t_stop = clock.start + kstop * clock.dt
+        blk.truth = VehicleState(
+            pos.copy(), quat.copy(), vel.copy(), ang.copy(), st["accel"].copy(), t_stop
+        )
+        blk._truth_ro = None
+
+    def finish(ticks: int) -> dict[str, np.ndarray]:
+        xl, el = a["xlog"][:ticks], a["elog"][:ticks]
+        act = np.empty((ticks, n, 3))
+        act[..., :2] = np.degrees(xl[..., 12:14])
+        act[..., 2] = xl[..., 14]
+        return {
+            "truth.pos": xl[..., 0:3],
+            "truth.heading": angle360(np.degrees(el[..., 2]))[..., None],
+            "truth.speed": xl[..., 6:7],
+            f"{mname}.euler": np.degrees(el),
+            f"{mname}.nu": xl[..., 6:12],
+            f"{mname}.actuators": act,
+        }
+
+    return Laws(
+        laws=[
+            Law("substep", pvs_substep, (
+                "nsub", "kind", "par", "zero", "bus.fins_cmd", "bus.propeller_cmd", "cmd", "x",
+                "xb", "xq", "alive", "status", "size", "tmodel")),
+            Law("after_physics", pvs_after, ("x", "truth.eta", "truth.nu", "xlog", "elog")),
+        ],
+        arrays=a,
+        state=("bus.fins_cmd", "bus.propeller_cmd", "cmd", "x", "xq", "alive", "status",
+               "size", "tmodel", "truth.eta", "truth.nu"),
+        logs=("xlog", "elog"), sources=(_SRC / "models" / "sixdof", _SRC / "core" / "frames.py"),
+        ready=ready, load=load, commit=commit, finish=finish,
+    )  # fmt: skip

@@ -1,0 +1,127 @@
+"""The generated tick: its source from the declarations, its cache key, its notice, and the
+generated loop interpreted (the same law functions in Python) against the plugins' ticks."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import numpy as np
+import pytest
+
+from marinesim.scenario.build import load_simulation
+
+numba = pytest.importorskip("numba")
+
+
+def _decls(sets: dict | None = None):  # noqa: ANN202
+    from marinesim.engine.compiled.route import plan
+
+    sim = load_simulation("remus100_survey", sets={"time.end": 1.0, **(sets or {})})
+    why, entries, _sparse = plan(sim)
+    assert why is None
+    return sim, entries
+
+
+def test_source_composes_the_laws_in_phase_order() -> None:
+    from marinesim.engine.compiled.generate import tick_source
+
+    _sim, entries = _decls()
+    src, order, state = tick_source([laws for _s, laws in entries])
+    i_ctl = src.index("L0(k, j, t, h")  # the autopilot (control) …
+    i_sub = src.index("for s in range(nsub)")  # … before the substeps …
+    i_aft = src.index("start + (k + 1) * dt")  # … before what describes t_{k+1}
+    assert i_ctl < i_sub < i_aft
+    assert "autopilot_tick" in src and "pvs_substep" in src and "pvs_after" in src
+    # wires are one array each, shared by the autopilot and the motion
+    assert order.count("bus.fins_cmd") == 1 and order.count("truth.eta") == 1
+    assert all(f"copy_into(s{i}, a{i})" in src for i in state)
+
+
+def test_cache_key_follows_the_law_sources(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    from marinesim.engine.compiled import generate
+
+    monkeypatch.setenv("MARINESIM_CACHE_DIR", str(tmp_path))
+    _sim, entries = _decls()
+    decls = [laws for _s, laws in entries]
+    extra = tmp_path / "law.py"
+    extra.write_text("x = 1\n")
+    decls[0].sources = (*decls[0].sources, extra)
+    src = generate.tick_source(decls)[0]
+    p1 = generate._path(src, decls)
+    extra.write_text("x = 2\n")  # an edited law: another file, never stale machine code
+    p2 = generate._path(src, decls)
+    assert p1 != p2 and p1.parent == p2.parent == tmp_path / "ticks"
+    assert not generate.is_cached(decls)
+
+
+def test_notice_only_when_it_must_compile(monkeypatch) -> None:  # noqa: ANN001
+    from marinesim.engine.compiled import notice
+
+    class Fn:
+        signatures: list = []
+
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.delenv("MARINESIM_QUIET", raising=False)
+    monkeypatch.setattr(notice, "is_cached", lambda decls: False)
+    with notice.compiling(Fn(), []):
+        pass
+    text = err.getvalue()
+    assert text.startswith(notice.MESSAGE) and "compiled in" in text
+    err.truncate(0)
+    err.seek(0)
+    monkeypatch.setattr(notice, "is_cached", lambda decls: True)
+    with notice.compiling(Fn(), []):
+        pass
+    assert err.getvalue() == ""
+
+
+def test_generated_loop_interpreted_equals_the_plugins(monkeypatch) -> None:  # noqa: ANN001
+    # MARINESIM_JIT=interp runs the generated source in Python: the same law functions the
+    # compiled tick runs, interpreted.  Interpreted and compiled arithmetic round the model's
+    # libm calls differently in the last bit (a few ulp seen): every signal within 1e-12 of
+    # its own scale, the issue's agreement between routes
+    def run(compiled: bool):  # noqa: ANN202
+        sim = load_simulation("remus100_survey", sets={"time.end": 3.0})
+        sim.compiled = compiled
+        return sim.run()
+
+    a = run(False)
+    monkeypatch.setenv("MARINESIM_JIT", "interp")
+    b = run(True)
+    assert b.manifest["compiled_ticks"] > 20
+    assert list(a.signals) == list(b.signals)
+    assert a.t.tobytes() == b.t.tobytes()
+    for name in a.signals:
+        x, y = a[name], b[name]
+        scale = max(float(np.nanmax(np.abs(x))), 1e-300)
+        assert np.array_equal(np.isnan(x), np.isnan(y)), name
+        assert float(np.nanmax(np.abs(x - y))) <= 1e-12 * scale, name
+
+
+@pytest.mark.parametrize("rate_hz", [5.0, 10.0 / 3.0])
+def test_a_controller_at_its_own_rate(rate_hz: float) -> None:
+    # the autopilot every 2nd / 3rd tick: the generated loop's schedule, the hook-call and
+    # bus counts of the ticks it skipped
+    def run(compiled: bool):  # noqa: ANN202
+        sim = load_simulation(
+            "remus100_survey",
+            sets={"time.end": 15.0, "entities.0.controllers.0.rate_hz": rate_hz},
+        )
+        sim.compiled = compiled
+        return sim.run()
+
+    a, b = run(False), run(True)
+    assert b.manifest["compiled_ticks"] > 100
+    from marinesim.testing import assert_runs_identical
+
+    assert_runs_identical(a, b)
+
+
+def test_warmup_covers_the_declared_bundled_scenarios() -> None:
+    from marinesim.cli.bench import warm_compiled_ticks
+
+    t = warm_compiled_ticks()
+    assert "tick remus100_survey" in t  # declared: fossen6dof (REMUS 100) + autopilot
+    assert "tick bluerov2_station_keeping" not in t  # its plugins are not declared yet
