@@ -86,6 +86,20 @@ def _has_block(mission: Path, name: str) -> bool:
     return read_moos_file(mission).find_block(name) is not None
 
 
+def _log_path(mission: Path, out: Path | None, name: str) -> Path:
+    log = out if out is not None else Path(f"{mission.stem}_{name}.alog")
+    if log.suffix.lower() != ".alog":
+        raise ConfigError(f"{str(log)!r}: the log is an .alog file", param="--out")
+    return log
+
+
+def _header(s: dict[str, Any], model: Any, log: Path) -> str:
+    return (
+        f"{s['name']}: MOOSDB {s['host']}:{s['port']}, warp {s['time_warp']:g}, "
+        f"AppTick {s['app_tick']:g}, model {model}; log {log}"
+    )
+
+
 def run_app(
     mission: Path,
     name: str | None = None,
@@ -120,6 +134,29 @@ def run_app(
         proc = proc.partition("=")[2]
     if duration is not None and not duration > 0:
         raise ConfigError(f"must be > 0, got {duration:g}", param="--duration")
+    if log_format not in ("alog", "mcap"):
+        raise ConfigError(f"must be alog or mcap, not {log_format!r}", param="--format")
+    retry = None if connect_timeout == 0 else connect_timeout
+    # the start record (stdlib and the MOOS client only): join and post the start state
+    # before numpy and the model load (marinesim.interop.moos.startup)
+    from marinesim.interop.moos import startup
+
+    key = None
+    pre = None
+    if scenario is None:
+        key = startup.record_key(mission, name=proc, block=block, variant=variant)
+        record = startup.load_record(key)
+        if record is not None:
+            s = record["settings"]
+            log = _log_path(mission, out, s["name"])
+            for w in record.get("warnings", []):
+                say(f"warning: {w}")
+            say(_header(s, record["model"], log))
+            from marinesim.interop.moos.client import MoosClient
+
+            client = MoosClient(s["host"], s["port"], s["name"], time_warp=s["time_warp"], log=say)
+            pre = startup.join(client, record, connect_retry=retry)
+            pre.hold()
     from marinesim.interop.moos.app import UsmMoosApp, moos_settings
     from marinesim.interop.moos.files import load_usm_config
 
@@ -129,26 +166,25 @@ def run_app(
         variant=variant,  # type: ignore[arg-type]
         block=block or (proc if proc and _has_block(mission, proc) else None),
     )
-    for w in loaded.warnings:
-        say(f"warning: {w}")
     settings = moos_settings(loaded, alias=proc)
-    log = out if out is not None else Path(f"{mission.stem}_{settings.name}.alog")
-    if log.suffix.lower() != ".alog":
-        raise ConfigError(f"{str(log)!r}: the log is an .alog file", param="--out")
-    if log_format not in ("alog", "mcap"):
-        raise ConfigError(f"must be alog or mcap, not {log_format!r}", param="--format")
-    say(
-        f"{settings.name}: MOOSDB {settings.host}:{settings.port}, warp "
-        f"{settings.time_warp:g}, AppTick {settings.app_tick:g}, model "
-        f"{loaded.config.variant if scenario is None else scenario}; log {log}"
-    )
+    log = _log_path(mission, out, settings.name)
+    if pre is None:
+        for w in loaded.warnings:
+            say(f"warning: {w}")
+        say(_header(vars(settings), loaded.config.variant if scenario is None else scenario, log))
     if scenario is not None:
         from marinesim.interop.moos.scenario_app import ScenarioMoosApp
 
         app_: UsmMoosApp = ScenarioMoosApp(loaded, settings, scenario, log_path=log)
         say(f"{settings.name}: vehicle from {scenario} (not the usm model)")
     else:
-        app_ = UsmMoosApp(loaded, settings, log_path=log)
+        app_ = UsmMoosApp(
+            loaded, settings, log_path=log, client=pre.client if pre is not None else None
+        )
+        if pre is None:  # first launch of this mission: the model computes the record
+            record = app_.start_record()
+            startup.save_record(key, {**record, "warnings": list(loaded.warnings)})
+            pre = startup.join(app_.client, record, connect_retry=retry)
     nav = None
     if log_format == "mcap" or live:
         from marinesim.cli.moos import _nav_stream
@@ -160,11 +196,7 @@ def run_app(
         with contextlib.suppress(ValueError):  # not the main thread: no handler
             old[sig] = signal.signal(sig, lambda *_: stop.set())
     try:
-        rep = app_.run(
-            duration=duration,
-            stop=stop,
-            connect_retry=None if connect_timeout == 0 else connect_timeout,
-        )
+        rep = app_.run(duration=duration, stop=stop, connect_retry=retry, prestart=pre)
     finally:
         for sig, h in old.items():
             signal.signal(sig, h)

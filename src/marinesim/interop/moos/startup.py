@@ -1,0 +1,266 @@
+"""The MOOS app's start: the start record, posted before numpy and the model load.
+
+pAntler launches the simulator and, a fraction of a second later, the helm, the PID and the
+timers; they act on the first ``NAV_*`` they see.  Importing numpy, pyproj and the model
+takes 0.3–2 s, i.e. 3–20 MOOS s at warp 10.  So the start is split:
+
+1. **Start record.**  What the model publishes at its first iteration (at the start-up time,
+   before any mail: the start pose, the drift summaries), and — when the model shows them
+   to be the same on two different time grids — the publications of the following
+   iterations while no mail comes (the *hold* packets).  It is computed by the model
+   itself (:meth:`marinesim.interop.moos.app.UsmMoosApp.start_record`) and stored in a
+   cache keyed by the mission file's bytes, the name, block and variant, and the size and
+   modification time of every source file of the model and of this bridge (and the
+   installed pyproj): any change computes it again.  There is no second copy of the law
+   here: this module only replays what the model wrote.
+2. **Join** (:func:`join`): connect, register (twice, as the programs do), post iteration 1
+   (``<NAME>_STATUS``, the record, ``APPCAST``) — standard library and the MOOS client only.
+3. **Hold** (:class:`Prestart`): while the model loads, a thread posts the hold packets on
+   the AppTick schedule until the first mail the model would act on arrives (that mail, and
+   the rest, wait for the model).
+4. **Hand-over**: the model replays every posted iteration at its time and checks that it
+   publishes the same (a difference is reported), then runs on.
+
+Without a cached record (the first launch of a mission file), the model is loaded first,
+the record is computed and stored, and steps 2–4 follow.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from marinesim.interop.moos.client import MoosClient
+from marinesim.interop.moos.wire import MoosMsg
+
+__all__ = [
+    "QUIET",
+    "Prestart",
+    "appcast_text",
+    "cache_dir",
+    "join",
+    "load_record",
+    "record_key",
+    "save_record",
+    "status_text",
+]
+
+#: Bump when the record's layout changes.
+FORMAT = 1
+#: Variables the app registers but the model does not act on.
+QUIET = frozenset(
+    {"APPCAST_REQ", "LOADCAST_REQ", "TERM_REPORT_INTERVAL", "COMMS_POLICY", "WIND_CONDITIONS"}
+)
+#: ``<NAME>_STATUS`` period [MOOS s].
+STATUS_PERIOD = 2.0
+#: Source files whose change invalidates a stored record (relative to the package).
+_LAW = (
+    "models/usm",
+    "core/geodesy.py",
+    "core/frames.py",
+    "interop/moos/app.py",
+    "interop/moos/files.py",
+    "interop/moos/moosfile.py",
+    "interop/moos/startup.py",
+)
+
+
+def status_text(name: str, uptime: float, subscriptions: Any, published: Any) -> str:
+    """``<NAME>_STATUS``'s value (the AppCasting status line of a MOOS-IvP app)."""
+    subs = ",".join(sorted(subscriptions))
+    pubs = ",".join(sorted(published))
+    return (
+        f"AppErrorFlag=false,Uptime={uptime:.6g},cpuload=0,memory_kb=0,"
+        f"memory_max_kb=0,MOOSName={name},"
+        f'Publishing="{pubs},",Subscribing="{subs},"'
+    )
+
+
+def appcast_text(name: str, iteration: int, community: str, pose: str, warnings: list[str]) -> str:
+    """``APPCAST``'s value: the pose line and the last run warnings."""
+    lines = [pose, f"Run warnings: {len(warnings)}", *(f"  {w}" for w in warnings[-5:])]
+    return f"proc={name}!@#iter={iteration}!@#node={community}!@#messages=" + "!@".join(lines)
+
+
+# ---------------------------------------------------------------------- the record cache
+def cache_dir() -> Path:
+    """``$MARINESIM_CACHE_DIR/moos-start``, else ``$XDG_CACHE_HOME/marinesim/moos-start``,
+    else ``~/.cache/marinesim/moos-start``."""
+    root = os.environ.get("MARINESIM_CACHE_DIR")
+    if root:
+        return Path(root) / "moos-start"
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg) / "marinesim" / "moos-start"
+
+
+def _fingerprint() -> str:
+    root = Path(__file__).resolve().parents[2]
+    parts = [sys.version, str(FORMAT)]
+    for rel in _LAW:
+        p = root / rel
+        for f in sorted(p.glob("*.py")) if p.is_dir() else [p]:
+            with contextlib.suppress(OSError):
+                st = f.stat()
+                parts.append(f"{rel}/{f.name}:{st.st_size}:{st.st_mtime_ns}")
+    for entry in sys.path:  # the installed pyproj (its PROJ data decides the lat/long)
+        init = Path(entry or ".") / "pyproj" / "__init__.py"
+        with contextlib.suppress(OSError):
+            st = init.stat()
+            parts.append(f"pyproj:{init}:{st.st_size}:{st.st_mtime_ns}")
+            break
+    return "\n".join(parts)
+
+
+def record_key(mission: Path, **choices: Any) -> str | None:
+    """The cache key of a launch (None when the mission file cannot be read)."""
+    try:
+        data = Path(mission).read_bytes()
+    except OSError:
+        return None
+    h = hashlib.sha256(_fingerprint().encode())
+    h.update(b"\0" + data + b"\0")
+    h.update(json.dumps(choices, sort_keys=True, default=str).encode())
+    return h.hexdigest()
+
+
+def load_record(key: str | None) -> dict[str, Any] | None:
+    """The stored record of ``key``, or None (absent, unreadable, another format)."""
+    if key is None:
+        return None
+    try:
+        rec = json.loads((cache_dir() / f"{key}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return rec if isinstance(rec, dict) and rec.get("format") == FORMAT else None
+
+
+def save_record(key: str | None, record: dict[str, Any]) -> None:
+    """Store ``record`` under ``key`` (a cache: a folder that cannot be written is skipped)."""
+    if key is None:
+        return
+    d = cache_dir()
+    with contextlib.suppress(OSError):
+        d.mkdir(parents=True, exist_ok=True)
+        tmp = d / f".{key}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps({**record, "format": FORMAT}), encoding="utf-8")
+        os.replace(tmp, d / f"{key}.json")
+
+
+# ---------------------------------------------------------------------- join and hold
+def _items(packet: list[list[Any]]) -> list[tuple[str, float | str]]:
+    return [(str(k), v if isinstance(v, str) else float(v)) for k, v in packet]
+
+
+class Prestart:
+    """A joined client that has posted iteration 1 and may hold the start state.
+
+    Attributes
+    ----------
+    client : MoosClient
+    t0 : float
+        MOOS time of start-up (iteration 1's stamp).
+    posted : list of (float, list of (str, value), bool)
+        Every iteration posted before the hand-over: MOOS time, items, delivered.
+    last_status : float
+        MOOS time of the last ``<NAME>_STATUS``.
+    """
+
+    def __init__(self, client: MoosClient, record: dict[str, Any], t0: float) -> None:
+        self.client = client
+        self.record = record
+        self.t0 = t0
+        self.posted: list[tuple[float, list[tuple[str, float | str]], bool]] = []
+        self.inbox: list[MoosMsg] = []
+        self.last_status = t0
+        self.published: dict[str, None] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def iterations(self) -> int:
+        return len(self.posted)
+
+    def post(self, items: list[tuple[str, float | str]], now: float) -> None:
+        delivered = self.client.post(items, now)
+        self.posted.append((now, items, delivered))
+        for k, _ in items:
+            self.published.setdefault(k, None)
+
+    def hold(self) -> None:
+        """Post the hold packets on schedule (a thread) until mail or :meth:`handover`."""
+        packets = [_items(p) for p in self.record.get("hold") or []]
+        if packets:
+            self._thread = threading.Thread(target=self._hold, args=(packets,), daemon=True)
+            self._thread.start()
+
+    def _hold(self, packets: list[list[tuple[str, float | str]]]) -> None:
+        s = self.record["settings"]
+        period = 1.0 / (s["app_tick"] * s["time_warp"])
+        name, subs = s["name"], self.record["subscriptions"]
+        clock = self.client._clock
+        next_wall = clock() + period
+        k = 0
+        while not self._stop.is_set() and self.client.connected:
+            left = next_wall - clock()
+            if left > 0:
+                mail = self.client.fetch(timeout=min(left, 0.05))
+                self.inbox += mail
+                if any(m.key not in QUIET for m in mail):
+                    return  # the model must act on it: leave the rest to the model
+                continue
+            next_wall += period
+            now = self.client.moos_time()
+            items = list(packets[k % len(packets)])
+            k += 1
+            if now - self.last_status >= STATUS_PERIOD:
+                self.last_status = now
+                text = status_text(name, now - self.t0, subs, self.published)
+                items.insert(0, (f"{name.upper()}_STATUS", text))
+            if self._stop.is_set():
+                return
+            self.post(items, now)
+
+    def handover(self) -> list[MoosMsg]:
+        """Stop holding; the mail received meanwhile (in arrival order)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        inbox, self.inbox = self.inbox, []
+        return inbox
+
+
+def join(
+    client: MoosClient,
+    record: dict[str, Any],
+    *,
+    connect_retry: float | None,
+    warnings: list[str] | None = None,
+) -> Prestart:
+    """Connect, register twice and post iteration 1 of ``record`` (status, record, AppCast).
+
+    Raises
+    ------
+    MoosConnectionError
+        The DB is unreachable (after ``connect_retry`` wall seconds) or refused the name.
+    """
+    s = record["settings"]
+    subs = record["subscriptions"]
+    client.connect(retry_for=connect_retry)
+    client.register(subs)
+    client.register(subs)  # the programs register twice
+    t0 = client.moos_time()
+    pre = Prestart(client, record, t0)
+    name = s["name"]
+    items: list[tuple[str, float | str]] = [
+        (f"{name.upper()}_STATUS", status_text(name, 0.0, subs, ())),
+        *_items(record["first"]),
+        ("APPCAST", appcast_text(name, 1, client.community, record["pose"], warnings or [])),
+    ]
+    pre.post(items, t0)
+    return pre
