@@ -22,7 +22,7 @@ import socket
 import sys
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from marinesim.interop.moos.wire import MoosMsg, PacketReader, WireError, encode_packet
 
@@ -121,7 +121,7 @@ class FakeMoosDB:
             pass
 
     def _notify(self, m: MoosMsg) -> None:
-        m = replace(m, community=self.community)
+        m = m._replace(community=self.community)
         self.values[m.key] = m
         for c in list(self.conns.values()):
             if m.key in c.subs:
@@ -176,11 +176,11 @@ class FakeMoosDB:
                     continue
                 owner.subs[m.key] = m.dval
                 if m.key in self.values:
-                    self._send(owner, [replace(self.values[m.key], id=-1)])
+                    self._send(owner, [self.values[m.key]._replace(id=-1)])
             elif m.type == "N":
                 self._notify(m)
             elif m.type == "T":
-                self._send(c, [replace(m, dval=self.now(), dval2=0.0)])
+                self._send(c, [m._replace(dval=self.now(), dval2=0.0)])
 
     def _loop(self) -> None:
         sel = selectors.DefaultSelector()

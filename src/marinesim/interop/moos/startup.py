@@ -28,11 +28,11 @@ the record is computed and stored, and steps 2–4 follow.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sys
 import threading
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -118,38 +118,43 @@ def _fingerprint() -> str:
 
 
 def record_key(mission: Path, **choices: Any) -> str | None:
-    """The cache key of a launch (None when the mission file cannot be read)."""
+    """The cache key of a launch (None when the mission file cannot be read): the source
+    fingerprint, the mission file's text and the launch's choices, compared whole (a CRC
+    only names the file: no hashing library to import on the start path)."""
     try:
-        data = Path(mission).read_bytes()
+        text = Path(mission).read_bytes().decode("utf-8", "surrogateescape")
     except OSError:
         return None
-    h = hashlib.sha256(_fingerprint().encode())
-    h.update(b"\0" + data + b"\0")
-    h.update(json.dumps(choices, sort_keys=True, default=str).encode())
-    return h.hexdigest()
+    return "\0".join((_fingerprint(), text, json.dumps(choices, sort_keys=True, default=str)))
+
+
+def _path(key: str) -> Path:
+    data = key.encode("utf-8", "surrogateescape")
+    return cache_dir() / f"{zlib.crc32(data):08x}-{len(data)}.json"
 
 
 def load_record(key: str | None) -> dict[str, Any] | None:
-    """The stored record of ``key``, or None (absent, unreadable, another format)."""
+    """The stored record of ``key``, or None (absent, unreadable, another format or key)."""
     if key is None:
         return None
     try:
-        rec = json.loads((cache_dir() / f"{key}.json").read_text(encoding="utf-8"))
+        rec = json.loads(_path(key).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return rec if isinstance(rec, dict) and rec.get("format") == FORMAT else None
+    ok = isinstance(rec, dict) and rec.get("format") == FORMAT and rec.get("key") == key
+    return rec if ok else None
 
 
 def save_record(key: str | None, record: dict[str, Any]) -> None:
     """Store ``record`` under ``key`` (a cache: a folder that cannot be written is skipped)."""
     if key is None:
         return
-    d = cache_dir()
+    path = _path(key)
     with contextlib.suppress(OSError):
-        d.mkdir(parents=True, exist_ok=True)
-        tmp = d / f".{key}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps({**record, "format": FORMAT}), encoding="utf-8")
-        os.replace(tmp, d / f"{key}.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({**record, "format": FORMAT, "key": key}), encoding="utf-8")
+        os.replace(tmp, path)
 
 
 # ---------------------------------------------------------------------- join and hold

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import math
 import struct
+from collections import namedtuple
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
 
 __all__ = [
     "MAX_PACKET",
@@ -78,8 +78,14 @@ class WireError(ValueError):
     """Bytes that are not a valid MOOS packet or message (offset and reason in the text)."""
 
 
-@dataclass(frozen=True)
-class MoosMsg:
+_MoosMsgBase = namedtuple(  # a tuple, not a dataclass: cheaper to import and to build
+    "_MoosMsgBase",
+    "type dtype key time dval dval2 sval src src_aux community id",
+    defaults=(-1.0, -1.0, "", "", "", "", -1),
+)
+
+
+class MoosMsg(_MoosMsgBase):
     """One MOOS message.
 
     Attributes
@@ -102,17 +108,7 @@ class MoosMsg:
         Message id (the sender's running counter; −1 for handshake and timing).
     """
 
-    type: str
-    dtype: str
-    key: str
-    time: float
-    dval: float = -1.0
-    dval2: float = -1.0
-    sval: str = ""
-    src: str = ""
-    src_aux: str = ""
-    community: str = ""
-    id: int = -1
+    __slots__ = ()
 
     @property
     def is_double(self) -> bool:
@@ -305,7 +301,7 @@ class PacketReader:
 
 def with_community(msgs: Iterable[MoosMsg], community: str) -> list[MoosMsg]:
     """Copies of ``msgs`` with the community filled in (what the DB does on delivery)."""
-    return [replace(m, community=community) for m in msgs]
+    return [m._replace(community=community) for m in msgs]
 
 
 def finite_or_none(x: float) -> float | None:
