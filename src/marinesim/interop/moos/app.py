@@ -557,6 +557,7 @@ class UsmMoosApp:
         alog = AlogWriter(self.log_path, logstart=t0) if self.log_path else None
         nodes = self.node_reporter()
         nav_x = self.config.prefix + "_X"
+        prefix = self.config.prefix + "_"
         delivery = _DeliveryLog(self.log_path, t0) if self.log_path else None
         if alog is not None:
             rep.log = alog.path
@@ -567,15 +568,25 @@ class UsmMoosApp:
             src = name if delivered else name + ":undelivered"
             rep.undelivered += 0 if delivered else len(out)
             rep.posts += len(out)
+            published = self._published
+            logged = []
+            nav = False
             for key, sv in out:
-                self._published.setdefault(key, None)
-                if alog is not None and key != "APPCAST" and not key.endswith("_STATUS"):
-                    alog.write(now, key, src, sv)
+                if key not in published:
+                    published[key] = None
+                if key == "APPCAST" or key.endswith("_STATUS"):
+                    continue
+                logged.append((key, sv))
+                if key.startswith(prefix):
                     nodes.update(key, sv)
-            if alog is not None and any(key == nav_x for key, _ in out):
+                    nav = nav or key == nav_x
+            if alog is None:
+                return
+            if nav:
                 report = nodes.report(now)
                 if report is not None:  # log only: the mission's pNodeReporter posts its own
-                    alog.write(now, "NODE_REPORT_LOCAL", src, report)
+                    logged.append(("NODE_REPORT_LOCAL", report))
+            alog.write_many(now, src, logged)
 
         for now, items, delivered in posted:
             log_posts(now, items, delivered)

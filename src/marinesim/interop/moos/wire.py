@@ -40,6 +40,7 @@ __all__ = [
     "decode_message",
     "decode_packet",
     "encode_message",
+    "encode_notifies",
     "encode_packet",
     "notify",
 ]
@@ -153,6 +154,42 @@ def encode_packet(msgs: Sequence[MoosMsg], flag: int = 0) -> bytes:
     """Serialise a packet holding ``msgs`` (header: length, count, flag byte)."""
     body = b"".join(encode_message(m) for m in msgs)
     return _HDR.pack(_HDR.size + len(body), len(msgs), flag) + body
+
+
+_NO_STRING = _I32.pack(0)
+#: (source, key) -> the encoded source, source-aux, community and key of a NOTIFY.
+_NOTIFY_MIDDLE: dict[tuple[str, str], bytes] = {}
+
+
+def encode_notifies(
+    items: Sequence[tuple[str, float | str]], moos_time: float, src: str, first_id: int
+) -> bytes:
+    """The packet of :func:`encode_packet` for ``[notify(k, v, moos_time, src=src,
+    id=first_id + i) ...]``, built from cached per-variable bytes (the simulator posts the
+    same variables every iteration: only the id, time and value change)."""
+    parts = []
+    mid_cache = _NOTIFY_MIDDLE
+    mhdr = _MHDR.pack
+    d3 = _D3.pack
+    i = first_id
+    for key, value in items:
+        mid = mid_cache.get((src, key))
+        if mid is None:
+            if len(mid_cache) > 4096:  # a stream of ever new names: do not grow forever
+                mid_cache.clear()
+            mid = _enc(src) + _NO_STRING + _NO_STRING + _enc(key)
+            mid_cache[(src, key)] = mid
+        if isinstance(value, str):
+            sv = _enc(value)
+            n = _MIN_MSG - 16 + len(mid) + len(sv) - 4
+            parts.append(mhdr(n, i, b"N", b"S") + mid + d3(moos_time, -1.0, -1.0) + sv)
+        else:
+            n = _MIN_MSG - 16 + len(mid)
+            parts.append(mhdr(n, i, b"N", b"D") + mid + d3(moos_time, float(value), -1.0))
+            parts.append(_NO_STRING)
+        i += 1
+    body = b"".join(parts)
+    return _HDR.pack(_HDR.size + len(body), len(items), 0) + body
 
 
 def _str(buf: bytes | memoryview, pos: int, end: int, what: str) -> tuple[str, int]:
