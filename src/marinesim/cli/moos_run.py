@@ -144,10 +144,12 @@ def run_app(
     key = None
     pre = None
     if scenario is None:
-        key = startup.record_key(mission, name=proc, block=block, variant=variant)
+        launch = startup.record_key(mission, name=proc, block=block, variant=variant)
+        key = launch[0] if launch is not None else None
         record = startup.load_record(key)
-        if record is not None:
-            s = record["settings"]
+        if record is not None and launch is not None:
+            s = {**record["settings"], "host": launch[1], "port": launch[2]}
+            record = {**record, "settings": s}
             log = _log_path(mission, out, s["name"])
             for w in record.get("warnings", []):
                 say(f"warning: {w}")

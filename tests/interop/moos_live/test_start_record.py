@@ -98,7 +98,7 @@ def test_the_record_is_posted_before_numpy_is_imported(fake_db, tmp_path: Path) 
         "from marinesim.interop.moos import startup\n"
         "from marinesim.interop.moos.client import MoosClient\n"
         f"key = startup.record_key(Path({str(mission)!r}), name='uSimMarine', block=None,"
-        " variant=None)\n"
+        " variant=None)[0]\n"
         "rec = startup.load_record(key)\n"
         "s = rec['settings']\n"
         "c = MoosClient(s['host'], s['port'], 'probe', time_warp=s['time_warp'])\n"
@@ -147,14 +147,21 @@ def test_iteration_one_is_what_the_real_usimmarine_posted_first(tmp_path: Path) 
     assert rec["hold"] and [k for k, _ in rec["hold"][0]] == [k for k, _ in body[:15]]
 
 
-def test_a_changed_mission_is_a_new_record(tmp_path: Path) -> None:
+def test_a_changed_mission_is_a_new_record_but_not_a_new_port(tmp_path: Path) -> None:
     m = tmp_path / "m.moos"
-    m.write_text("ServerPort = 9000\n", encoding="utf-8")
+    m.write_text("ServerPort = 9000\nLatOrigin = 42\n", encoding="utf-8")
     k1 = startup.record_key(m, name="a")
-    m.write_text("ServerPort = 9001\n", encoding="utf-8")
+    m.write_text("ServerHost = 127.0.0.1\nServerPort = 9001\nLatOrigin = 42\n", encoding="utf-8")
     k2 = startup.record_key(m, name="a")
-    assert k1 != k2 and startup.record_key(m, name="b") != k2
+    assert k1 is not None and k2 is not None
+    assert k1[0] == k2[0] and k2[1:] == ("127.0.0.1", 9001) and k1[1:] == ("localhost", 9000)
+    m.write_text("ServerPort = 9001\nLatOrigin = 43\n", encoding="utf-8")
+    k3 = startup.record_key(m, name="a")
+    assert k3 is not None and k3[0] != k2[0]
+    assert startup.record_key(m, name="b")[0] != k3[0]  # type: ignore[index]
     assert startup.record_key(tmp_path / "missing.moos", name="a") is None
+    m.write_text("ServerPort = ninety\n", encoding="utf-8")
+    assert startup.record_key(m, name="a") is None  # the full start names the error
 
 
 def test_fake_db_drops_a_client_silent_for_more_than_five_seconds(fake_db) -> None:  # noqa: ANN001

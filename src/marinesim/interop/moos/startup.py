@@ -59,6 +59,7 @@ QUIET = frozenset(
 )
 #: ``<NAME>_STATUS`` period [MOOS s].
 STATUS_PERIOD = 2.0
+_SERVER = ("serverhost", "serverport")
 #: Source files whose change invalidates a stored record (relative to the package).
 _LAW = (
     "models/usm",
@@ -117,19 +118,36 @@ def _fingerprint() -> str:
     return "\n".join(parts)
 
 
-def record_key(mission: Path, **choices: Any) -> str | None:
-    """The cache key of a launch (None when the mission file cannot be read): the source
-    fingerprint, the mission file's text and the launch's choices, compared whole (a CRC
-    only names the file: no hashing library to import on the start path)."""
+def record_key(mission: Path, **choices: Any) -> tuple[str, str, int] | None:
+    """The cache key of a launch and the DB's host and port, or None (the mission cannot be
+    read or parsed: the full start reports why).
+
+    The key is the source fingerprint, the mission file's text without its ``ServerHost`` /
+    ``ServerPort`` lines (a batch gives every run its own port: the record is the same) and
+    the launch's choices, compared whole (a CRC only names the file: no hashing library to
+    import on the start path).
+    """
+    import warnings
+
+    from marinesim.interop.moos.moosfile import MoosFile
+
     try:
-        text = Path(mission).read_bytes().decode("utf-8", "surrogateescape")
-    except OSError:
+        text = Path(mission).read_bytes().decode("utf-8")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the full start reports them
+            mf = MoosFile.parse(text, path=Path(mission))
+        host = (mf.global_value("ServerHost") or "localhost").strip()
+        port = int(float(mf.global_value("ServerPort") or 9000))
+    except Exception:  # noqa: BLE001 - any trouble: the full start explains it
         return None
-    return "\0".join((_fingerprint(), text, json.dumps(choices, sort_keys=True, default=str)))
+    drop = {line for k, (_v, line) in mf.globals.items() if k.lower() in _SERVER}
+    kept = "\n".join(t for i, t in enumerate(text.splitlines(), 1) if i not in drop)
+    choice = json.dumps(choices, sort_keys=True, default=str)
+    return "\0".join((_fingerprint(), kept, choice)), host, port
 
 
 def _path(key: str) -> Path:
-    data = key.encode("utf-8", "surrogateescape")
+    data = key.encode("utf-8")
     return cache_dir() / f"{zlib.crc32(data):08x}-{len(data)}.json"
 
 
