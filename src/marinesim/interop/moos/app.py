@@ -82,6 +82,8 @@ SUBSCRIPTIONS_V22 = (
 #: Variables the app registers but the model does not act on (accepted silently).
 _QUIET = QUIET
 
+#: What the app says once the model iterates (after the start record's hand-over).
+READY = "model running"
 #: MOOS's defaults when the file does not say.
 DEFAULT_HOST, DEFAULT_PORT, DEFAULT_TICK = "localhost", 9000, 5.0
 
@@ -554,6 +556,8 @@ class UsmMoosApp:
             client.close()
             raise
         rep.moos_start = rep.moos_end = t0
+        #: ``marinesim moos batch`` starts the helm and the rest on this line
+        self.say(f"{self.settings.name}: {READY} at iteration {len(posted) + 1}")
         alog = AlogWriter(self.log_path, logstart=t0) if self.log_path else None
         nodes = self.node_reporter()
         nav_x = self.config.prefix + "_X"
