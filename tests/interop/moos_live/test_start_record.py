@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -185,3 +186,30 @@ def test_fake_db_drops_a_client_silent_for_more_than_five_seconds(fake_db) -> No
     assert not silent.connected and talker.connected
     talker.close()
     silent.close()
+
+
+def test_v22_holds_the_start_state_while_the_model_loads(fake_db, tmp_path: Path) -> None:  # noqa: ANN001
+    """V22 gets its own NAV_X back (it registers it): that echo must not end the hold."""
+    db = fake_db("capB", warp=10.0)
+    mission = _mission(tmp_path, db.port)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": str(SRC), "MARINESIM_CACHE_DIR": str(cache)}
+    outs = []
+    for log in ("a.alog", "b.alog"):
+        outs.append(subprocess.run(
+            [sys.executable, "-m", "marinesim", "moos", str(mission), "uSimMarineV22",
+             "--duration", "2", "-o", str(tmp_path / log)],
+            capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
+        ))  # fmt: skip
+        assert outs[-1].returncode == 0, outs[-1].stderr
+    warm = outs[1].stderr
+    assert "differs from the model" not in warm
+    held = int(re.search(r"model running at iteration (\d+)", warm).group(1))  # type: ignore[union-attr]
+    # the model loads in 0.1 s or more: 10 or more iterations at warp 10, held meanwhile
+    assert held >= 4, warm
+    # the model replayed every held iteration and agreed ("differs" above); on the wire,
+    # one NAV packet every second iteration, held or not
+    iterations = int(re.search(r"(\d+) iterations over", warm).group(1))  # type: ignore[union-attr]
+    conn = [c for c in db.history if c.name == "uSimMarineV22"][1]
+    n_nav = sum(any(m.key == "NAV_X" and m.type == "N" for m in p) for _, p in conn.received)
+    assert abs(n_nav - iterations // 2) <= 1, (n_nav, iterations)

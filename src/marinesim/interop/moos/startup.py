@@ -234,8 +234,10 @@ class Prestart:
             if left > 0:
                 mail = self.client.fetch(timeout=min(left, 0.05))
                 self.inbox += mail
-                if any(m.key not in QUIET for m in mail):
-                    return  # the model must act on it: leave the rest to the model
+                # mail the model must act on ends the hold (not our own posts: V22 registers
+                # its NAV_X / NAV_Y / NAV_HEADING and gets them back)
+                if any(m.key not in QUIET and m.src != name for m in mail):
+                    return
                 continue
             next_wall += period
             now = self.client.moos_time()
