@@ -9,8 +9,8 @@ MOOS-IvP apps from ``MARINESIM_MOOS_BIN``:
   from motion start 220.50 ± 0.75 s, along-track 0.7 m, Hausdorff 0.6 m, equal time since
   motion start 0.75 m);
 * **shell loop**: the pAntler recipe of ``docs/guide/moos-batch.md`` run ``--loop`` times one
-  after another (wrapper on the PATH, ``pAntler survey.moos``, stop 2 s after
-  ``MISSION = complete``), judged the same way.
+  after another (wrapper on the PATH, ``marinesim moos ... --prepare``, ``pAntler
+  survey.moos``, stop 2 s after ``MISSION = complete``), judged the same way.
 
 Missions per hour = completed runs / wall hours of each way, measured in the same run.  The
 load average is recorded at start and end.
@@ -97,6 +97,10 @@ def pantler_once(src: Path, cwd: Path, bindir: str, timeout: float = 150.0) -> P
     env["PATH"] = os.pathsep.join(
         [str(cwd), bindir, str(Path(sys.executable).parent), env.get("PATH", "")]
     )
+    subprocess.run(  # the docs' recipe: the start record first
+        ["marinesim", "moos", "survey.moos", "uSimMarine", "--prepare"],
+        cwd=cwd, env=env, check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
     with (cwd / "antler.out").open("wb") as out:
         antler = subprocess.Popen(
             ["pAntler", "survey.moos"],

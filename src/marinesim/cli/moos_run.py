@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from marinesim.core.errors import ConfigError
+from marinesim.core.errors import ConfigError, DataError
 
 __all__ = ["fast_argv", "run_app"]
 
@@ -34,6 +34,7 @@ _VALUE_OPTS = {
     "--alias": "alias",
 }
 _SUBCOMMANDS = ("run", "replay", "compare", "batch")
+_FLAGS = {"--prepare": "prepare"}
 
 
 def fast_argv(argv: list[str]) -> dict[str, Any] | None:
@@ -60,6 +61,8 @@ def fast_argv(argv: list[str]) -> dict[str, Any] | None:
                 val = rest[i + 1]
                 i += 1
             kw[_VALUE_OPTS[key]] = val
+        elif a in _FLAGS:
+            kw[_FLAGS[a]] = True
         elif a.startswith("-"):
             return None
         else:
@@ -115,12 +118,14 @@ def run_app(
     log_format: str = "alog",
     live: bool = False,
     live_port: int = 8765,
+    prepare: bool = False,
 ) -> int:
     """Join the MOOSDB of ``mission`` as uSimMarine / uSimMarineV22 and log to an ``.alog``.
 
     ``log_format="mcap"`` also writes the published navigation as ROS 2 topics (``.mcap`` beside
     the ``.alog``; with ``scenario``, the engine's log under ``<log stem>/``) and ``live`` serves
-    them over the Foxglove WebSocket protocol on ``live_port``.
+    them over the Foxglove WebSocket protocol on ``live_port``.  ``prepare`` stores the start
+    record (:mod:`marinesim.interop.moos.startup`) and returns without joining.
 
     Returns 0; errors raise :class:`~marinesim.core.errors.MarinesimError`.
     """
@@ -136,6 +141,8 @@ def run_app(
         raise ConfigError(f"must be > 0, got {duration:g}", param="--duration")
     if log_format not in ("alog", "mcap"):
         raise ConfigError(f"must be alog or mcap, not {log_format!r}", param="--format")
+    if prepare and scenario is not None:
+        raise ConfigError("a --scenario vehicle has no start record", param="--prepare")
     retry = None if connect_timeout == 0 else connect_timeout
     # the start record (stdlib and the MOOS client only): join and post the start state
     # before numpy and the model load (marinesim.interop.moos.startup)
@@ -146,7 +153,7 @@ def run_app(
     if scenario is None:
         launch = startup.record_key(mission, name=proc, block=block, variant=variant)
         key = launch[0] if launch is not None else None
-        record = startup.load_record(key)
+        record = None if prepare else startup.load_record(key)
         if record is not None and launch is not None:
             s = {**record["settings"], "host": launch[1], "port": launch[2]}
             record = {**record, "settings": s}
@@ -183,9 +190,14 @@ def run_app(
         app_ = UsmMoosApp(
             loaded, settings, log_path=log, client=pre.client if pre is not None else None
         )
-        if pre is None:  # first launch of this mission: the model computes the record
+        if pre is None or prepare:  # first launch of this mission: the model computes it
             record = app_.start_record()
-            startup.save_record(key, {**record, "warnings": list(loaded.warnings)})
+            stored = startup.save_record(key, {**record, "warnings": list(loaded.warnings)})
+            if prepare:
+                if not stored:
+                    raise DataError(f"cannot store the start record in {startup.cache_dir()}")
+                say(f"{settings.name}: start record stored in {startup.cache_dir()}")
+                return 0
             pre = startup.join(app_.client, record, connect_retry=retry)
     nav = None
     if log_format == "mcap" or live:

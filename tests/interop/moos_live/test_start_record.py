@@ -213,3 +213,19 @@ def test_v22_holds_the_start_state_while_the_model_loads(fake_db, tmp_path: Path
     conn = [c for c in db.history if c.name == "uSimMarineV22"][1]
     n_nav = sum(any(m.key == "NAV_X" and m.type == "N" for m in p) for _, p in conn.received)
     assert abs(n_nav - iterations // 2) <= 1, (n_nav, iterations)
+
+
+def test_prepare_stores_the_record_without_a_moosdb(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    mission = _mission(tmp_path, 1)  # nothing listens on port 1: --prepare never connects
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": str(SRC), "MARINESIM_CACHE_DIR": str(cache)}
+    out = subprocess.run(
+        [sys.executable, "-m", "marinesim", "moos", str(mission), "uSimMarine", "--prepare"],
+        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    assert out.returncode == 0 and "start record stored" in out.stderr, out.stderr
+    launch = startup.record_key(mission, name="uSimMarine", block=None, variant=None)
+    assert launch is not None
+    monkeypatch.setenv("MARINESIM_CACHE_DIR", str(cache))
+    rec = startup.load_record(launch[0])
+    assert rec is not None and rec["first"][0][0] == "NAV_X"

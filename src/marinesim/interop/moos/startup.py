@@ -163,16 +163,20 @@ def load_record(key: str | None) -> dict[str, Any] | None:
     return rec if ok else None
 
 
-def save_record(key: str | None, record: dict[str, Any]) -> None:
-    """Store ``record`` under ``key`` (a cache: a folder that cannot be written is skipped)."""
+def save_record(key: str | None, record: dict[str, Any]) -> bool:
+    """Store ``record`` under ``key``; False when it could not be (no key, or a folder that
+    cannot be written: a cache, so the launch goes on)."""
     if key is None:
-        return
+        return False
     path = _path(key)
-    with contextlib.suppress(OSError):
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps({**record, "format": FORMAT, "key": key}), encoding="utf-8")
         os.replace(tmp, path)
+    except OSError:
+        return False
+    return True
 
 
 # ---------------------------------------------------------------------- join and hold
