@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -182,6 +183,7 @@ def main() -> None:
             db.wait(10)
         else:
             db.stop()
+        shutil.rmtree(work, ignore_errors=True)
     write_report(
         "bench_moos_startup",
         "PYTHONPATH=src python benchmarks/bench_moos_startup.py " + " ".join(sys.argv[1:]),
