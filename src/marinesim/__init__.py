@@ -28,7 +28,6 @@ from marinesim.core.errors import (
     NumericalError,
     UnknownNameError,
 )
-from marinesim.core.version import __version__
 
 _gym_hook.install()
 
@@ -51,7 +50,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``make_model``, ``load``, ``run``: imported from :mod:`marinesim.api` on first use."""
+    """``make_model``, ``load``, ``run`` (from :mod:`marinesim.api`) and ``__version__``:
+    imported on first use."""
+    if name == "__version__":  # read on first use: the metadata lookup is slow to import
+        from marinesim.core import version
+
+        globals()[name] = version.__version__
+        return version.__version__
     if name in _API:
         from marinesim import api
 
@@ -62,4 +67,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_API})
+    return sorted({*globals(), *_API, "__version__"})

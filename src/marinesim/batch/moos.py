@@ -259,6 +259,7 @@ def run_one(
 
         launch("MOOSDB", [str(_which("MOOSDB", bindir)), "mission.moos"])
         from marinesim.core.alog import AlogWriter
+        from marinesim.interop.moos.app import READY
         from marinesim.interop.moos.client import MoosClient, MoosConnectionError
 
         obs = MoosClient("127.0.0.1", port, "marinesim_batch", time_warp=warp, log=lambda s: None)
@@ -277,7 +278,11 @@ def run_one(
         log = AlogWriter(work / "observer.alog", logstart=obs.moos_time())
         seen: list[Any] = []
         end = time.monotonic() + 60.0
-        while not any(m.key == "NAV_X" for m in seen):  # joined and posting: start the rest
+        # joined, posting, and the model iterating (not only the start record): start the
+        # rest, so that the helm's first commands reach the model without delay
+        sim_out = work / "marinesim.out"
+        ready = READY.encode()
+        while not (any(m.key == "NAV_X" for m in seen) and ready in sim_out.read_bytes()):
             if time.monotonic() > end or procs[-1][1].poll() is not None:
                 log.close()
                 return _fail(row, t_wall, "marinesim never posted NAV_X", procs)

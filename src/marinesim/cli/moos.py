@@ -131,6 +131,12 @@ def register(app: typer.Typer) -> None:
             False, "--live", help="Serve the navigation as ROS 2 topics over Foxglove WebSocket."
         ),
         live_port: int = live_port_option(),
+        prepare: bool = typer.Option(
+            False,
+            "--prepare",
+            help="Compute and store the start record of this launch, then exit (no MOOSDB "
+            "needed): the next launch posts its first NAV before the model loads.",
+        ),
     ) -> None:
         """Join the MOOSDB of MISSION.moos as uSimMarine / uSimMarineV22; log to an .alog."""
         from marinesim.cli.moos_run import run_app
@@ -151,6 +157,7 @@ def register(app: typer.Typer) -> None:
             log_format=log_format,
             live=live,
             live_port=live_port,
+            prepare=prepare,
         )
 
     @moos.command("batch")

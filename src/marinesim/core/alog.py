@@ -235,6 +235,27 @@ class AlogWriter:
         if self.lines % self._flush_every == 0:
             self._fh.flush()
 
+    def write_many(
+        self, moos_time: float, src: str, items: Iterable[tuple[str, float | str]]
+    ) -> None:
+        """Log the posts of one packet (``(var, value)`` pairs, all at ``moos_time``) as
+        :meth:`write` does, with the time column formatted once."""
+        if self._fh is None:
+            raise DataError("log already closed", file=str(self.path))
+        head = f"{moos_time - self.logstart:<15.5f} "
+        tail = f" {src:<15} "
+        lines = []
+        for var, value in items:
+            if isinstance(value, str):
+                lines.append(f"{head}{var:<20}{tail}{value} \n")
+            elif math.isfinite(value):
+                lines.append(f"{head}{var:<20}{tail}{float(value):<12.5f} \n")
+        self._fh.write("".join(lines))
+        before = self.lines
+        self.lines += len(lines)
+        if self.lines // self._flush_every != before // self._flush_every:
+            self._fh.flush()
+
     def flush(self) -> None:
         """Push buffered lines to the file."""
         if self._fh is not None:

@@ -8,9 +8,11 @@ errors) or 1 (a failed or diverged run).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: pathlib is not imported on the MOOS start path
+    from pathlib import Path
 
 __all__ = [
     "ConfigError",
@@ -65,6 +67,8 @@ def format_location(
 
 def suggest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     """Close matches of ``name`` among ``known`` (difflib, cutoff 0.6), best first."""
+    import difflib  # only when a name is unknown
+
     known_list = list(known)
     lower = {k.lower(): k for k in known_list}
     hits = difflib.get_close_matches(name.lower(), list(lower), n=n, cutoff=0.6)
@@ -126,13 +130,17 @@ class ConfigError(_Located, MarinesimError):
         self, file: str | Path | None = None, line: int | None = None, column: int | None = None
     ) -> ConfigError:
         """Return a copy with the location filled in where it was missing."""
-        return type(self)(
-            self.message,
-            file=self.file or file,
-            line=self.line or line,
-            column=self.column or column,
-            param=self.param,
-        ) if type(self) is ConfigError else self
+        return (
+            type(self)(
+                self.message,
+                file=self.file or file,
+                line=self.line or line,
+                column=self.column or column,
+                param=self.param,
+            )
+            if type(self) is ConfigError
+            else self
+        )
 
 
 class UnknownNameError(ConfigError):

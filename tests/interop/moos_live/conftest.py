@@ -22,6 +22,21 @@ SHARED = Path(__file__).resolve().parents[4] / "shared" / "reference" / "moos_li
 OFFLINE = Path(__file__).resolve().parents[2] / "data" / "moos_live"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_start_records(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The MOOS app's start records (``marinesim.interop.moos.startup``) go to a folder of
+    this test session, not to the user's cache (subprocesses inherit the variable)."""
+    import os
+
+    old = os.environ.get("MARINESIM_CACHE_DIR")
+    os.environ["MARINESIM_CACHE_DIR"] = str(tmp_path_factory.mktemp("marinesim-cache"))
+    yield
+    if old is None:
+        os.environ.pop("MARINESIM_CACHE_DIR", None)
+    else:
+        os.environ["MARINESIM_CACHE_DIR"] = old
+
+
 @pytest.fixture
 def fake_db() -> Any:
     """A started FakeMoosDB (factory: ``fake_db(community=..., warp=...)``), stopped after."""

@@ -61,7 +61,8 @@ def _judge(log: Path, case: dict, src: Path) -> dict[str, float]:
 
 
 def _pantler(mission: Path, cwd: Path, until: str, timeout: float) -> Path | None:
-    """The recipe: wrapper on the PATH, ``pAntler MISSION``; the pLogger log once ``until``
+    """The recipe: wrapper on the PATH, ``marinesim moos MISSION NAME --prepare`` (when the
+    mission runs marinesim), ``pAntler MISSION``; the pLogger log once ``until``
     is in it (None if never), after 2 s of coasting; pAntler stopped with SIGINT."""
     wrapper = cwd / "usim_marinesim"
     wrapper.write_text('#!/bin/sh\nexec marinesim moos "$@"\n')
@@ -69,6 +70,11 @@ def _pantler(mission: Path, cwd: Path, until: str, timeout: float) -> Path | Non
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(cwd), str(MOOS_BIN), str(Path(sys.executable).parent),
                                    env.get("PATH", "")])  # fmt: skip
+    # the docs' recipe stores the simulator's start record first (no MOOSDB needed)
+    sim = re.search(r"usim_marinesim\s*@.*~\s*(uSimMarine\w*)", mission.read_text())
+    if sim is not None:
+        subprocess.run(["marinesim", "moos", mission.name, sim.group(1), "--prepare"], cwd=cwd,
+                       env=env, check=True, capture_output=True, timeout=120)  # fmt: skip
     out = (cwd / "antler.out").open("wb")
     antler = subprocess.Popen(["pAntler", mission.name], cwd=cwd, env=env, stdout=out,
                               stderr=out, start_new_session=True)  # fmt: skip

@@ -159,3 +159,16 @@ def test_lost_framing_raises() -> None:
         PacketReader().feed(struct.pack("<i", 3) + b"xxxxxx")
     with pytest.raises(WireError, match="protocol string"):
         PacketReader(expect_protocol_string=True).feed(b"GET / HTTP/1.1\r\n".ljust(32, b" "))
+
+
+def test_notify_packets_from_cached_bytes_are_the_general_encoding() -> None:
+    from marinesim.interop.moos.wire import encode_notifies, encode_packet, notify
+
+    items = [("NAV_X", 1.5), ("NAV_Y", -0.0), ("MODE", "a b,ç"), ("EMPTY", ""), ("NAV_X", 1e300)]
+    for t, src, first in ((123.25, "uSimMarine", 7), (-1.0, "", 0)):
+        want = encode_packet(
+            [notify(k, v, t, src=src, id=first + i) for i, (k, v) in enumerate(items)]
+        )
+        assert encode_notifies(items, t, src, first) == want
+        assert encode_notifies(items, t, src, first) == want  # from the cache
+    assert encode_notifies([], 1.0, "x", 0) == encode_packet([])

@@ -34,6 +34,14 @@ from marinesim.core.errors import ConfigError
 from marinesim.interop.moos.client import RETRY_PERIOD, MoosClient, MoosConnectionError
 from marinesim.interop.moos.files import LoadedConfig
 from marinesim.interop.moos.moosfile import MoosFile
+from marinesim.interop.moos.startup import (
+    QUIET,
+    STATUS_PERIOD,
+    Prestart,
+    appcast_text,
+    join,
+    status_text,
+)
 from marinesim.interop.moos.wire import MoosMsg
 from marinesim.models import usm as kinematic
 
@@ -72,12 +80,12 @@ SUBSCRIPTIONS_V22 = (
 )  # fmt: skip
 
 #: Variables the app registers but the model does not act on (accepted silently).
-_QUIET = frozenset({*APPCAST_VARS, "WIND_CONDITIONS"})
+_QUIET = QUIET
 
+#: What the app says once the model iterates (after the start record's hand-over).
+READY = "model running"
 #: MOOS's defaults when the file does not say.
 DEFAULT_HOST, DEFAULT_PORT, DEFAULT_TICK = "localhost", 9000, 5.0
-#: Status period [MOOS s] (``<NAME>_STATUS``).
-STATUS_PERIOD = 2.0
 
 
 @dataclass(frozen=True)
@@ -291,6 +299,8 @@ class UsmMoosApp:
 
     #: Warm the model up before joining (a model that compiles) or after (the usm model).
     warm_before_join = False
+    #: Join with the model's start record (:mod:`marinesim.interop.moos.startup`).
+    fast_start = True
 
     def __init__(
         self,
@@ -300,6 +310,7 @@ class UsmMoosApp:
         log_path: str | Path | None = None,
         say: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.time,
+        client: MoosClient | None = None,
     ) -> None:
         self.loaded = loaded
         self.config = loaded.config
@@ -307,7 +318,7 @@ class UsmMoosApp:
         self.log_path = Path(log_path) if log_path is not None else None
         self.say = say or (lambda s: print(s, file=sys.stderr, flush=True))
         self.clock = clock
-        self.client = MoosClient(
+        self.client = client or MoosClient(
             settings.host,
             settings.port,
             settings.name,
@@ -334,13 +345,7 @@ class UsmMoosApp:
         self.say(f"warning: {text}")
 
     def _status(self, now: float, start: float) -> str:
-        subs = ",".join(sorted(self.subscriptions))
-        pubs = ",".join(sorted(self._published))
-        return (
-            f"AppErrorFlag=false,Uptime={now - start:.6g},cpuload=0,memory_kb=0,"
-            f"memory_max_kb=0,MOOSName={self.settings.name},"
-            f'Publishing="{pubs},",Subscribing="{subs},"'
-        )
+        return status_text(self.settings.name, now - start, self.subscriptions, self._published)
 
     # ------------------------------------------------------------------ the model
     def _start_model(self, t0: float) -> None:
@@ -381,9 +386,8 @@ class UsmMoosApp:
                 out.append((name, sv))
         return out
 
-    def _iterate(self, now: float) -> list[tuple[str, float | str]]:
-        """One iteration at MOOS time ``now``; its publications in order."""
-        self.state, pubs = kinematic.iterate(self.config, self.state, now)
+    @staticmethod
+    def _scalars(pubs: dict[str, Any]) -> list[tuple[str, float | str]]:
         out = []
         for name, val in pubs.items():
             sv = _scalar(val)
@@ -391,8 +395,48 @@ class UsmMoosApp:
                 out.append((name, sv))
         return out
 
-    def _pose_text(self) -> str:
-        st = self.state
+    def _iterate(self, now: float) -> list[tuple[str, float | str]]:
+        """One iteration at MOOS time ``now``; its publications in order."""
+        self.state, pubs = kinematic.iterate(self.config, self.state, now)
+        return self._scalars(pubs)
+
+    def start_record(self) -> dict[str, Any]:
+        """What the model publishes at start-up, for :func:`~marinesim.interop.moos.startup.
+        join` (see that module): iteration 1 at the start-up time, and the hold packets when
+        iterations 2–5 publish the same on two time grids (nothing moves without mail)."""
+        cfg = self.config
+        t = self.clock() * self.settings.time_warp
+        st, pubs = kinematic.iterate(cfg, kinematic.init(cfg, 1, t), t)
+        first = self._scalars(pubs)
+        grids = []
+        for step in (1.0 / self.settings.app_tick, 1.37 / self.settings.app_tick):
+            s2, out = st, []
+            for k in range(1, 5):
+                s2, p = kinematic.iterate(cfg, s2, t + k * step)
+                out.append(self._scalars(p))
+            grids.append(out)
+        a, b = grids
+        static = a == b and a[0] == a[2] and a[1] == a[3]
+        s = self.settings
+        return {
+            "settings": {
+                "host": s.host,
+                "port": s.port,
+                "community": s.community,
+                "time_warp": s.time_warp,
+                "app_tick": s.app_tick,
+                "comms_tick": s.comms_tick,
+                "name": s.name,
+            },
+            "model": cfg.variant,
+            "subscriptions": list(self.subscriptions),
+            "first": [list(kv) for kv in first],
+            "pose": self._pose_text(st),
+            "hold": [[list(kv) for kv in p] for p in a[:2]] if static else [],
+        }
+
+    def _pose_text(self, state: Any = None) -> str:
+        st = self.state if state is None else state
         return (
             f"Enabled: {str(bool(st.enabled[0])).lower()}!@Model: marinesim {self.config.variant}"
             f"!@Pose: x={float(st.x[0]):.2f}, y={float(st.y[0]):.2f}, "
@@ -400,14 +444,12 @@ class UsmMoosApp:
         )
 
     def _appcast(self, iteration: int) -> str:
-        lines = [
+        return appcast_text(
+            self.settings.name,
+            iteration,
+            self.client.community,
             self._pose_text(),
-            f"Run warnings: {len(self.report.warnings)}",
-        ]
-        lines += [f"  {w}" for w in self.report.warnings[-5:]]
-        return (
-            f"proc={self.settings.name}!@#iter={iteration}!@#node={self.client.community}"
-            f"!@#messages=" + "!@".join(lines)
+            self.report.warnings,
         )
 
     def _reconnect(self) -> None:
@@ -440,48 +482,132 @@ class UsmMoosApp:
         return NodeReporter(name, self.config.prefix, vtype=vtype, length=length)
 
     # ------------------------------------------------------------------ the loop
+    def _start(
+        self, prestart: Prestart | None, connect_retry: float | None
+    ) -> tuple[float, list[tuple[float, list[tuple[str, float | str]], bool]], list[MoosMsg]]:
+        """Join (unless ``prestart`` did), start the model and replay what was posted.
+
+        Returns the start-up time, the iterations already posted (time, items, delivered)
+        and the mail that arrived meanwhile.
+        """
+        client = self.client
+        if prestart is None and self.fast_start:
+            record = self.start_record()  # the model computes iteration 1 (and warms up)
+            prestart = join(client, record, connect_retry=connect_retry)
+        if prestart is None:  # a model without a start record: join, warm up, then run
+            if self.warm_before_join:
+                self._warm_up()
+            client.connect(retry_for=connect_retry)
+            client.register(self.subscriptions)
+            if not self.warm_before_join:
+                self._warm_up()
+            t0 = client.moos_time()
+            self._start_model(t0)
+            return t0, [], []
+        self._warm_up()  # the start record's hold thread posts meanwhile
+        inbox = prestart.handover()
+        self._start_model(prestart.t0)
+        checked = False
+        for now, items, _ in prestart.posted:
+            want = [kv for kv in items if kv[0] != "APPCAST" and not kv[0].endswith("_STATUS")]
+            got = self._iterate(now)
+            if got != want and not checked:
+                checked = True
+                self._warn(
+                    f"the start record posted at {now - prestart.t0:.2f} MOOS s differs from "
+                    f"the model ({len(want)} against {len(got)} values); the model runs on",
+                    "start-record",
+                )
+        for name in prestart.published:
+            self._published.setdefault(name, None)
+        self._last_status = prestart.last_status
+        return prestart.t0, prestart.posted, inbox
+
     def run(
         self,
         *,
         duration: float | None = None,
         stop: threading.Event | None = None,
         connect_retry: float | None = 30.0,
+        prestart: Prestart | None = None,
     ) -> AppReport:
         """Join the community and simulate until ``duration`` MOOS seconds or ``stop``.
+
+        Parameters
+        ----------
+        prestart : Prestart, optional
+            A client that has already joined and posted iteration 1 from the start record
+            (:mod:`marinesim.interop.moos.startup`); without it the app joins itself.
 
         Raises
         ------
         MoosConnectionError
             The DB is unreachable at start (after ``connect_retry`` wall seconds).
         """
+        if prestart is not None:
+            self.client = prestart.client
         client = self.client
         stop = stop or threading.Event()
         rep = self.report
-        # the usm model joins first (the DB and the apps started after it see the simulator
-        # at once), then warms up; mail that comes meanwhile waits in the socket for
-        # iteration 1.  A model that compiles for seconds warms up before joining.
-        if self.warm_before_join:
-            self._warm_up()
-        client.connect(retry_for=connect_retry)
-        client.register(self.subscriptions)
-        if not self.warm_before_join:
-            self._warm_up()
-        t0 = client.moos_time()
+        self._last_status = -math.inf
+        try:
+            t0, posted, inbox = self._start(prestart, connect_retry)
+        except BaseException:
+            client.close()
+            raise
         rep.moos_start = rep.moos_end = t0
-        self._start_model(t0)
+        #: ``marinesim moos batch`` starts the helm and the rest on this line
+        self.say(f"{self.settings.name}: {READY} at iteration {len(posted) + 1}")
         alog = AlogWriter(self.log_path, logstart=t0) if self.log_path else None
         nodes = self.node_reporter()
         nav_x = self.config.prefix + "_X"
+        prefix = self.config.prefix + "_"
         delivery = _DeliveryLog(self.log_path, t0) if self.log_path else None
         if alog is not None:
             rep.log = alog.path
+        name = self.settings.name
+
+        def log_posts(now: float, out: list[tuple[str, float | str]], delivered: bool) -> None:
+            # a post made while the DB is away is logged as such, not as published
+            src = name if delivered else name + ":undelivered"
+            rep.undelivered += 0 if delivered else len(out)
+            rep.posts += len(out)
+            published = self._published
+            logged = []
+            nav = False
+            for key, sv in out:
+                if key not in published:
+                    published[key] = None
+                if key == "APPCAST" or key.endswith("_STATUS"):
+                    continue
+                logged.append((key, sv))
+                if key.startswith(prefix):
+                    nodes.update(key, sv)
+                    nav = nav or key == nav_x
+            if alog is None:
+                return
+            if nav:
+                report = nodes.report(now)
+                if report is not None:  # log only: the mission's pNodeReporter posts its own
+                    logged.append(("NODE_REPORT_LOCAL", report))
+            alog.write_many(now, src, logged)
+
+        for now, items, delivered in posted:
+            log_posts(now, items, delivered)
+            if self.on_iterate is not None:
+                pubs0 = [kv for kv in items if kv[0] != "APPCAST" and not kv[0].endswith("_STATUS")]
+                self.on_iterate(now - t0, pubs0)
+            if delivery is not None:
+                delivery.iterated(now)
+        iteration = len(posted)
+        rep.iterations = iteration
+        if posted:
+            rep.moos_end = posted[-1][0]
         period = 1.0 / (self.settings.app_tick * self.settings.time_warp)  # wall s
-        next_wall = self.clock() + period
-        last_status = -math.inf
+        next_wall = self.clock() + (period if not posted else 0.0)
+        last_status = self._last_status
         last_retry = self.clock()
-        appcast_due = True
-        inbox: list[MoosMsg] = []
-        iteration = 0
+        appcast_due = not posted
         reconnector: threading.Thread | None = None
         try:
             while not stop.is_set():
@@ -510,7 +636,7 @@ class UsmMoosApp:
                 next_wall += period
                 if next_wall < self.clock() - period:  # fell behind: do not burst
                     next_wall = self.clock() + period
-                if iteration == 0:
+                if iteration == 0 and not posted:
                     client.register(self.subscriptions)  # the programs register twice
                 # (b) mail, in arrival order, stamped with the iteration time
                 now = client.moos_time()
@@ -521,7 +647,7 @@ class UsmMoosApp:
                 out: list[tuple[str, float | str]] = []
                 for m in inbox:
                     rep.mail += 1
-                    if alog is not None and m.src != self.settings.name:  # not our own echo
+                    if alog is not None and m.src != name:  # not our own echo
                         alog.write(m.time, m.key, m.src, m.value)
                     if delivery is not None and m.key in DELIVERY_VARS:
                         delivery.add(m, now)
@@ -540,25 +666,12 @@ class UsmMoosApp:
                     delivery.iterated(now)
                 if now - last_status >= STATUS_PERIOD:
                     last_status = now
-                    out.insert(0, (f"{self.settings.name.upper()}_STATUS", self._status(now, t0)))
+                    out.insert(0, (f"{name.upper()}_STATUS", self._status(now, t0)))
                 out += pubs
                 if appcast_due:
                     appcast_due = False
                     out.append(("APPCAST", self._appcast(iteration)))
-                delivered = client.post(out, now)
-                # a post made while the DB is away is logged as such, not as published
-                src = self.settings.name if delivered else self.settings.name + ":undelivered"
-                rep.undelivered += 0 if delivered else len(out)
-                for name, sv in out:
-                    self._published.setdefault(name, None)
-                    if alog is not None and name != "APPCAST" and not name.endswith("_STATUS"):
-                        alog.write(now, name, src, sv)
-                        nodes.update(name, sv)
-                if alog is not None and any(name == nav_x for name, _ in out):
-                    report = nodes.report(now)
-                    if report is not None:  # log only: the mission's pNodeReporter posts its own
-                        alog.write(now, "NODE_REPORT_LOCAL", src, report)
-                rep.posts += len(out)
+                log_posts(now, out, client.post(out, now))
                 rep.iterations = iteration
                 rep.moos_end = now
                 if alog is not None and iteration % 10 == 0:

@@ -38,6 +38,7 @@ from marinesim.interop.moos.wire import (
     MoosMsg,
     PacketReader,
     WireError,
+    encode_notifies,
     encode_packet,
     notify,
 )
@@ -245,13 +246,19 @@ class MoosClient:
         if now - self._last_timing >= 1.0:
             self._last_timing = now
             msgs = [MoosMsg("T", "D", "_async_timing", self.moos_time(), 0.0, -1.0), *msgs]
-        data = encode_packet(list(msgs))
+        return self._send_bytes(encode_packet(list(msgs)))
+
+    def _send_bytes(self, data: bytes) -> bool:
         with self._send_lock:
             try:
-                self._sock.setblocking(True)
-                self._sock.settimeout(2.0)
-                self._sock.sendall(data)
-                self._sock.setblocking(False)
+                try:  # the socket is non-blocking: most packets go in one call
+                    sent = self._sock.send(data)
+                except BlockingIOError:
+                    sent = 0
+                if sent < len(data):  # a full buffer: wait for the rest, at most 2 s
+                    self._sock.settimeout(2.0)
+                    self._sock.sendall(data[sent:])
+                    self._sock.setblocking(False)
             except (OSError, AttributeError) as exc:  # AttributeError: dropped meanwhile
                 self._drop(getattr(exc, "strerror", None) or str(exc))
                 return False
@@ -281,10 +288,17 @@ class MoosClient:
 
     def post(self, items: Sequence[tuple[str, float | str]], moos_time: float) -> bool:
         """Publish ``(key, value)`` pairs in one packet, all stamped ``moos_time``."""
-        msgs = [notify(k, v, moos_time, src=self.name, id=self._id()) for k, v in items]
-        if not msgs:
+        if not items:
             return True
-        return self._send(msgs)
+        if not self.connected or self._sock is None:
+            self._next_id += len(items)
+            return False
+        if self._clock() - self._last_timing >= 1.0:  # the TIMING message leads the packet
+            msgs = [notify(k, v, moos_time, src=self.name, id=self._id()) for k, v in items]
+            return self._send(msgs)
+        first = self._next_id
+        self._next_id += len(items)
+        return self._send_bytes(encode_notifies(items, moos_time, self.name, first))
 
     def heartbeat(self) -> None:
         """Send the TIMING message when a wall second has passed since the last one."""

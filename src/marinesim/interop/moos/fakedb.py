@@ -4,7 +4,11 @@ It answers as the real MOOSDB 10.5 does in ``reference/moos_live/captures`` (tha
 README §1.4): the WELCOME (source-aux ``hostname=…``, community, double = DB time − the
 client's stamp, string ``asynchronous``), a NOTIFY delivered to every subscriber with the
 community filled in, the stored value sent at once (id −1) to a new subscriber, TIMING
-echoed with the DB time, POISON for a duplicate name.  It is not the MOOSDB: no
+echoed with the DB time, POISON for a duplicate name, and a client silent for more than
+``ClientTimeout`` wall seconds (5 by default) disconnected, as the real MOOSDB's client
+thread does (``ThreadedCommServer``: a 1 s ``select`` per client; on a timeout, a client
+whose last data came more than ``ClientTimeout`` unwarped seconds ago is dropped with
+``Disconnecting "NAME" after 5 seconds of silence``).  It is not the MOOSDB: no
 ``DB_*`` variables, no synchronous clients, no ``VAR_SUMMARY``.
 
 Tests use :class:`FakeMoosDB` in-process (inject mail, kill every connection, restart on the
@@ -22,7 +26,7 @@ import socket
 import sys
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from marinesim.interop.moos.wire import MoosMsg, PacketReader, WireError, encode_packet
 
@@ -36,13 +40,37 @@ class _Conn:
     name: str = ""
     subs: dict[str, float] = field(default_factory=dict)
     received: list[tuple[float, list[MoosMsg]]] = field(default_factory=list)
+    last_good: float = field(default_factory=time.monotonic)
+    last_check: float = field(default_factory=time.monotonic)
 
 
 class FakeMoosDB:
-    """A tiny asynchronous MOOSDB on 127.0.0.1 (a thread with a selector loop)."""
+    """A tiny asynchronous MOOSDB on 127.0.0.1 (a thread with a selector loop).
 
-    def __init__(self, community: str = "fake", *, warp: float = 1.0, port: int = 0) -> None:
+    Parameters
+    ----------
+    community : str
+    warp : float
+        ``MOOSTimeWarp``.
+    port : int
+        0 picks a free port.
+    client_timeout : float or None
+        Silence [wall s] after which a client is disconnected (the mission's
+        ``ClientTimeout``, 5 s by default as in the MOOSDB); None never drops one.
+    """
+
+    def __init__(
+        self,
+        community: str = "fake",
+        *,
+        warp: float = 1.0,
+        port: int = 0,
+        client_timeout: float | None = 5.0,
+    ) -> None:
         self.community = community
+        self.client_timeout = client_timeout
+        #: Names of the clients dropped for silence, in order.
+        self.dropped: list[str] = []
         self.warp = warp
         self.port = port
         self.conns: dict[int, _Conn] = {}
@@ -121,7 +149,7 @@ class FakeMoosDB:
             pass
 
     def _notify(self, m: MoosMsg) -> None:
-        m = replace(m, community=self.community)
+        m = m._replace(community=self.community)
         self.values[m.key] = m
         for c in list(self.conns.values()):
             if m.key in c.subs:
@@ -176,11 +204,34 @@ class FakeMoosDB:
                     continue
                 owner.subs[m.key] = m.dval
                 if m.key in self.values:
-                    self._send(owner, [replace(self.values[m.key], id=-1)])
+                    self._send(owner, [self.values[m.key]._replace(id=-1)])
             elif m.type == "N":
                 self._notify(m)
             elif m.type == "T":
-                self._send(c, [replace(m, dval=self.now(), dval2=0.0)])
+                self._send(c, [m._replace(dval=self.now(), dval2=0.0)])
+
+    def _drop_silent(self, sel: selectors.BaseSelector) -> None:
+        """The MOOSDB's rule: each client is checked when 1 s has passed without its data,
+        and dropped when its last data is more than ``client_timeout`` s old."""
+        if self.client_timeout is None:
+            return
+        now = time.monotonic()
+        with self._lock:
+            for fd, c in list(self.conns.items()):
+                if now - c.last_check < 1.0:
+                    continue
+                c.last_check = now
+                if now - c.last_good > self.client_timeout:
+                    print(
+                        f'Disconnecting "{c.name}" after {self.client_timeout:g} seconds of '
+                        "silence",
+                        file=sys.stderr,
+                    )
+                    self.dropped.append(c.name)
+                    with contextlib.suppress(KeyError, ValueError):
+                        sel.unregister(c.sock)
+                    self.conns.pop(fd, None)
+                    c.sock.close()
 
     def _loop(self) -> None:
         sel = selectors.DefaultSelector()
@@ -188,6 +239,7 @@ class FakeMoosDB:
         sel.register(self._lsock, selectors.EVENT_READ, None)
         try:
             while not self._stop.is_set():
+                self._drop_silent(sel)
                 for key, _ev in sel.select(timeout=0.02):
                     if key.data is None:
                         try:
@@ -208,6 +260,7 @@ class FakeMoosDB:
                         continue
                     except OSError:
                         data = b""
+                    conn.last_good = conn.last_check = time.monotonic()
                     if not data:
                         sel.unregister(conn.sock)
                         with self._lock:
@@ -243,7 +296,13 @@ def main(argv: list[str] | None = None) -> int:
     mf = read_moos_file(args[0])
     port = int(float(mf.global_value("ServerPort") or 9000))
     warp = float(mf.global_value("MOOSTimeWarp") or 1.0)
-    db = FakeMoosDB((mf.global_value("Community") or "fake").strip(), warp=warp, port=port)
+    timeout = float(mf.global_value("ClientTimeout") or 5.0)
+    db = FakeMoosDB(
+        (mf.global_value("Community") or "fake").strip(),
+        warp=warp,
+        port=port,
+        client_timeout=timeout if timeout >= 0 else 5.0,  # the DB ignores a negative one
+    )
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())

@@ -166,6 +166,7 @@ class ScenarioMoosApp(UsmMoosApp):
     """
 
     warm_before_join = True  # the scenario compiles: seconds, before the DB sees us
+    fast_start = False  # no start record: the scenario's vehicle is not the usm model
 
     def __init__(
         self,
