@@ -98,8 +98,26 @@ def _write(kind: Any, folder: Path, data: bytes) -> Path:
     return path
 
 
+#: Kinds whose unmutated example has been loaded once (untimed) in this process.
+_WARMED: set[str] = set()
+
+
+def _warm(kind_name: str) -> None:
+    """Load the unmutated example once, untimed: a first load may compile numba kernels
+    (tens of seconds with a cold cache on a loaded machine), which is start-up cost, not the
+    mutated input's."""
+    if kind_name in _WARMED:
+        return
+    kind = KINDS[kind_name]
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kind.load(_write(kind, Path(tmp), kind.example))
+    _WARMED.add(kind_name)
+
+
 def _check_load(kind_name: str, data: bytes) -> None:
     kind = KINDS[kind_name]
+    _warm(kind_name)
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         path = _write(kind, Path(tmp), data)
