@@ -18,6 +18,7 @@ once Gymnasium is imported too, without importing it here (:mod:`marinesim._gym_
 from typing import Any
 
 from marinesim import _gym_hook
+from marinesim.core import jitable as _jitable
 from marinesim.core.errors import (
     ConfigError,
     ConfigWarning,
@@ -30,6 +31,7 @@ from marinesim.core.errors import (
 )
 
 _gym_hook.install()
+_jitable.arm()  # numba's disk cache safe across processes (marinesim.core.numba_cache)
 
 _API = ("load", "make_model", "run")
 

@@ -9,25 +9,35 @@ not pay at start-up.  :func:`register_jitable` here registers at once when
 noted one right after ``numba.extending`` is first imported (an import hook), which every
 module that compiles does before its code is typed.  The function itself is returned
 unchanged either way, as numba's own decorator does.
+
+The same hook makes numba's disk cache safe for concurrent processes
+(:mod:`marinesim.core.numba_cache`): :func:`arm`, called by ``import marinesim``, patches it
+now when ``numba.core.caching`` is loaded, else right after it loads (``import numba`` loads
+it).  Nothing here imports numba.
 """
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
 import sys
 import threading
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, TypeVar
 
-__all__ = ["register_jitable"]
+__all__ = ["arm", "register_jitable"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 _PENDING: list[Callable[..., Any]] = []
 _LOCK = threading.Lock()
 _TARGET = "numba.extending"
+_CACHING = "numba.core.caching"
+
+
+def _patch_cache(module: ModuleType) -> None:
+    from marinesim.core import numba_cache
+
+    numba_cache.install(module)
 
 
 def _flush(module: ModuleType) -> None:
@@ -38,35 +48,52 @@ def _flush(module: ModuleType) -> None:
         module.register_jitable(fn)
 
 
-class _Loader(importlib.abc.Loader):
-    def __init__(self, inner: Any) -> None:
+class _Loader:  # the loader protocol (importlib.abc costs import time)
+    def __init__(self, inner: Any, after: Callable[[ModuleType], None]) -> None:
         self.inner = inner
+        self.after = after
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+    def create_module(self, spec: Any) -> ModuleType | None:
         return self.inner.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
         self.inner.exec_module(module)
-        _flush(module)
+        self.after(module)
 
 
-class _Hook(importlib.abc.MetaPathFinder):
-    def find_spec(
-        self, name: str, path: Any, target: ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if name != _TARGET:
+class _Hook:  # the meta path finder protocol
+    def find_spec(self, name: str, path: Any, target: ModuleType | None = None) -> Any:
+        after = _AFTER.get(name)
+        if after is None:
             return None
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(name, path, target)
             if spec is not None and spec.loader is not None:
-                spec.loader = _Loader(spec.loader)
+                spec.loader = _Loader(spec.loader, after)
                 return spec
         return None
 
 
+#: What runs right after each watched module has loaded.
+_AFTER: dict[str, Callable[[ModuleType], None]] = {_TARGET: _flush, _CACHING: _patch_cache}
 _HOOK = _Hook()
+
+
+def _hook() -> None:
+    with _LOCK:
+        if _HOOK not in sys.meta_path:
+            sys.meta_path.insert(0, _HOOK)
+
+
+def arm() -> None:
+    """Make numba's disk cache process-safe now if numba is loaded, else once it loads."""
+    mod = sys.modules.get(_CACHING)
+    if mod is not None and hasattr(mod, "IndexDataCacheFile"):
+        _patch_cache(mod)
+    else:
+        _hook()
 
 
 def register_jitable(fn: F) -> F:
@@ -77,6 +104,5 @@ def register_jitable(fn: F) -> F:
         return fn
     with _LOCK:
         _PENDING.append(fn)
-        if _HOOK not in sys.meta_path:
-            sys.meta_path.insert(0, _HOOK)
+    _hook()
     return fn

@@ -176,10 +176,14 @@ def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
     )  # fmt: skip
 
 
-def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
-    """The ``fossen6dof`` (PythonVehicleSimulator REMUS 100) declaration."""
-    from marinesim.models.sixdof.motion import RowsState
+def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | None:
+    """The ``fossen6dof`` (PythonVehicleSimulator REMUS 100) declaration; None for any other
+    model (they run tick by tick)."""
+    from marinesim.models.sixdof.motion import PvsMotion, RowsState
     from marinesim.models.sixdof.pvs import _kernel_params
+
+    if not isinstance(plugin.motion, PvsMotion) or plugin.motion.name != "remus100":
+        return None
 
     n = slot.block.n
     st = slot.ctx.state

@@ -310,11 +310,7 @@ class SixDofMotion(Plugin):
         Declared: the PythonVehicleSimulator REMUS 100 without an actuator bank, in a uniform
         current (:mod:`marinesim.engine.plugins.remus_laws`).
         """
-        from marinesim.models.sixdof.motion import PvsMotion
-
         p: Any = self.params
-        if not isinstance(self.motion, PvsMotion) or self.motion.name != "remus100":
-            return None
         if p.actuators is not None or p.thrusters is not None or sim.env.current_field is not None:
             return None
         from marinesim.engine.plugins.remus_laws import pvs_laws
