@@ -238,3 +238,19 @@ def test_cep50_bounds_and_rotation_invariance(s1: float, ratio: float, ang: floa
     assert 0.67448 * s1 * (1 - 1e-9) <= r <= 1.17742 * s1 * (1 + 1e-9)
     # the rotated matrix loses ~eps·cond in its small axis: equal to 1e-7 relative
     np.testing.assert_allclose(r, nav.cep50(np.diag([s1 * s1, s2 * s2])), rtol=1e-7)
+
+
+def test_cep50_of_a_row_does_not_depend_on_the_batch() -> None:
+    """Vehicle i of a batch equals the same vehicle alone (issue 19): a row's node count and
+    Newton iterations are its own, bit for bit, whatever else is in the batch."""
+    rng = np.random.default_rng(7)
+    ratios = np.array([1.0, 0.5, 0.05, 0.003, 1e-5, 0.9])
+    covs = np.zeros((len(ratios), 2, 2))
+    for i, r in enumerate(ratios):
+        ang = rng.uniform(0, np.pi)
+        rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+        covs[i] = rot @ np.diag([4.0, 4.0 * r * r]) @ rot.T
+    batch = nav.cep50(covs)
+    alone = np.array([nav.cep50(covs[i : i + 1])[0] for i in range(len(ratios))])
+    assert np.array_equal(batch, alone)
+    assert np.array_equal(nav.cep50(covs[::-1])[::-1], batch)

@@ -244,6 +244,36 @@ def _eig2(
     return np.minimum(hi, other), np.maximum(hi, other)
 
 
+def _unit_cep50(r2: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+    """CEP50 for σ₁ = 1 and σ₂ = ``r2`` (rows), ``n`` midpoint nodes on a quarter period.
+
+    Newton from the circular guess; a row stops at its own convergence (|step| < 1e-14), and
+    each row's sums run along its own nodes (pairwise, whatever the number of rows), so a
+    row's value is the same alone or in any batch.
+    """
+    th = (np.arange(n) + 0.5) * (0.5 * np.pi / n)
+    q = np.cos(th) ** 2 + np.sin(th) ** 2 / r2[:, None] ** 2  # (rows, n)
+    norm = 1.0 / (n * r2)  # (1/(2π σ₁σ₂))·4·(π/2)/n
+    rad = 0.5887 * (1.0 + r2)
+    live = np.ones(r2.shape, dtype=bool)
+    e = np.empty_like(q)  # work buffers, reused by every iteration
+    w = np.empty_like(q)
+    for _ in range(8):
+        np.multiply(-0.5 * rad[:, None] ** 2, q, out=e)
+        np.exp(e, out=e)
+        np.subtract(1.0, e, out=w)
+        np.divide(w, q, out=w)
+        prob = norm * np.add.reduce(w, axis=1)
+        dprob = norm * rad * np.add.reduce(e, axis=1)
+        new = np.clip(rad - (prob - 0.5) / dprob, 0.6744897501960817, 1.1774100225154747)
+        step = np.abs(new - rad)
+        rad = np.where(live, new, rad)
+        live &= ~(step < 1e-14)
+        if not live.any():
+            break
+    return rad
+
+
 def cep50(cov2: NDArray[np.float64], n_theta: int | None = None) -> NDArray[np.float64]:
     """Exact CEP50 radius [m] of zero-mean 2-D Gaussian errors.
 
@@ -277,27 +307,17 @@ def cep50(cov2: NDArray[np.float64], n_theta: int | None = None) -> NDArray[np.f
     r2 = np.where(degenerate, 1.0, ratio)
     if n_theta is None:
         # the midpoint rule converges geometrically; 1.6/ratio nodes already give 2e-16
-        # relative (ratios 0.02-1 against 20 000 nodes), 4/ratio keeps a margin
-        n_theta = int(np.clip(np.ceil(4.0 / max(float(r2.min(initial=1.0)), 1e-4)), 8, 20000))
-    th = (np.arange(n_theta) + 0.5) * (0.5 * np.pi / n_theta)
-    # (n, N), normalised σ₁ = 1; nodes along the first axis: the sums add whole rows
-    q = (np.cos(th) ** 2)[:, None] + (np.sin(th) ** 2)[:, None] / r2**2
-    norm = 1.0 / (n_theta * r2)  # (1/(2π σ₁σ₂))·4·(π/2)/n
-    rad = 0.5887 * (1.0 + r2)
-    e = np.empty_like(q)  # work buffers, reused by every iteration
-    w = np.empty_like(q)
-    for _ in range(8):
-        np.multiply(-0.5 * rad**2, q, out=e)
-        np.exp(e, out=e)
-        np.subtract(1.0, e, out=w)
-        np.divide(w, q, out=w)
-        prob = norm * np.add.reduce(w, axis=0)
-        dprob = norm * rad * np.add.reduce(e, axis=0)
-        new = np.clip(rad - (prob - 0.5) / dprob, 0.6744897501960817, 1.1774100225154747)
-        done = np.max(np.abs(new - rad), initial=0.0) < 1e-14
-        rad = new
-        if done:
-            break
+        # relative (ratios 0.02-1 against 20 000 nodes), 4/ratio keeps a margin.  Each row
+        # gets its own count, rounded up to a power of two so that rows of like shape share a
+        # pass: a vehicle's value never depends on the other rows of the batch.
+        need = np.clip(np.ceil(4.0 / np.maximum(r2, 1e-4)), 8.0, 20000.0)
+        nodes = np.minimum(2.0 ** np.ceil(np.log2(need)), 20000.0).astype(np.int64)
+    else:
+        nodes = np.full(r2.shape, int(n_theta), dtype=np.int64)
+    rad = np.empty_like(r2)
+    for n in np.unique(nodes):
+        rows = np.flatnonzero(nodes == n)
+        rad[rows] = _unit_cep50(r2[rows], int(n))
     rad = np.where(degenerate, 0.6744897501960817, rad)
     out = np.where(pos, rad * s1, 0.0)
     return out[0] if single else out
