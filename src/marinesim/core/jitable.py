@@ -18,13 +18,14 @@ it).  Nothing here imports numba.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, TypeVar
 
-__all__ = ["arm", "register_jitable"]
+__all__ = ["arm", "jit_enabled", "register_jitable"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -106,3 +107,24 @@ def register_jitable(fn: F) -> F:
         _PENDING.append(fn)
     _hook()
     return fn
+
+
+_NUMBA: list[bool] = []
+
+
+def jit_enabled() -> bool:
+    """True when compiled laws may run: ``MARINESIM_JIT`` is not ``0`` and numba imports.
+
+    The environment is read at every call (a test or a user may switch routes mid-process);
+    whether numba imports is found once (the first call imports it).
+    """
+    if os.environ.get("MARINESIM_JIT", "1") == "0":
+        return False
+    if not _NUMBA:
+        try:
+            import numba  # noqa: F401
+
+            _NUMBA.append(True)
+        except ImportError:  # pragma: no cover - numba is a dependency
+            _NUMBA.append(False)
+    return _NUMBA[0]

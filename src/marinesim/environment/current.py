@@ -23,7 +23,6 @@ Force at a point (``getLocalForce``): over the vectors whose distance d is stric
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.errors import ConfigError, ConfigWarning
 from marinesim.core.frames import moos_heading_to_radians
-from marinesim.core.jitable import register_jitable
+from marinesim.core.jitable import jit_enabled, register_jitable
 from marinesim.core.moostext import is_moos_number, moos_atof
 from marinesim.core.textio import split_quoted
 
@@ -339,15 +338,7 @@ _KERNELS: list[Any] = []
 
 def _compiled_ok() -> bool:
     """numba is usable and not turned off (``MARINESIM_JIT=0``)."""
-    if os.environ.get("MARINESIM_JIT", "1") == "0":
-        return False
-    if _KERNELS:
-        return True
-    try:
-        import numba  # noqa: F401
-    except ImportError:  # pragma: no cover - numba is a dependency
-        return False
-    return True
+    return jit_enabled()
 
 
 def _force_kernels() -> Any:

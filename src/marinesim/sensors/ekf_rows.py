@@ -23,13 +23,12 @@ bit for bit.  Both routes are deterministic: the same seed gives the same log on
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from marinesim.core.jitable import register_jitable
+from marinesim.core.jitable import jit_enabled, register_jitable
 
 __all__ = ["compiled_ok", "predict", "predict_row", "update", "update_law"]
 
@@ -229,15 +228,7 @@ _KERNELS: dict[str, Any] = {}
 
 def compiled_ok() -> bool:
     """True when the compiled laws may run: numba importable and ``MARINESIM_JIT`` not 0."""
-    if os.environ.get("MARINESIM_JIT", "1") == "0":
-        return False
-    if _KERNELS:
-        return True
-    try:
-        import numba  # noqa: F401
-    except ImportError:  # pragma: no cover - numba is a dependency
-        return False
-    return True
+    return jit_enabled()
 
 
 def _kernels(name: str) -> Any:
