@@ -27,7 +27,10 @@ from marinesim.io.alog import read_alog
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "moos_live"
 SHARED = Path(__file__).resolve().parents[4] / "shared" / "reference" / "moos_live" / "captures"
-SRC = Path(__file__).resolve().parents[3] / "src"
+#: The folder holding the marinesim these tests import (the repo's src/ in an editable
+#: install, site-packages in CI's plain install): the record's key covers the package's
+#: files, so the launched process must run the same copy.
+SRC = Path(startup.__file__).resolve().parents[3]
 
 
 def _mission(tmp_path: Path, port: int, warp: float = 10.0) -> Path:
