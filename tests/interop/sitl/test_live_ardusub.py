@@ -170,20 +170,26 @@ def _fly(terrain: str, tmp_path: Path) -> tuple[np.ndarray, list[tuple[float, st
     sitl = start_sitl(tmp_path)
     info: dict = {}
     try:
-        gcs = Gcs(5760 + 10 * INSTANCE)
-        while not any("origin set" in t for _, t in gcs.texts):
-            gcs.pump(1.0)
-        gcs.set_mode(2)  # ALT_HOLD
-        gcs.arm()
-        while gcs.depth < 9.0:  # dive
-            gcs.pump(0.5, z=250)
-        gcs.pump(10.0)  # settle
-        t0 = gcs.t_boot
-        gcs.pump(10.0)  # hold
-        info["hold"] = (t0, gcs.t_boot)
-        info["engaged"] = gcs.set_mode(21)  # SURFTRAK
-        gcs.pump(150.0 if terrain == "sawtooth" else 200.0)
-        texts = gcs.texts
+        try:
+            gcs = Gcs(5760 + 10 * INSTANCE)
+            while not any("origin set" in t for _, t in gcs.texts):
+                gcs.pump(1.0)
+            gcs.set_mode(2)  # ALT_HOLD
+            gcs.arm()
+            while gcs.depth < 9.0:  # dive
+                gcs.pump(0.5, z=250)
+            gcs.pump(10.0)  # settle
+            t0 = gcs.t_boot
+            gcs.pump(10.0)  # hold
+            info["hold"] = (t0, gcs.t_boot)
+            info["engaged"] = gcs.set_mode(21)  # SURFTRAK
+            gcs.pump(150.0 if terrain == "sawtooth" else 200.0)
+            texts = gcs.texts
+        except OSError as exc:  # the link broke: say why SITL went away (a port in use, …)
+            out = (tmp_path / "sitl.out").read_text(errors="replace")[-800:]
+            raise AssertionError(
+                f"GCS link to SITL -I{INSTANCE} lost: {exc}; sitl.out:\n{out}"
+            ) from exc
     finally:
         stop_sitl(sitl)
         stop.set()
