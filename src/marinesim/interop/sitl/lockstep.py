@@ -248,28 +248,29 @@ class Lockstep:
         if last is not None and count == last:
             self.stats.repeats += 1
             return self.last_reply
-        if self._raw is not None:
-            return self._handle_raw(data, rate, count, last)
-        pkt = decode_servo(data)
-        if last is None:
-            return self._step(pkt)
-        if count < last:
+        if last is not None and count < last:
             self.stats.stale += 1
             return None
-        gap = count - last - 1
+        raw = self._raw is not None  # a ``step_raw`` plant: no packet object per frame
+        pkt = None if raw else decode_servo(data)
+        gap = 0 if last is None else count - last - 1
         if gap > 0:
+            assert last is not None
             self.stats.missing += gap
-            if gap <= self.max_catchup and self._last_pwm is not None:
-                for i in range(gap):
-                    self._step(ServoPacket(pkt.frame_rate, last + 1 + i, self._last_pwm))
+            held = self._last_data if raw else self._last_pwm
+            if gap <= self.max_catchup and held is not None:
+                for c in range(last + 1, count):  # the previous pulses, renumbered
+                    if raw:
+                        self._step_raw(held, rate, c)
+                    else:
+                        assert pkt is not None
+                        self._step(ServoPacket(pkt.frame_rate, c, held))
             else:
                 self.stats.resyncs += 1
-        return self._step(pkt)
-
-    def _handle_raw(self, data: bytes, rate: int, count: int, last: int | None) -> bytes | None:
-        """:meth:`handle` for a ``step_raw`` plant (no packet object per frame)."""
-        if last is None:
+        if raw:
             return self._step_raw(data, rate, count)
+        assert pkt is not None
+        return self._step(pkt)
         if count < last:
             self.stats.stale += 1
             return None
