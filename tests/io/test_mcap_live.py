@@ -151,3 +151,48 @@ def test_live_server_end_to_end(tmp_path: Path) -> None:
     arrival = np.array([c[0] for c in clock])
     rate = np.polyfit(arrival[late], stamps[late], 1)[0]
     assert 0.5 * WARP < rate < 1.25 * WARP, (rate, sim, arrival[-1] - arrival[0])
+
+
+def _one_vehicle_server(**kw: Any) -> Any:
+    from marinesim.io.mcap.live import LiveServer
+
+    return LiveServer([{"name": "auv[0]", "block": "auv"}], {"scenario": "t"}, **kw)
+
+
+def test_port_in_use_is_an_error_before_the_run() -> None:
+    import socket
+
+    from marinesim.core.errors import ConfigError
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ConfigError) as err:
+            _one_vehicle_server(port=port)
+    assert err.value.param == "--port" and str(port) in str(err.value)
+
+
+def test_server_listens_once_the_first_channels_exist() -> None:
+    """A client cannot connect before the first chunk; when it can, every channel of that chunk
+    is advertised to it at once (foxglove-sdk's send-before-record race needs a channel made
+    while the client is connected)."""
+    urls: list[str] = []
+    live = _one_vehicle_server(port=0, on_start=urls.append)
+    try:
+        with pytest.raises(OSError):
+            connect(live.url, open_timeout=2)
+        assert urls == []
+        t = np.array([0.0, 0.1])
+        values = {"truth.pos": np.zeros((3, 2, 1))}
+        live.write(t, values, {"truth.pos": ("m", ("north", "east", "down"))})
+        assert urls == [live.url]
+        with connect(live.url, subprotocols=["foxglove.sdk.v1", "foxglove.websocket.v1"]) as ws:
+            topics: set[str] = set()
+            while "/clock" not in topics:
+                msg = json.loads(ws.recv(timeout=5))
+                if msg["op"] == "advertise":
+                    topics |= {c["topic"] for c in msg["channels"]}
+        assert {"/clock", "/tf"} <= topics
+    finally:
+        live.finish()

@@ -304,9 +304,10 @@ def _nav_stream(
         live_port=live_port if live else None,
         origin=(lat, lon) if lat is not None and lon is not None else None,
         identity={"scenario": str(mission)},
+        on_live_start=lambda url: typer.echo(
+            f"{settings.name}: live: Foxglove WebSocket on {url}", err=True
+        ),
     )
-    if nav.live is not None:
-        typer.echo(f"{settings.name}: live: Foxglove WebSocket on {nav.live.url}", err=True)
     app_.on_iterate = nav.add
     return nav
 
@@ -323,8 +324,11 @@ class _EngineLog:
         if live_port is not None:
             from marinesim.io.mcap.live import attach_live
 
-            self.live = attach_live(sim, port=live_port, pace=False)  # the app's loop paces
-            typer.echo(f"{sim.name}: live: Foxglove WebSocket on {self.live.url}", err=True)
+            def announce(url: str) -> None:
+                typer.echo(f"{sim.name}: live: Foxglove WebSocket on {url}", err=True)
+
+            # the app's loop paces
+            self.live = attach_live(sim, port=live_port, pace=False, on_start=announce)
 
     def close(self) -> None:
         self.sim.interrupt("MOOS app stopped")

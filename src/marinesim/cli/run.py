@@ -111,16 +111,17 @@ def _execute(
 
         out_folder(outdir)
     out = outdir if outdir is not None else _default_outdir(sim)
-    live = None
     if live_port is not None:  # the same topics as log.mcap, over the Foxglove WebSocket
         from marinesim.io.mcap.live import attach_live
 
         sim.stream_to(out, fmt)
-        live = attach_live(sim, port=live_port)
-        _echo(
-            f"live: Foxglove WebSocket on {live.url} (Open connection → Foxglove WebSocket), "
-            f"paced at {sim.clock.time_warp:g}x real time"
-        )
+        def announce(url: str) -> None:
+            _echo(
+                f"live: Foxglove WebSocket on {url} (Open connection → Foxglove WebSocket), "
+                f"paced at {sim.clock.time_warp:g}x real time"
+            )
+
+        attach_live(sim, port=live_port, on_start=announce)
     else:
         sim.stream_to(out, fmt)  # folder checked before the first step; the log streams
     if sim.seed_drawn:

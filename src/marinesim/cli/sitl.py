@@ -132,8 +132,10 @@ def sitl(
         from marinesim.io.mcap.live import attach_live
 
         def on_stream(sim: Any) -> None:
-            srv = attach_live(sim, port=live_port, pace=False)  # SITL's lockstep sets the pace
-            typer.echo(f"live: Foxglove WebSocket on {srv.url}")
+            def announce(url: str) -> None:
+                typer.echo(f"live: Foxglove WebSocket on {url}")
+
+            attach_live(sim, port=live_port, pace=False, on_start=announce)  # lockstep paces
 
     wall0 = time.perf_counter()
     state = {"next": 10.0}

@@ -230,6 +230,8 @@ class NavStream:
         The mission's datum [deg] (``/<name>/location``).
     identity : dict, optional
         MCAP metadata (``scenario`` = the mission file ...).
+    on_live_start : callable, optional
+        ``on_live_start(url)`` once the live server listens (at the first frame).
     """
 
     every = 50
@@ -243,6 +245,7 @@ class NavStream:
         live_port: int | None = None,
         origin: tuple[float, float] | None = None,
         identity: dict[str, Any] | None = None,
+        on_live_start: Any = None,
     ) -> None:
         from marinesim.io.mcap.writer import McapLog
 
@@ -270,7 +273,11 @@ class NavStream:
             from marinesim.io.mcap.live import LiveServer
 
             self.live = LiveServer(
-                entities, manifest, port=live_port, on_watch=lambda w: setattr(self, "_watch", w)
+                entities,
+                manifest,
+                port=live_port,
+                on_watch=lambda w: setattr(self, "_watch", w),
+                on_start=on_live_start,
             )
             self.sinks.append(self.live)
         self._watch = False
