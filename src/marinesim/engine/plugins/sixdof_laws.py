@@ -369,26 +369,46 @@ def hold_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     )  # fmt: skip
 
 
+#: Bound tables by (layout, T200 sides, failed pattern, limits, resolution): built once per
+#: process (a bundled scenario run again, a batch of them).
+_TABLES: dict[tuple[Any, ...], tuple[np.ndarray, float]] = {}
+
+
 def _bound_table(plugin: Any, alloc: Any, res: float) -> tuple[np.ndarray, float]:
     """The allocator's bounds (lo, hi, lo_env, hi_env) at every rounded voltage in the T200
-    data, each from :meth:`~marinesim.allocation.solve.Allocator.bounds` at that voltage
-    alone (the call the plugin makes); built once per allocator and resolution."""
-    cache = plugin.__dict__.setdefault("_bound_tables", {})
-    key = (id(alloc), res)
+    data (:meth:`~marinesim.allocation.solve.Allocator.bounds`, one vectorised call), built
+    once per process for each allocator set-up and resolution.
+
+    The plugin asks for one voltage at a time; the solve is element-wise, so both give the
+    same bits (checked here on three voltages; a platform where they differ gets the table
+    one voltage at a time, slower to build).
+    """
+    p: Any = plugin.params
+    g = alloc.geometry
+    key = (p.layout, p.bound_set, tuple(bool(x) for x in g.enabled), repr(alloc.limits), res)
+    cache = _TABLES
+    if len(cache) > 64:
+        cache.clear()
     hit = cache.get(key)
     if hit is None:
         k0 = math.floor(V_MIN / res) - 1
         k1 = math.ceil(V_MAX / res) + 1
-        rows = []
-        for r in range(k0, k1 + 1):
-            v = min(max(float(r) * res, V_MIN), V_MAX)
-            rows.append(np.stack([np.asarray(x)[0] for x in alloc.bounds(np.array([v]))]))
-        hit = cache[key] = (np.ascontiguousarray(np.stack(rows)), float(k0))
+        volts = np.array([min(max(float(r) * res, V_MIN), V_MAX) for r in range(k0, k1 + 1)])
+
+        def one(v: float) -> np.ndarray:
+            return np.stack([np.asarray(x)[0] for x in alloc.bounds(np.array([v]))])
+
+        table = np.ascontiguousarray(np.stack(alloc.bounds(volts), axis=1))
+        picks = (0, len(volts) // 2, len(volts) - 3)
+        if any(one(volts[i]).tobytes() != table[i].tobytes() for i in picks):
+            table = np.ascontiguousarray(np.stack([one(v) for v in volts]))
+        hit = cache[key] = (table, float(k0))
     return hit
 
 
 def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
-    """The ``thruster_allocator`` declaration: mode ``pinv``; one failure pattern for all rows."""
+    """The ``thruster_allocator`` declaration: mode ``pinv``, every row with the same failed
+    thrusters (a failure reported on the bus switches the allocator at the next load)."""
     from marinesim.allocation.limits import cubic_kernel_args
     from marinesim.allocation.pinv import _geometry_args
 
@@ -403,19 +423,34 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     st = slot.ctx.state
     w = _wires(sim, blk, k)
     res = float(p.voltage_resolution)
-    pattern = tuple(i not in p.failed for i in range(k))
-    alloc = plugin._allocator(pattern)  # fixed: geometry, bounds, T200 model
-    craw, fscale, x_dead = cubic_kernel_args(alloc.model)
-    b_pinv, b_act, sig, gain = _geometry_args(alloc)
-    table, r0 = _bound_table(plugin, alloc, res)
-    imax = alloc.limits.max_current_total
-    fp = np.array([res, float(p.voltage is None), float(p.output == "pwm"), fscale, x_dead,
-                   math.inf if imax is None else float(imax), r0])  # fmt: skip
+    fp = np.zeros(7)
+    a0: dict[str, Any] = {"bpinv": np.zeros((k, 6)), "bact": np.zeros((6, k)), "sig": np.zeros(k),
+                          "gain": np.zeros(k), "craw": np.zeros((2, 2, 10))}  # fmt: skip
+    now: list[Any] = [None]
+
+    def setup(pattern: tuple[bool, ...]) -> None:
+        """Geometry, bound table and T200 model of the allocator of a failure pattern (in
+        place: the compiled tick holds these arrays)."""
+        alloc = plugin._allocator(pattern)
+        craw, fscale, x_dead = cubic_kernel_args(alloc.model)
+        for key, val in zip(("bpinv", "bact", "sig", "gain"), _geometry_args(alloc), strict=True):
+            a0[key][...] = val
+        a0["craw"][...] = craw
+        table, r0 = _bound_table(plugin, alloc, res)
+        if "table" not in a0:
+            a0["table"] = table.copy()
+        a0["table"][...] = table
+        imax = alloc.limits.max_current_total
+        fp[:] = (res, float(p.voltage is None), float(p.output == "pwm"), fscale, x_dead,
+                 math.inf if imax is None else float(imax), r0)  # fmt: skip
+        now[0] = pattern
+
+    setup(tuple(i not in p.failed for i in range(k)))
     a: dict[str, Any] = {
         "fp": fp, "tprev": np.zeros(1), "volt": np.zeros(n), "tau": np.zeros((n, 6)), "vq": np.zeros(n),
-        "bpinv": b_pinv, "bact": b_act, "sig": sig, "gain": gain, "table": table,
+        **a0,
         **{x: np.zeros((n, k)) for x in ("lo", "hi", "lo_e", "hi_e")},
-        "craw": np.ascontiguousarray(craw), "coef": np.zeros((n, 2, 2, 4)),
+        "coef": np.zeros((n, 2, 2, 4)),
         "force": np.zeros((n, k)), "u": np.zeros((n, k)), "pwm": np.zeros((n, k)),
         "cur": np.zeros((n, k)), "cur_tot": np.zeros(n), "scale": np.zeros(n),
         "achieved": np.zeros((n, 6)), "unmet_k": np.zeros((n, 6)),
@@ -428,11 +463,15 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     def ready() -> bool:
         if "enabled" not in st or not math.isfinite(st.get("t_prev", math.nan)):
             return False
-        if not np.all(st["enabled"] == np.array(pattern)[None, :]):
-            return False  # a thruster failed since: the plugin allocates (another pattern)
+        en = st["enabled"]
+        if not np.all(en == en[:1]):
+            return False  # rows with different failures: the plugin allocates per pattern
         return all(m.topic == "battery/voltage" for m in slot.sub.inbox)
 
     def load(k0: int) -> None:
+        pattern = tuple(bool(x) for x in st["enabled"][0])
+        if pattern != now[0]:  # a thruster failed (fault_aware): its allocator from now on
+            setup(pattern)
         a["tprev"][0] = st["t_prev"]
         a["volt"][...] = st["voltage"]
         a["bus.battery_voltage"][...] = st["voltage"]
