@@ -54,6 +54,7 @@ class CompiledRoute:
         self.block = entries[0][0].block
         self.ticks = 0  # ticks run compiled (the manifest reports them)
         self._kernel: Any = None
+        self._warm = False  # the generated tick has run once (typed, machine code loaded)
         self._sched = np.array(
             [x for s, laws in entries for law in laws.laws if law.hook == "control"
              for x in (s.period, s.offset)],
@@ -113,8 +114,13 @@ class CompiledRoute:
         clock = self.sim.clock
         args = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched,
                 *arrays, *saves)  # fmt: skip
-        with np.errstate(all="ignore"), compiling(fn, [laws for _s, laws in self.entries]):
-            kstop = int(fn(*args))
+        if self._warm:  # typed in this process: no compile notice to check (≈ 0.25 ms a call)
+            with np.errstate(all="ignore"):
+                kstop = int(fn(*args))
+        else:
+            with np.errstate(all="ignore"), compiling(fn, [laws for _s, laws in self.entries]):
+                kstop = int(fn(*args))
+            self._warm = True
         if kstop == k:
             return k
         self._commit(k, kstop)
