@@ -50,6 +50,16 @@ def test_station_keeping_compiled_equals_plugin_ticks() -> None:
     assert err < 1.0  # it holds station within a metre in the 0.3 m/s current
 
 
+def test_three_vehicles_each_row_its_own_voltage() -> None:
+    spread = {"north": 2.0, "east": 2.0, "depth": 1.0, "heading_deg": 60.0}
+    sets = {"entities.0.count": 3, "entities.0.spawn.spread": spread}
+    a, b = _run(False, 5.0, **sets), _run(True, 5.0, **sets)
+    assert_runs_identical(a, b)
+    assert b.manifest["compiled_ticks"] >= 100 - 3
+    v = b["alloc.voltage"][:, -1, 0]
+    assert len(set(v.tolist())) > 1  # the batteries sag differently: per-row bounds
+
+
 def test_same_seed_same_bytes_compiled() -> None:
     assert_runs_identical(_run(True, 5.0), _run(True, 5.0))
 
