@@ -157,14 +157,18 @@ def test_plant_step_is_the_chain_with_enable_and_voltage_clamp() -> None:
     assert abs(out.rotor[2, 3]) < abs(rotor[2, 3])
     # force never opposes the spin; wrench = B (σ f); current ≥ 0
     assert np.all(thrust * g.sigma * np.sign(out.rotor) >= 0)
-    np.testing.assert_allclose(out.wrench, out.thrust @ g.b.T, rtol=0, atol=0)
+    # B·f summed thruster by thruster (the row law's order, every route): bit for bit
+    acc = np.zeros((n, 6))
+    for j in range(g.n):
+        acc = acc + out.thrust[:, j : j + 1] * g.b[None, :, j]
+    assert np.array_equal(out.wrench, acc)
+    np.testing.assert_allclose(out.wrench, out.thrust @ g.b.T, rtol=1e-14, atol=1e-12)
     assert np.all(out.current >= 0)
-    # N = 1 is the batch path: per-thruster values bit for bit; the wrench is one BLAS
-    # product B·f whose summation order depends on N (kept: the engine's logs stay as they were)
+    # N = 1 is the batch path: every value bit for bit (one row law per vehicle)
     one = plant.step(pl, rotor[4:5], cmd[4:5], volts[4:5], enabled[4:5], 0.02)
-    for a, b in ((one.rotor, out.rotor), (one.thrust, out.thrust), (one.current, out.current)):
+    for a, b in ((one.rotor, out.rotor), (one.thrust, out.thrust), (one.current, out.current),
+                 (one.wrench, out.wrench)):  # fmt: skip
         assert np.array_equal(a[0], b[4])
-    np.testing.assert_allclose(one.wrench[0], out.wrench[4], rtol=1e-12, atol=1e-12)
 
 
 def test_station_keeping_law_pushes_towards_the_target() -> None:

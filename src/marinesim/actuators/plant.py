@@ -25,10 +25,11 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from marinesim.actuators import thruster_dynamics
-from marinesim.actuators.t200 import V_MAX, V_MIN, T200Cubic, u_from_pwm
+from marinesim.actuators.t200 import V_MAX, V_MIN, T200Cubic, check_voltage, u_from_pwm
+from marinesim.actuators.t200_law import horner3
+from marinesim.core.jitable import jit_enabled, register_jitable
 
-__all__ = ["PlantStep", "T200Plant", "chain", "esc_command", "step"]
+__all__ = ["PlantStep", "T200Plant", "chain", "chain_row", "esc_command", "pwm_demand", "row_params", "step"]
 
 F64 = NDArray[np.float64]
 
@@ -149,6 +150,9 @@ def chain(
 ) -> tuple[F64, F64, F64, F64]:
     """Rotor lag → T200 force and current at ``voltage`` → body wrench, over one step ``h``.
 
+    The law of each vehicle is :func:`chain_row` (the one copy; compiled over the vehicles
+    when compiled laws are on, see :func:`marinesim.core.jitable.jit_enabled`).
+
     Parameters
     ----------
     plant : T200Plant
@@ -171,19 +175,122 @@ def chain(
     wrench : ndarray, shape (N, 6)
         Body wrench [N, N·m].
     """
-    if plant.rotor_time_constant > 0:
-        rotor = thruster_dynamics.update(
-            {"time_constant": plant.rotor_time_constant}, rotor, u_cmd, h, "first_order"
-        )
+    u = np.ascontiguousarray(u_cmd, dtype=float)
+    n, k = u.shape
+    v = np.ascontiguousarray(np.broadcast_to(np.asarray(voltage, dtype=float), (n,)))
+    check_voltage(v)
+    out = np.array(np.broadcast_to(np.asarray(rotor, dtype=float), (n, k)))
+    thrust = np.empty((n, k))
+    current = np.empty((n, k))
+    wrench = np.empty((n, 6))
+    args = (row_params(plant, h), u, v, out, thrust, current, wrench)
+    if n and jit_enabled():
+        _kernels().launch("cpu", args)
     else:
-        rotor = u_cmd
-    v = _col(voltage)
-    f = plant.t200.u_to_force(rotor, v)
-    # the fit may cross zero near u = 0: the force never opposes the spin direction
-    f = np.where(rotor > 0, np.maximum(f, 0.0), np.minimum(f, 0.0))
-    current = plant.t200.u_to_current(rotor, v)
-    thrust = f * plant.sigma[None, :]
-    return rotor, thrust, current, thrust @ plant.b.T
+        for i in range(n):
+            chain_row(i, *args)
+    return out, thrust, current, wrench
+
+
+def row_params(plant: T200Plant, h: float) -> F64:
+    """The plant as the float row :func:`chain_row` reads (built per step size ``h``).
+
+    [lag a = exp(−h/τ) (numpy's ``exp``, as the rotor dynamics), 1 if τ > 0, force unit,
+    k, σ (k), B row-major (6·k), the u → force cubics' basis coefficients (forward, reverse;
+    10 each), the u → current ones (10 each)].
+    """
+    cache = plant.__dict__.setdefault("_rows", {})
+    row = cache.get(h)
+    if row is None:
+        tau = plant.rotor_time_constant
+        a = float(np.exp(-h / tau)) if tau > 0 else 0.0
+        m = plant.t200
+        row = np.concatenate([
+            [a, 1.0 if tau > 0 else 0.0, float(m._fscale), float(plant.k)],
+            plant.sigma, plant.b.reshape(-1), m._u2f[0], m._u2f[1], m._u2i[0], m._u2i[1],
+        ]).astype(float)  # fmt: skip
+        cache[h] = row
+    return row
+
+
+@register_jitable
+def pwm_demand(pwm: float, inverted: bool, enabled: bool) -> float:
+    """Demanded ESC output of one thruster from its pulse [µs] (:func:`step`'s expressions for
+    ``input: pwm``: (PWM − 1500)/400, negated for an inverted signal, clipped to [−1, 1];
+    0 for a disabled thruster)."""
+    if not enabled:
+        return 0.0
+    u = (pwm - 1500.0) / 400.0
+    if inverted:
+        u = -u
+    return min(max(u, -1.0), 1.0)
+
+
+@register_jitable
+def _cubic_at(c: Any, o: int, v: float) -> tuple[float, float, float, float]:
+    """(p0, p1, p2, p3) of the basis coefficients ``c[o:o+10]`` at V (``cubic_in_a``'s
+    expressions, ``v**3`` included: ``pow`` on every path)."""
+    return (
+        c[o] + c[o + 2] * v + c[o + 5] * v * v + c[o + 9] * v**3.0,
+        c[o + 1] + c[o + 4] * v + c[o + 8] * v * v,
+        c[o + 3] + c[o + 7] * v,
+        c[o + 6],
+    )
+
+
+@register_jitable
+def chain_row(
+    i: int, p: Any, u_cmd: Any, voltage: Any, rotor: Any, thrust: Any, current: Any, wrench: Any
+) -> None:
+    """Vehicle ``i``: rotor lag, T200 force and current at its voltage, body wrench.
+
+    ``p`` from :func:`row_params`; ``rotor[i]`` is updated in place; ``thrust[i]``,
+    ``current[i]`` and ``wrench[i]`` are written.  Element for element the expressions of
+    :class:`~marinesim.actuators.t200.T200Cubic` (``u_to_force``, ``u_to_current``) and of
+    the first-order rotor lag; the wrench B·f sums over the thrusters in index order.
+    """
+    a = p[0]
+    lag = p[1] != 0.0
+    fscale = p[2]
+    k = int(p[3])
+    o_b = 4 + k
+    o_c = o_b + 6 * k
+    v = voltage[i]
+    fp0, fp1, fp2, fp3 = _cubic_at(p, o_c, v)
+    fn0, fn1, fn2, fn3 = _cubic_at(p, o_c + 10, v)
+    ip0, ip1, ip2, ip3 = _cubic_at(p, o_c + 20, v)
+    in0, in1, in2, in3 = _cubic_at(p, o_c + 30, v)
+    for j in range(k):
+        u = rotor[i, j] * a + (1.0 - a) * u_cmd[i, j] if lag else u_cmd[i, j]
+        rotor[i, j] = u
+        if u > 0:
+            f = horner3(fp0, fp1, fp2, fp3, u)
+            c = horner3(ip0, ip1, ip2, ip3, u)
+        else:
+            f = horner3(fn0, fn1, fn2, fn3, u)
+            c = horner3(in0, in1, in2, in3, u)
+        f = (0.0 if u == 0 else f) * fscale
+        # the fit may cross zero near u = 0: the force never opposes the spin direction
+        f = max(f, 0.0) if u > 0 else min(f, 0.0)
+        current[i, j] = 0.0 if u == 0 else max(c, 0.0)
+        thrust[i, j] = f * p[4 + j]
+    for c6 in range(6):
+        acc = 0.0
+        for j in range(k):
+            acc += thrust[i, j] * p[o_b + c6 * k + j]
+        wrench[i, c6] = acc
+
+
+_KERNELS: list[Any] = []
+
+
+def _kernels() -> Any:
+    """The compiled loop of :func:`chain_row` over vehicles (cached on disk)."""
+    if not _KERNELS:
+        from marinesim.core import compile as cc
+
+        _KERNELS.append(cc.kernels(chain_row, 1, error_model="numpy"))
+    return _KERNELS[0]
 
 
 def step(

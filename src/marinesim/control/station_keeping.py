@@ -11,15 +11,25 @@ Batched over N vehicles; N = 1 is the same path.  Used by the engine's
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from marinesim.core.frames import rotation_from_quat, wrap_pi
+from marinesim.core.frames import rotate_t_c, rotation_quat_c, wrap_pi_c
+from marinesim.core.jitable import jit_enabled, register_jitable
 
-__all__ = ["StationKeepingOutput", "StationKeepingState", "station_keeping_pid"]
+__all__ = [
+    "GAINS",
+    "StationKeepingOutput",
+    "StationKeepingState",
+    "dot3_einsum",
+    "gain_row",
+    "station_keeping_pid",
+    "station_keeping_row",
+]
 
 F64 = NDArray[np.float64]
 
@@ -112,35 +122,147 @@ def station_keeping_pid(
     -------
     StationKeepingOutput, StationKeepingState
     """
-    p = gains
-    rot = rotation_from_quat(quat)  # body → NED, (N, 3, 3)
-    e_ned = target[:, :3] - pos
-    kp = np.array([p.kp_pos, p.kp_pos, p.kp_depth])
-    ki = np.array([p.ki_pos, p.ki_pos, p.ki_depth])
-    kd = np.array([p.kd_pos, p.kd_pos, p.kd_depth])
-    # conditional integration: freeze an axis whose demanded force is not delivered in the
-    # direction the error pushes (the allocator's unmet wrench, rotated to NED)
-    unmet_ned = np.einsum("nij,nj->ni", rot, unmet[:, :3])
-    frozen = (np.abs(unmet_ned) > p.unmet_tolerance) & (np.sign(unmet_ned) == np.sign(e_ned))
-    lim = np.where(ki > 0, p.integral_limit_force / np.where(ki > 0, ki, 1.0), 0.0)
-    act = active[:, None]
-    integ = np.where(frozen | ~act, state.int_ned, state.int_ned + h * e_ned)
-    integ = np.clip(integ, -lim, lim)
-    f_ned = kp * e_ned + ki * integ - kd * vel_ned
-    f_body = np.einsum("nji,nj->ni", rot, f_ned)  # Rᵀ f
-    e_yaw = wrap_pi(np.radians(target[:, 3]) - euler[:, 2])
-    r = ang_vel[:, 2]
-    frozen_y = (np.abs(unmet[:, 5]) > p.unmet_tolerance) & (np.sign(unmet[:, 5]) == np.sign(e_yaw))
-    lim_y = p.integral_limit_moment / p.ki_yaw if p.ki_yaw > 0 else 0.0
-    iy = np.where(frozen_y | ~active, state.int_yaw, state.int_yaw + h * e_yaw)
-    iy = np.clip(iy, -lim_y, lim_y)
-    n_mom = p.kp_yaw * e_yaw + p.ki_yaw * iy - p.kd_yaw * r
-    k_mom = -p.kp_att * euler[:, 0] - p.kd_att * ang_vel[:, 0]
-    m_mom = -p.kp_att * euler[:, 1] - p.kd_att * ang_vel[:, 1]
-    wrench = np.empty((pos.shape[0], 6))
-    wrench[:, :3] = np.clip(f_body, -p.max_force, p.max_force)
-    wrench[:, 3] = np.clip(k_mom, -p.max_moment, p.max_moment)
-    wrench[:, 4] = np.clip(m_mom, -p.max_moment, p.max_moment)
-    wrench[:, 5] = np.clip(n_mom, -p.max_moment, p.max_moment)
-    wrench = np.where(act, wrench, 0.0)
-    return StationKeepingOutput(wrench, e_ned, e_yaw), StationKeepingState(integ, iy)
+    g = gain_row(gains)
+    n = pos.shape[0]
+    int_ned = np.array(state.int_ned, dtype=float)  # updated in place by the row law
+    int_yaw = np.array(state.int_yaw, dtype=float)
+    wrench = np.empty((n, 6))
+    e_ned = np.empty((n, 3))
+    e_yaw = np.empty(n)
+    args = (
+        g, _c(target), _c(pos), _c(quat), _c(euler), _c(vel_ned), _c(ang_vel), _c(unmet),
+        np.ascontiguousarray(active, dtype=np.bool_), float(h), int_ned, int_yaw, wrench,
+        e_ned, e_yaw,
+    )  # fmt: skip
+    if n and jit_enabled():
+        _kernels().launch("cpu", args)
+    else:
+        for i in range(n):
+            station_keeping_row(i, *args)
+    return StationKeepingOutput(wrench, e_ned, e_yaw), StationKeepingState(int_ned, int_yaw)
+
+
+def _c(a: Any) -> F64:
+    return np.ascontiguousarray(a, dtype=float)
+
+
+#: Order of the gains in :func:`gain_row` (the attributes of the ``gains`` object).
+GAINS = (
+    "kp_pos", "ki_pos", "kd_pos", "kp_depth", "ki_depth", "kd_depth", "kp_yaw", "ki_yaw",
+    "kd_yaw", "kp_att", "kd_att", "integral_limit_force", "integral_limit_moment", "max_force",
+    "max_moment", "unmet_tolerance",
+)  # fmt: skip
+
+
+def gain_row(gains: Any) -> F64:
+    """The gains as the float row :func:`station_keeping_row` reads (order of :data:`GAINS`)."""
+    return np.array([float(getattr(gains, name)) for name in GAINS])
+
+
+@register_jitable
+def _same_sign(a: float, b: float) -> bool:
+    """``np.sign(a) == np.sign(b)`` (NaN: never)."""
+    if a != a or b != b:
+        return False
+    sa = 1.0 if a > 0.0 else (-1.0 if a < 0.0 else 0.0)
+    sb = 1.0 if b > 0.0 else (-1.0 if b < 0.0 else 0.0)
+    return sa == sb
+
+
+@register_jitable
+def dot3_einsum(r0: float, r1: float, r2: float, x0: float, x1: float, x2: float) -> float:
+    """r·x in the order numpy's ``einsum("nij,nj->ni", …)`` sums it: (r0·x0 + r2·x2) + r1·x1.
+
+    (Its contiguous inner loop pairs the elements in SIMD lanes; the belief's ``vel_ned``
+    is computed that way, and the compiled law must give the same bits.)
+    """
+    return (r0 * x0 + r2 * x2) + r1 * x1
+
+
+@register_jitable
+def _clip(x: float, lo: float, hi: float) -> float:
+    """``np.clip(x, lo, hi)`` for lo ≤ hi (NaN stays NaN)."""
+    if x < lo:
+        x = lo
+    if x > hi:
+        x = hi
+    return x
+
+
+@register_jitable
+def station_keeping_row(
+    i: int, g: Any, target: Any, pos: Any, quat: Any, euler: Any, vel_ned: Any, ang_vel: Any,
+    unmet: Any, active: Any, h: float, int_ned: Any, int_yaw: Any, wrench: Any, e_ned: Any,
+    e_yaw: Any,
+) -> None:  # fmt: skip
+    """The station-keeping law of vehicle ``i`` (the one copy: every route runs it).
+
+    ``g``: the gains (:func:`gain_row`); the other arrays as :func:`station_keeping_pid`'s,
+    row ``i``.  Updates ``int_ned[i]`` and ``int_yaw[i]`` and writes ``wrench[i]``,
+    ``e_ned[i]`` and ``e_yaw[i]``.  Sums run in the order of the ``einsum`` calls it
+    replaced (:func:`dot3_einsum`; Rᵀ f in index order), so the values are those of the
+    vectorised law, bit for bit.
+    """
+    r = rotation_quat_c(quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3])  # body → NED
+    tol = g[15]
+    act = active[i]
+    f_ned0 = 0.0
+    f_ned1 = 0.0
+    f_ned2 = 0.0
+    for a in range(3):
+        kp = g[0] if a < 2 else g[3]
+        ki = g[1] if a < 2 else g[4]
+        kd = g[2] if a < 2 else g[5]
+        e = target[i, a] - pos[i, a]
+        e_ned[i, a] = e
+        # conditional integration: freeze an axis whose demanded force is not delivered in
+        # the direction the error pushes (the allocator's unmet wrench, rotated to NED)
+        un = dot3_einsum(r[3 * a], r[3 * a + 1], r[3 * a + 2], unmet[i, 0], unmet[i, 1], unmet[i, 2])
+        frozen = abs(un) > tol and _same_sign(un, e)
+        lim = g[11] / ki if ki > 0 else 0.0
+        integ = int_ned[i, a]
+        if not (frozen or not act):
+            integ = integ + h * e
+        integ = _clip(integ, -lim, lim)
+        int_ned[i, a] = integ
+        f = kp * e + ki * integ - kd * vel_ned[i, a]
+        if a == 0:
+            f_ned0 = f
+        elif a == 1:
+            f_ned1 = f
+        else:
+            f_ned2 = f
+    fb = rotate_t_c(r, f_ned0, f_ned1, f_ned2)  # Rᵀ f
+    ey = wrap_pi_c(target[i, 3] * (math.pi / 180.0) - euler[i, 2])
+    e_yaw[i] = ey
+    frozen_y = abs(unmet[i, 5]) > tol and _same_sign(unmet[i, 5], ey)
+    lim_y = g[12] / g[7] if g[7] > 0 else 0.0
+    iy = int_yaw[i]
+    if not (frozen_y or not act):
+        iy = iy + h * ey
+    iy = _clip(iy, -lim_y, lim_y)
+    int_yaw[i] = iy
+    n_mom = g[6] * ey + g[7] * iy - g[8] * ang_vel[i, 2]
+    k_mom = -g[9] * euler[i, 0] - g[10] * ang_vel[i, 0]
+    m_mom = -g[9] * euler[i, 1] - g[10] * ang_vel[i, 1]
+    if not act:
+        for c in range(6):
+            wrench[i, c] = 0.0
+        return
+    for c in range(3):
+        wrench[i, c] = _clip(fb[c], -g[13], g[13])
+    wrench[i, 3] = _clip(k_mom, -g[14], g[14])
+    wrench[i, 4] = _clip(m_mom, -g[14], g[14])
+    wrench[i, 5] = _clip(n_mom, -g[14], g[14])
+
+
+_KERNELS: list[Any] = []
+
+
+def _kernels() -> Any:
+    """The compiled loop of :func:`station_keeping_row` over vehicles (cached on disk)."""
+    if not _KERNELS:
+        from marinesim.core import compile as cc
+
+        _KERNELS.append(cc.kernels(station_keeping_row, 1, error_model="numpy"))
+    return _KERNELS[0]

@@ -19,14 +19,28 @@ Contract (architecture §3): :class:`Params`; :func:`init` ``(params, n) -> Stat
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from pydantic import model_validator
 
+from marinesim.core.jitable import register_jitable
 from marinesim.core.params import ParamsBase, field
 
-__all__ = ["Params", "State", "cut_off", "init", "open_circuit_voltage", "step", "voltage"]
+__all__ = [
+    "Params",
+    "State",
+    "battery_row",
+    "cut_off",
+    "discharged_c",
+    "init",
+    "open_circuit_c",
+    "open_circuit_voltage",
+    "row_params",
+    "step",
+    "voltage",
+]
 
 F64 = NDArray[np.float64]
 
@@ -81,7 +95,7 @@ def init(params: Params, n: int) -> State:
 def open_circuit_voltage(params: Params, soc: ArrayLike) -> F64:
     """Open-circuit voltage [V] of charge ``soc`` (N,) (linear between v_empty and v_full)."""
     q = np.clip(np.asarray(soc, dtype=float), 0.0, 1.0)
-    return params.v_empty + (params.v_full - params.v_empty) * q
+    return open_circuit_c(params.v_empty, params.v_full, q)
 
 
 def voltage(params: Params, state: State, current: ArrayLike) -> F64:
@@ -128,5 +142,43 @@ def step(params: Params, state: State, current: ArrayLike, dt: float) -> State:
     """
     i = np.broadcast_to(np.asarray(current, dtype=float), state.soc.shape)
     i = np.where(cut_off(params, state), np.minimum(i, 0.0), i)  # no discharge once cut off
-    soc = state.soc - i * dt / (3600.0 * params.capacity_ah)
+    soc = discharged_c(state.soc, i, dt, params.capacity_ah)
     return State(np.clip(soc, 0.0, 1.0))
+
+
+# the laws on floats (and arrays), the same source for numpy, interpreted rows and compiled code
+@register_jitable
+def open_circuit_c(v_empty: Any, v_full: Any, q: Any) -> Any:
+    """V_oc of a charge q already within [0, 1] [V]."""
+    return v_empty + (v_full - v_empty) * q
+
+
+@register_jitable
+def discharged_c(soc: Any, current: Any, dt: Any, capacity_ah: Any) -> Any:
+    """q − I·dt / (3600 C), before clipping."""
+    return soc - current * dt / (3600.0 * capacity_ah)
+
+
+def row_params(params: Params) -> F64:
+    """[C, v_full, v_empty, R]: the float row :func:`battery_row` reads."""
+    return np.array(
+        [params.capacity_ah, params.v_full, params.v_empty, params.internal_resistance], float
+    )
+
+
+@register_jitable
+def battery_row(i: int, bp: Any, soc: Any, total: Any, dt: float, volt: Any) -> None:
+    """Battery ``i``: :func:`step` by ``total[i]`` over ``dt``, then :func:`voltage` under it.
+
+    ``bp`` from :func:`row_params`; ``soc[i]`` is updated and ``volt[i]`` written.
+    """
+    cur = total[i]
+    if soc[i] <= 0.0:  # no discharge once cut off
+        cur = min(cur, 0.0)
+    q = discharged_c(soc[i], cur, dt, bp[0])
+    q = min(max(q, 0.0), 1.0)
+    soc[i] = q
+    cur = total[i]
+    if q <= 0.0:
+        cur = min(cur, 0.0)
+    volt[i] = open_circuit_c(bp[2], bp[1], min(max(q, 0.0), 1.0)) - bp[3] * cur

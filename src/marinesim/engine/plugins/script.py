@@ -70,6 +70,20 @@ class EventScript(Plugin):
         ctx.state["order"] = order
         ctx.state["next"] = 0
 
+    def next_work(self, ctx: Any, k: int, clock: Any) -> int | None:
+        """The first tick (≥ k, or a little before the event: never after it) at which
+        :meth:`autonomy` may post; None when every event is posted.  The calls before it do
+        nothing (the compiled tick runs them as counted no-ops)."""
+        p: Any = self.params
+        st = ctx.state
+        order, i = st.get("order"), st.get("next", 0)
+        if order is None:
+            return k
+        if i >= len(order):
+            return None
+        at = p.events[order[i]].at
+        return max(k, int(math.floor((at - clock.start) / clock.dt)) - 1)
+
     def autonomy(self, ctx: Any, rng: Any) -> None:
         """Post every event whose time has come."""
         p: Any = self.params

@@ -308,10 +308,15 @@ class SixDofMotion(Plugin):
         """Its laws in the generated tick, or None (this model runs tick by tick).
 
         Declared: the PythonVehicleSimulator REMUS 100 without an actuator bank, in a uniform
-        current (:mod:`marinesim.engine.plugins.remus_laws`).
+        current (:mod:`marinesim.engine.plugins.remus_laws`); a Fossen model with a T200 plant
+        (:mod:`marinesim.engine.plugins.sixdof_laws`).
         """
         p: Any = self.params
-        if p.actuators is not None or p.thrusters is not None or sim.env.current_field is not None:
+        if p.thrusters is not None:
+            from marinesim.engine.plugins.sixdof_laws import motion_laws
+
+            return motion_laws(self, slot, sim)
+        if p.actuators is not None or sim.env.current_field is not None:
             return None
         from marinesim.engine.plugins.remus_laws import pvs_laws
 
@@ -586,9 +591,7 @@ class SixDofMotion(Plugin):
             ctx.log("voltage", st["voltage"], "V")
             ctx.log("soc", st["battery"].soc, "")
             ctx.log("enabled", st["enabled"].astype(float), "", labels)
-            ctx.log(
-                "wrench", st["thrust"] @ self.plant.b.T, "N, N, N, N m, N m, N m", ("X", "Y", "Z", "K", "M", "N")
-            )
+            ctx.log("wrench", st["wrench"], "N, N, N, N m, N m, N m", ("X", "Y", "Z", "K", "M", "N"))
         else:
             ctx.log("wrench", st["wrench"], "N, N, N, N m, N m, N m", ("X", "Y", "Z", "K", "M", "N"))
             if self.thruster_bank is not None:

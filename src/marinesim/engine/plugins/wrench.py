@@ -126,6 +126,12 @@ class StationKeepingPid(Plugin):
     }
     publishes: ClassVar[dict[str, str]] = {"wrench/cmd": "array"}
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """Its law in the generated tick (:mod:`marinesim.engine.plugins.sixdof_laws`)."""
+        from marinesim.engine.plugins.sixdof_laws import hold_laws
+
+        return hold_laws(self, slot, sim)
+
     def start(self, ctx: Any, rng: Any) -> None:
         """Targets from the parameters or the start pose; integrals at zero."""
         p: Any = self.params
@@ -417,6 +423,12 @@ class ThrusterAllocator(Plugin):
         self._allocator(tuple(i not in p.failed for i in range(k)))  # rank check at build time
         if not p.fault_aware:
             self.subscribes = {kk: v for kk, v in self.subscribes.items() if kk != "thrusters/fail"}
+
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """Its ``pinv`` law in the generated tick (:mod:`marinesim.engine.plugins.sixdof_laws`)."""
+        from marinesim.engine.plugins.sixdof_laws import alloc_laws
+
+        return alloc_laws(self, slot, sim)
 
     def _allocator(self, enabled: tuple[bool, ...]) -> Allocator:
         a = self._allocators.get(enabled)

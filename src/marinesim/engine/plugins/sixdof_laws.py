@@ -1,0 +1,647 @@
+"""The thruster-driven 6-DOF block's compiled-capable laws and their declarations.
+
+``station_keeping_pid`` → ``thruster_allocator`` (``pinv``) → ``fossen6dof`` with a T200
+thruster plant and battery (e.g. ``bluerov2_station_keeping``) join the generated tick
+(:mod:`marinesim.engine.compiled`) through these declarations.  The laws call the L1 laws the
+plugins' Python hooks call, one copy each:
+:func:`marinesim.control.station_keeping.station_keeping_row`,
+:func:`marinesim.allocation.kernels.pinv_one`, :func:`marinesim.actuators.plant.chain_row`
+(with :func:`~marinesim.actuators.plant.pwm_demand`),
+:func:`marinesim.models.battery.battery_row` and
+:func:`marinesim.models.sixdof.generic.step_one` (the Fossen model with its guard).
+
+Wires (shared by the three declarations; one set of arrays per block):
+
+* ``bus.wrench_cmd`` (N, 6) — ``wrench/cmd``, controller → allocator, same tick;
+* ``bus.wrench_unmet`` (N, 6) — ``wrench/unmet``, allocator → controller, read next tick
+  (the message waits in the controller's inbox between ticks: ``load`` / ``commit`` take it
+  over);
+* ``bus.thrusters_cmd`` (N, k) — ``thrusters/cmd``, allocator → plant, held over the tick;
+* ``bus.battery_voltage`` (N,) — ``battery/voltage``, plant (last substep) → allocator, read
+  next tick (waits in the allocator's inbox);
+* ``truth.x6`` (N, 13) — position, attitude quaternion and ν of the truth at t_k (the
+  controller's belief: the block has no navigation estimate).
+
+What stays tick by tick (the declaration says why, ``compiled: true`` reports it): the
+``qp`` / ``redistributed_pinv`` allocators (an active-set solve per call in numpy), a failed
+thruster's message (an event), an empty or out-of-range battery (events), DESIRED_* set-point
+messages, a current field, the UUV Simulator actuator bank.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba.extending import register_jitable
+
+from marinesim.actuators.plant import chain_row, pwm_demand
+from marinesim.actuators.plant import row_params as plant_row_params
+from marinesim.actuators.t200 import V_MAX, V_MIN
+from marinesim.actuators.t200_law import cubic_at_voltage
+from marinesim.allocation.kernels import pinv_one
+from marinesim.control.station_keeping import dot3_einsum, gain_row, station_keeping_row
+from marinesim.core.frames import euler_from_quat_c, rotation_quat_c
+from marinesim.core.state import VehicleState
+from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
+from marinesim.models import battery as battery_model
+from marinesim.models.battery import battery_row
+from marinesim.models.sixdof.generic import step_one
+
+__all__ = ["alloc_laws", "hold_laws", "motion_laws"]
+
+_SRC = Path(__file__).resolve().parents[2]
+_W = "_sixdof_wires"
+
+
+# ------------------------------------------------------------------------------ laws
+@register_jitable
+def hold_tick(k, j, t, h, g, tgt, integ, iy, tprev, unmet, active, x6, eul, veln,  # noqa: ANN001, ANN201
+              wcmd, wunmet, e_ned, e_yaw, log):  # fmt: skip
+    """One ``station_keeping_pid`` control call of every vehicle at ``t`` (belief = truth)."""
+    n = x6.shape[0]
+    hc = max(t - tprev[0], 1e-12)
+    for i in range(n):
+        q0, q1, q2, q3 = x6[i, 3], x6[i, 4], x6[i, 5], x6[i, 6]
+        r = rotation_quat_c(q0, q1, q2, q3)
+        roll, pitch, yaw = euler_from_quat_c(q0, q1, q2, q3)
+        eul[i, 0], eul[i, 1], eul[i, 2] = roll, pitch, yaw
+        for a in range(3):  # the belief's vel_ned (R·v, in einsum's order)
+            veln[i, a] = dot3_einsum(r[3 * a], r[3 * a + 1], r[3 * a + 2], x6[i, 7], x6[i, 8], x6[i, 9])
+        for c in range(6):  # the unmet wrench waiting in the inbox (last tick's allocation)
+            unmet[i, c] = wunmet[i, c]
+    ang = x6[:, 10:13]
+    for i in range(n):
+        station_keeping_row(i, g, tgt, x6, x6[:, 3:7], eul, veln, ang, unmet, active, hc,
+                            integ, iy, wcmd, e_ned, e_yaw)  # fmt: skip
+        for c in range(6):
+            log[j, i, c] = wcmd[i, c]
+        for c in range(3):
+            log[j, i, 6 + c] = e_ned[i, c]
+        log[j, i, 9] = e_yaw[i] * (180.0 / math.pi)
+    tprev[0] = t
+    return 0
+
+
+@register_jitable
+def _round_half_even(x):  # noqa: ANN001, ANN202
+    """``np.round(x)`` (half to even) of a finite float."""
+    r = math.floor(x)
+    d = x - r
+    if d > 0.5 or (d == 0.5 and r % 2.0 == 1.0):
+        r += 1.0
+    return r
+
+
+@register_jitable
+def alloc_tick(k, j, t, h, fp, tprev, volt, vbus, wcmd, tau, vq, bpinv, bact, sig, gain, table, lo, hi, lo_e, hi_e,  # noqa: ANN001, ANN201
+               craw, coef, force, u, pwm, cur, cur_tot, scale, achieved, unmet_k, sat,
+               binding, status, tcmd, wunmet, log):  # fmt: skip
+    """One ``thruster_allocator`` (``pinv``) control call of every vehicle at ``t``.
+
+    ``fp`` = [voltage resolution, bus voltage (1) or fixed (0), output PWM (1) or force (0),
+    F_unit, dead band, total current limit, k0 of the bound table]; ``table`` (R, 4, n): the
+    allocator's bounds (lo, hi, lo_env, hi_env) per rounded voltage k0 + r.
+    """
+    n = wcmd.shape[0]
+    kk = force.shape[1]
+    res = fp[0]
+    for i in range(n):
+        if fp[1] != 0.0:
+            volt[i] = vbus[i]  # the battery/voltage message of the last tick
+        for c in range(6):
+            tau[i, c] = wcmd[i, c]
+        # rounded to voltage_resolution (the allocator's per-voltage bounds)
+        ri = _round_half_even(volt[i] / res)
+        vq[i] = min(max(ri * res, V_MIN), V_MAX)
+        row = int(min(max(ri - fp[6], 0.0), table.shape[0] - 1.0))
+        for jj in range(kk):
+            lo[i, jj] = table[row, 0, jj]
+            hi[i, jj] = table[row, 1, jj]
+            lo_e[i, jj] = table[row, 2, jj]
+            hi_e[i, jj] = table[row, 3, jj]
+        for m in range(2):
+            for b in range(2):
+                cubic_at_voltage(craw, m, b, vq[i], coef, i)
+    ins = (tau, vq, bpinv, bact, sig, gain, lo, hi, lo_e, hi_e, craw, coef,
+           fp[3], fp[4], fp[5])  # fmt: skip
+    outs = (force, u, pwm, cur, cur_tot, scale, achieved, unmet_k, sat, binding, status)
+    for i in range(n):
+        pinv_one(i, ins, outs)
+        for jj in range(kk):
+            tcmd[i, jj] = pwm[i, jj] if fp[2] != 0.0 else force[i, jj]
+            log[j, i, jj] = pwm[i, jj]
+            log[j, i, kk + jj] = force[i, jj]
+            log[j, i, 2 * kk + jj] = cur[i, jj]
+            log[j, i, 3 * kk + jj] = 1.0 if sat[i, jj] else 0.0
+        for c in range(6):
+            wunmet[i, c] = tau[i, c] - achieved[i, c]
+            log[j, i, 4 * kk + c] = wunmet[i, c]
+        log[j, i, 4 * kk + 6] = vq[i]
+        log[j, i, 4 * kk + 7] = scale[i]
+        log[j, i, 4 * kk + 8] = status[i]
+    tprev[0] = t
+    return 0
+
+
+@register_jitable
+def _np_sum(a, i, k):  # noqa: ANN001, ANN202
+    """``a[i, :k].sum()`` in numpy's order (pairwise: 8 partial sums from 8 elements on)."""
+    if k < 8:
+        s = 0.0
+        for j in range(k):
+            s += a[i, j]
+        return s
+    r0, r1, r2, r3 = a[i, 0], a[i, 1], a[i, 2], a[i, 3]
+    r4, r5, r6, r7 = a[i, 4], a[i, 5], a[i, 6], a[i, 7]
+    j = 8
+    while j < k - k % 8:
+        r0 += a[i, j]
+        r1 += a[i, j + 1]
+        r2 += a[i, j + 2]
+        r3 += a[i, j + 3]
+        r4 += a[i, j + 4]
+        r5 += a[i, j + 5]
+        r6 += a[i, j + 6]
+        r7 += a[i, j + 7]
+        j += 8
+    s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while j < k:
+        s += a[i, j]
+        j += 1
+    return s
+
+
+@register_jitable
+def motion_substep(k, j, s, t, h, nsub, prow, bp, fp, inv, enabled, tcmd, cmd, ucmd, vclip,  # noqa: ANN001, ANN201
+                   rotor, thrust, cur, wrench, total, soc, volt, vbus, par, zero, x, xb, xq,
+                   cw, work, alive, status, size, tmodel):  # fmt: skip
+    """One substep of every vehicle: T200 plant at the battery voltage, battery, Fossen step.
+
+    ``fp`` = [density, gravity, quaternion (1/0), rk4 (1/0), max speed, max rate].  Hands the
+    tick back (events the plugin reports) when a battery is empty or its voltage leaves the
+    T200 data, or when the model's guard stops a vehicle.
+    """
+    n = x.shape[0]
+    kk = cmd.shape[1]
+    m = x.shape[1]
+    if s == 0:
+        for i in range(n):
+            for jj in range(kk):
+                cmd[i, jj] = tcmd[i, jj]  # thrusters/cmd, held over the tick
+    if s == nsub[0] - 1:  # the rows before the last substep (the truth's specific force)
+        for i in range(n):
+            for c in range(m):
+                xq[i, c] = x[i, c]
+    for i in range(n):
+        if soc[i] <= 0.0 or not V_MIN <= volt[i] <= V_MAX:
+            return 1  # battery events: the plugins run this tick
+        vclip[i] = volt[i]
+        for jj in range(kk):
+            ucmd[i, jj] = pwm_demand(cmd[i, jj], inv[jj], enabled[i, jj])
+        chain_row(i, prow, ucmd, vclip, rotor, thrust, cur, wrench)
+        total[i] = _np_sum(cur, i, kk)
+        battery_row(i, bp, soc, total, h, volt)
+    for i in range(n):
+        step_one(i, par, zero, x, wrench, cw, fp[0], fp[1], h, fp[2] != 0.0, fp[3] != 0.0,
+                 fp[4], fp[5], alive, work, xb, status, size)  # fmt: skip
+        if status[i] != 0:
+            return 1  # the guard stopped it: the plugins run this tick (event, non-finite)
+    for i in range(n):
+        for c in range(m):
+            x[i, c] = xb[i, c]
+    if s == nsub[0] - 1:
+        for i in range(n):
+            vbus[i] = volt[i]  # battery/voltage, published at the last substep
+    tmodel[0] = tmodel[0] + h
+    return 0
+
+
+@register_jitable
+def motion_after(k, j, t, h, x, x6, thrust, rotor, cur, volt, soc, wrench, xlog, alog):  # noqa: ANN001, ANN201
+    """The truth at t_{k+1} (the controller's belief next tick) and the frame's signals."""
+    n = x.shape[0]
+    kk = thrust.shape[1]
+    for i in range(n):
+        for c in range(13):
+            x6[i, c] = x[i, c]
+            xlog[j, i, c] = x[i, c]
+        roll, pitch, yaw = euler_from_quat_c(x[i, 3], x[i, 4], x[i, 5], x[i, 6])
+        xlog[j, i, 13], xlog[j, i, 14], xlog[j, i, 15] = roll, pitch, yaw
+        for jj in range(kk):
+            alog[j, i, jj] = thrust[i, jj]
+            alog[j, i, kk + jj] = rotor[i, jj]
+            alog[j, i, 2 * kk + jj] = cur[i, jj]
+        for c in range(6):
+            alog[j, i, 3 * kk + c] = wrench[i, c]
+        alog[j, i, 3 * kk + 6] = volt[i]
+        alog[j, i, 3 * kk + 7] = soc[i]
+    return 0
+
+
+# ------------------------------------------------------------------------------ declarations
+def _wires(sim: Any, blk: Any, k: int) -> dict[str, np.ndarray]:
+    """The block's wire arrays, one set shared by the three declarations."""
+    store = sim.__dict__.setdefault(_W, {})
+    n = blk.n
+    w = store.get(blk.name)
+    if w is None or w["bus.thrusters_cmd"].shape != (n, k):
+        w = store[blk.name] = {
+            "bus.wrench_cmd": np.zeros((n, 6)), "bus.wrench_unmet": np.zeros((n, 6)),
+            "bus.thrusters_cmd": np.zeros((n, k)), "bus.battery_voltage": np.zeros(n),
+            "truth.x6": np.zeros((n, 13)),
+        }  # fmt: skip
+    return w
+
+
+def _n_thrusters(sim: Any, blk: Any) -> int | None:
+    motion = next((s for s in sim.slots if s.block is blk and s.plugin.kind == "motion"), None)
+    plant = getattr(motion.plugin, "plant", None) if motion is not None else None
+    return None if plant is None else plant.k
+
+
+def _take(slot: Any, topic: str, out: np.ndarray) -> None:
+    """``out`` updated by the rows of the messages on ``topic`` waiting in ``slot``'s inbox."""
+    for msg in slot.sub.inbox:
+        if msg.topic == topic:
+            out[msg.rows] = np.asarray(msg.value, dtype=float).reshape((len(msg.rows), *out.shape[1:]))
+
+
+def _put_back(sim: Any, slot: Any, topic: str, value: np.ndarray, kstop: int) -> None:
+    """The message published in the last compiled tick, waiting in ``slot``'s inbox again."""
+    bus = sim.bus
+    blk = slot.block
+    source = next((s.plugin.name for s in sim.slots if s.block is blk
+                   and topic in getattr(s.plugin, "publishes", {})), "")  # fmt: skip
+    slot.sub.inbox = [m for m in slot.sub.inbox if m.topic != topic]
+    t_stop = sim.clock.start + kstop * sim.clock.dt
+    rows = np.arange(blk.n, dtype=np.int64)
+    bus.publish(topic, blk.name, rows, blk.ids[rows], value.copy(), t_pub=t_stop, source=source)
+    bus.published[topic] -= 1  # counted with the compiled calls
+    bus._seq[(topic, blk.name)] -= 1
+    bus.deliver(t_stop)
+    bus.delivered[topic] -= 1
+
+
+def _due(slot: Any, k0: int, kstop: int) -> int:
+    """How many of ticks k0 … kstop − 1 the slot's control hook was due at."""
+    p, o = slot.period, slot.offset
+    if p == 1:
+        return kstop - k0
+
+    def upto(x: int) -> int:  # due ticks o, o + p, … below x
+        return 0 if x <= o else (x - o - 1) // p + 1
+
+    return upto(kstop) - upto(k0)
+
+
+def _split(sim: Any, slot: Any, topics: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``topics`` that reach a subscriber, and those that do not (the bus counts them as
+    published without a subscriber: the plugin's ``ctx.publish`` sends nothing then)."""
+    heard = tuple(t for t in topics if sim.bus.wanted(t, slot.block.name, "local"))
+    return heard, tuple(t for t in topics if t not in heard)
+
+
+def _unheard(sim: Any, slot: Any, topics: tuple[str, ...], k0: int, kstop: int) -> None:
+    calls = _due(slot, k0, kstop)
+    for t in topics:
+        sim.bus.unheard[t] = sim.bus.unheard.get(t, 0) + calls
+
+
+def hold_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
+    """The ``station_keeping_pid`` declaration (set-points from its parameters)."""
+    blk = slot.block
+    k = _n_thrusters(sim, blk)
+    if k is None:
+        return "its wrench goes to a plant without T200 thrusters"
+    n = blk.n
+    st = slot.ctx.state
+    w = _wires(sim, blk, k)
+    a = {
+        "g": gain_row(plugin.params), "tgt": np.zeros((n, 4)), "integ": np.zeros((n, 3)),
+        "iy": np.zeros(n), "tprev": np.zeros(1), "unmet": np.zeros((n, 6)),
+        "active": np.ones(n, dtype=np.bool_), "eul": np.zeros((n, 3)), "veln": np.zeros((n, 3)),
+        "e_ned": np.zeros((n, 3)), "e_yaw": np.zeros(n), "log": np.zeros((MAX_TICKS, n, 10)),
+        **w,
+    }  # fmt: skip
+    name = plugin.name
+    heard, unheard = _split(sim, slot, ("wrench/cmd",))
+
+    def ready() -> bool:
+        if "target" not in st or not math.isfinite(st.get("t_prev", math.nan)):
+            return False
+        return all(m.topic == "wrench/unmet" for m in slot.sub.inbox)
+
+    def load(k0: int) -> None:
+        a["tgt"][...] = st["target"]
+        a["integ"][...] = st["int_ned"]
+        a["iy"][...] = st["int_yaw"]
+        a["tprev"][0] = st["t_prev"]
+        a["bus.wrench_unmet"][...] = st["unmet"]
+        _take(slot, "wrench/unmet", a["bus.wrench_unmet"])
+
+    def commit(k0: int, kstop: int, ticks: int) -> None:
+        st["int_ned"] = a["integ"].copy()
+        st["int_yaw"] = a["iy"].copy()
+        st["t_prev"] = float(a["tprev"][0])
+        st["unmet"] = a["unmet"].copy()
+        _unheard(sim, slot, unheard, k0, kstop)
+        _put_back(sim, slot, "wrench/unmet", a["bus.wrench_unmet"], kstop)
+
+    def finish(ticks: int) -> dict[str, np.ndarray]:
+        lg = a["log"][:ticks]
+        return {
+            f"{name}.wrench": lg[..., 0:6], f"{name}.error": lg[..., 6:9],
+            f"{name}.heading_error": lg[..., 9:10],
+            f"{name}.target": np.broadcast_to(a["tgt"], (ticks, n, 4)),
+        }  # fmt: skip
+
+    return Laws(
+        laws=[Law("control", hold_tick, (
+            "g", "tgt", "integ", "iy", "tprev", "unmet", "active", "truth.x6", "eul", "veln",
+            "bus.wrench_cmd", "bus.wrench_unmet", "e_ned", "e_yaw", "log"))],
+        arrays=a, state=("integ", "iy", "tprev", "unmet"), logs=("log",),
+        publishes=heard, inboxes=(slot,),
+        sources=(_SRC / "control" / "station_keeping.py", _SRC / "core" / "frames.py"),
+        ready=ready, load=load, commit=commit, finish=finish,
+    )  # fmt: skip
+
+
+#: Bound tables by (layout, T200 sides, failed pattern, limits, resolution): built once per
+#: process (a bundled scenario run again, a batch of them).
+_TABLES: dict[tuple[Any, ...], tuple[np.ndarray, float]] = {}
+
+
+def _bound_table(plugin: Any, alloc: Any, res: float) -> tuple[np.ndarray, float]:
+    """The allocator's bounds (lo, hi, lo_env, hi_env) at every rounded voltage in the T200
+    data (:meth:`~marinesim.allocation.solve.Allocator.bounds`, one vectorised call), built
+    once per process for each allocator set-up and resolution.
+
+    The plugin asks for one voltage at a time; the solve is element-wise, so both give the
+    same bits (checked here on three voltages; a platform where they differ gets the table
+    one voltage at a time, slower to build).
+    """
+    p: Any = plugin.params
+    g = alloc.geometry
+    key = (p.layout, p.bound_set, tuple(bool(x) for x in g.enabled), repr(alloc.limits), res)
+    cache = _TABLES
+    if len(cache) > 64:
+        cache.clear()
+    hit = cache.get(key)
+    if hit is None:
+        k0 = math.floor(V_MIN / res) - 1
+        k1 = math.ceil(V_MAX / res) + 1
+        volts = np.array([min(max(float(r) * res, V_MIN), V_MAX) for r in range(k0, k1 + 1)])
+
+        def one(v: float) -> np.ndarray:
+            return np.stack([np.asarray(x)[0] for x in alloc.bounds(np.array([v]))])
+
+        table = np.ascontiguousarray(np.stack(alloc.bounds(volts), axis=1))
+        picks = (0, len(volts) // 2, len(volts) - 3)
+        if any(one(volts[i]).tobytes() != table[i].tobytes() for i in picks):
+            table = np.ascontiguousarray(np.stack([one(v) for v in volts]))
+        hit = cache[key] = (table, float(k0))
+    return hit
+
+
+def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
+    """The ``thruster_allocator`` declaration: mode ``pinv``, every row with the same failed
+    thrusters (a failure reported on the bus switches the allocator at the next load)."""
+    from marinesim.allocation.limits import cubic_kernel_args
+    from marinesim.allocation.pinv import _geometry_args
+
+    p: Any = plugin.params
+    if p.mode != "pinv":
+        return f"mode {p.mode!r} (a constrained solve per call in numpy; pinv is compiled)"
+    blk = slot.block
+    k = _n_thrusters(sim, blk)
+    if k is None or k != len(plugin.layout.thrusters):
+        return "its commands go to a plant without the same T200 thrusters"
+    n = blk.n
+    st = slot.ctx.state
+    w = _wires(sim, blk, k)
+    res = float(p.voltage_resolution)
+    fp = np.zeros(7)
+    a0: dict[str, Any] = {"bpinv": np.zeros((k, 6)), "bact": np.zeros((6, k)), "sig": np.zeros(k),
+                          "gain": np.zeros(k), "craw": np.zeros((2, 2, 10))}  # fmt: skip
+    now: list[Any] = [None]
+
+    def setup(pattern: tuple[bool, ...]) -> None:
+        """Geometry, bound table and T200 model of the allocator of a failure pattern (in
+        place: the compiled tick holds these arrays)."""
+        alloc = plugin._allocator(pattern)
+        craw, fscale, x_dead = cubic_kernel_args(alloc.model)
+        for key, val in zip(("bpinv", "bact", "sig", "gain"), _geometry_args(alloc), strict=True):
+            a0[key][...] = val
+        a0["craw"][...] = craw
+        table, r0 = _bound_table(plugin, alloc, res)
+        if "table" not in a0:
+            a0["table"] = table.copy()
+        a0["table"][...] = table
+        imax = alloc.limits.max_current_total
+        fp[:] = (res, float(p.voltage is None), float(p.output == "pwm"), fscale, x_dead,
+                 math.inf if imax is None else float(imax), r0)  # fmt: skip
+        now[0] = pattern
+
+    setup(tuple(i not in p.failed for i in range(k)))
+    a: dict[str, Any] = {
+        "fp": fp, "tprev": np.zeros(1), "volt": np.zeros(n), "tau": np.zeros((n, 6)), "vq": np.zeros(n),
+        **a0,
+        **{x: np.zeros((n, k)) for x in ("lo", "hi", "lo_e", "hi_e")},
+        "coef": np.zeros((n, 2, 2, 4)),
+        "force": np.zeros((n, k)), "u": np.zeros((n, k)), "pwm": np.zeros((n, k)),
+        "cur": np.zeros((n, k)), "cur_tot": np.zeros(n), "scale": np.zeros(n),
+        "achieved": np.zeros((n, 6)), "unmet_k": np.zeros((n, 6)),
+        "sat": np.zeros((n, k), dtype=np.bool_), "binding": np.zeros(n, dtype=np.int8),
+        "status": np.zeros(n, dtype=np.int8), "log": np.zeros((MAX_TICKS, n, 4 * k + 9)), **w,
+    }  # fmt: skip
+    name = plugin.name
+    heard, unheard = _split(sim, slot, ("thrusters/cmd", "wrench/achieved", "wrench/unmet"))
+
+    def ready() -> bool:
+        if "enabled" not in st or not math.isfinite(st.get("t_prev", math.nan)):
+            return False
+        en = st["enabled"]
+        if not np.all(en == en[:1]):
+            return False  # rows with different failures: the plugin allocates per pattern
+        return all(m.topic == "battery/voltage" for m in slot.sub.inbox)
+
+    def load(k0: int) -> None:
+        pattern = tuple(bool(x) for x in st["enabled"][0])
+        if pattern != now[0]:  # a thruster failed (fault_aware): its allocator from now on
+            setup(pattern)
+        a["tprev"][0] = st["t_prev"]
+        a["volt"][...] = st["voltage"]
+        a["bus.battery_voltage"][...] = st["voltage"]
+        if p.voltage is None:
+            _take(slot, "battery/voltage", a["bus.battery_voltage"])
+
+    def commit(k0: int, kstop: int, ticks: int) -> None:
+        st["voltage"] = a["volt"].copy()
+        st["tau"] = a["tau"].copy()
+        st["force"] = a["force"].copy()
+        st["t_prev"] = float(a["tprev"][0])
+        _unheard(sim, slot, unheard, k0, kstop)
+        if p.voltage is None:
+            _put_back(sim, slot, "battery/voltage", a["bus.battery_voltage"], kstop)
+
+    def finish(ticks: int) -> dict[str, np.ndarray]:
+        lg = a["log"][:ticks]
+        cur = lg[..., 2 * k : 3 * k]
+        return {
+            f"{name}.pwm": lg[..., 0:k], f"{name}.force": lg[..., k : 2 * k],
+            f"{name}.current": cur, f"{name}.current_total": cur.sum(axis=-1)[..., None],
+            f"{name}.voltage": lg[..., 4 * k + 6 : 4 * k + 7],
+            f"{name}.scale": lg[..., 4 * k + 7 : 4 * k + 8],
+            f"{name}.status": lg[..., 4 * k + 8 : 4 * k + 9],
+            f"{name}.saturated": lg[..., 3 * k : 4 * k], f"{name}.unmet": lg[..., 4 * k : 4 * k + 6],
+        }  # fmt: skip
+
+    laws = Laws(
+        laws=[Law("control", alloc_tick, (
+            "fp", "tprev", "volt", "bus.battery_voltage", "bus.wrench_cmd", "tau", "vq", "bpinv", "bact",
+            "sig", "gain", "table",
+            "lo", "hi", "lo_e", "hi_e", "craw", "coef", "force", "u", "pwm", "cur", "cur_tot",
+            "scale", "achieved", "unmet_k", "sat", "binding", "status", "bus.thrusters_cmd",
+            "bus.wrench_unmet", "log"))],
+        arrays=a, state=("tprev", "volt", "tau", "force"), logs=("log",),
+        publishes=heard, inboxes=(slot,),
+        sources=(_SRC / "allocation", _SRC / "actuators" / "t200_law.py"),
+        ready=ready, load=load, commit=commit, finish=finish,
+    )  # fmt: skip
+    return laws
+
+
+def motion_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
+    """The ``fossen6dof`` declaration for a Fossen model driven by a T200 plant (PWM input)."""
+    from marinesim.models.sixdof import fossen6dof
+    from marinesim.models.sixdof.motion import FossenMotion
+
+    p: Any = plugin.params
+    if not isinstance(plugin.motion, FossenMotion):
+        return None
+    if p.thrusters is None or plugin.plant is None:
+        return "a Fossen model without a T200 thruster plant"
+    if p.thrusters.input != "pwm":
+        return "thruster input 'force' (the force → ESC inversion runs in numpy)"
+    if sim.env.current_field is not None:
+        return "a current field (sampled along the track in Python)"
+    plant = plugin.plant
+    tp = p.thrusters
+    blk = slot.block
+    n, k = blk.n, plant.k
+    st = slot.ctx.state
+    env = sim.env
+    w = _wires(sim, blk, k)
+    built = plugin.motion.built
+    par, zero = fossen6dof._kernel_params(built)
+    quat = built.attitude == "quaternion"
+    if not quat:
+        return "Euler-angle attitude (the compiled motion holds a quaternion)"
+    h = sim.clock.h
+    cw = np.zeros((n, 3))
+    cw[:, 0], cw[:, 1] = env.current_north, env.current_east
+    a: dict[str, Any] = {
+        "nsub": np.array([int(sim.clock.substeps)], dtype=np.int64),
+        "prow": plant_row_params(plant, h), "bp": battery_model.row_params(tp.battery),
+        "fp": np.array([env.density, env.gravity, 1.0, float(built.integrator == "rk4"),
+                        built.max_speed, built.max_rate]),
+        "inv": np.ascontiguousarray(plant.signal_inverted, dtype=np.bool_),
+        "enabled": np.ones((n, k), dtype=np.bool_),
+        **{x: np.zeros((n, k)) for x in ("cmd", "ucmd", "rotor", "thrust", "cur")},
+        "vclip": np.zeros(n), "wrench": np.zeros((n, 6)), "total": np.zeros(n),
+        "soc": np.zeros(n), "volt": np.zeros(n), "par": par, "zero": zero,
+        "x": np.zeros((n, 13)), "xb": np.zeros((n, 13)), "xq": np.zeros((n, 13)), "cw": cw,
+        "work": np.zeros((n, 5, 13)), "alive": np.ones(n, dtype=np.bool_),
+        "status": np.zeros(n, dtype=np.int8), "size": np.zeros(n), "tmodel": np.zeros(1),
+        "xlog": np.zeros((MAX_TICKS, n, 16)), "alog": np.zeros((MAX_TICKS, n, 3 * k + 8)), **w,
+    }  # fmt: skip
+    mname = plugin.name
+    pubs = tuple(t for t in ("battery/voltage", "thrusters/current", "thrusters/thrust")
+                 if slot.ctx.wants(t))  # fmt: skip
+
+    def ready() -> bool:
+        if "x" not in st or "battery" not in st or st["bad"].any() or not st["x"].alive.all():
+            return False
+        if st["v_clamped"].any() or st.get("b_cut", np.zeros(1, bool)).any():
+            return False  # the plugin reported a battery event: it goes on tick by tick
+        return not slot.sub.inbox
+
+    def load(k0: int) -> None:
+        x = st["x"]
+        a["x"][:, 0:3] = x.pos
+        a["x"][:, 3:7] = x.att
+        a["x"][:, 7:13] = x.nu
+        a["truth.x6"][...] = a["x"]
+        a["tmodel"][0] = x.t
+        a["enabled"][...] = st["enabled"]
+        a["cmd"][...] = st["cmd"]
+        a["bus.thrusters_cmd"][...] = st["cmd"]
+        a["rotor"][...] = st["rotor"]
+        a["thrust"][...] = st["thrust"]
+        a["cur"][...] = st["current"]
+        a["soc"][...] = st["battery"].soc
+        a["volt"][...] = st["voltage"]
+        a["wrench"][...] = st["wrench"]
+
+    def commit(k0: int, kstop: int, ticks: int) -> None:
+        clock = sim.clock
+        motion = st["motion"]
+        xa = a["x"].copy()
+        x1 = fossen6dof.State(pos=xa[:, 0:3], att=xa[:, 3:7], nu=xa[:, 7:13],
+                              alive=np.ones(n, dtype=bool), t=float(a["tmodel"][0]))  # fmt: skip
+        st["x"] = x1
+        for key, arr in (("cmd", "cmd"), ("rotor", "rotor"), ("thrust", "thrust"),
+                         ("current", "cur"), ("voltage", "volt"), ("wrench", "wrench")):
+            st[key] = a[arr].copy()
+        st["battery"] = battery_model.State(a["soc"].copy())
+        st["b_cut"] = np.zeros(n, dtype=bool)
+        pos, q, vel, ang = motion.pose(x1)
+        st["accel"] = motion.specific_force(a["xq"][:, 7:13].copy(), x1, clock.h, env.gravity, q)
+        t_stop = clock.start + kstop * clock.dt
+        blk.truth = VehicleState(pos.copy(), q.copy(), vel.copy(), ang.copy(),
+                                 st["accel"].copy(), t_stop)  # fmt: skip
+        blk._truth_ro = None
+
+    def finish(ticks: int) -> dict[str, np.ndarray]:
+        from marinesim.core.frames import angle360
+
+        xl, al = a["xlog"][:ticks], a["alog"][:ticks]
+        cur = al[..., 2 * k : 3 * k]
+        en = np.broadcast_to(a["enabled"].astype(float), (ticks, n, k))
+        return {
+            "truth.pos": xl[..., 0:3],
+            "truth.heading": angle360(np.degrees(xl[..., 15]))[..., None],
+            "truth.speed": xl[..., 7:8],
+            f"{mname}.euler": np.degrees(xl[..., 13:16]),
+            f"{mname}.nu": xl[..., 7:13],
+            f"{mname}.thrust": al[..., 0:k], f"{mname}.rotor": al[..., k : 2 * k],
+            f"{mname}.current": cur, f"{mname}.current_total": cur.sum(axis=-1)[..., None],
+            f"{mname}.voltage": al[..., 3 * k + 6 : 3 * k + 7],
+            f"{mname}.soc": al[..., 3 * k + 7 : 3 * k + 8],
+            f"{mname}.enabled": en, f"{mname}.wrench": al[..., 3 * k : 3 * k + 6],
+        }  # fmt: skip
+
+    return Laws(
+        laws=[
+            Law("substep", motion_substep, (
+                "nsub", "prow", "bp", "fp", "inv", "enabled", "bus.thrusters_cmd", "cmd",
+                "ucmd", "vclip", "rotor", "thrust", "cur", "wrench", "total", "soc", "volt",
+                "bus.battery_voltage", "par", "zero", "x", "xb", "xq", "cw", "work", "alive",
+                "status", "size", "tmodel")),
+            Law("after_physics", motion_after, (
+                "x", "truth.x6", "thrust", "rotor", "cur", "volt", "soc", "wrench", "xlog",
+                "alog")),
+        ],
+        arrays=a,
+        state=("cmd", "rotor", "thrust", "cur", "wrench", "soc", "volt", "x", "xq", "alive",
+               "status", "size", "tmodel", "bus.thrusters_cmd", "bus.battery_voltage",
+               "bus.wrench_cmd", "bus.wrench_unmet", "truth.x6"),
+        logs=("xlog", "alog"), publishes=pubs,
+        sources=(_SRC / "models" / "sixdof", _SRC / "models" / "battery.py",
+                 _SRC / "actuators" / "plant.py", _SRC / "actuators" / "t200_law.py",
+                 _SRC / "core" / "frames.py"),
+        ready=ready, load=load, commit=commit, finish=finish,
+    )  # fmt: skip
