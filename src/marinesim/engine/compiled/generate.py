@@ -13,7 +13,8 @@ state saved at the tick's start and the loop returns k (the plugins run that tic
 
 :func:`compile_tick` writes the source to ``<cache>/tick_<digest>.py``, the digest covering
 the source itself (the plugin combination: law functions, hooks, argument wiring) and the
-files the laws are written in (their modules and declared sources, this generator), and
+files the laws are written in (their modules and declared sources, this generator, and every
+module of the package: :func:`marinesim.core.compile.package_digest`), and
 compiles it with ``numba.njit(cache=True)``: numba's disk cache sits beside the file, so a
 second process loads machine code instead of compiling, and editing any law gives a new
 digest (a new file) instead of stale code.  The cache folder is ``$MARINESIM_CACHE_DIR/ticks``
@@ -155,6 +156,8 @@ except ImportError:  # pragma: no cover - the compiled tick needs numba
 
 
 def _digest(source: str, decls: Sequence[Laws]) -> str:
+    from marinesim.core.compile import package_digest
+
     files = {Path(__file__).resolve()}
     for laws in decls:
         for law in laws.laws:
@@ -163,6 +166,7 @@ def _digest(source: str, decls: Sequence[Laws]) -> str:
             p = Path(extra).resolve()
             files.update(p.glob("*.py") if p.is_dir() else (p,))
     h = hashlib.sha256(source.encode())
+    h.update(package_digest().encode())  # the laws' own callees, in any package
     for f in sorted(files):
         if f.is_file():
             h.update(f.read_bytes())
