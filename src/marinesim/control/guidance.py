@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import math
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.errors import ConfigError
 from marinesim.core.frames import angle360
+from marinesim.core.jitable import register_jitable
 
 __all__ = [
     "WaypointState",
@@ -23,6 +27,7 @@ __all__ = [
     "lawnmower",
     "split_lanes",
     "waypoint_init",
+    "waypoint_row",
     "waypoint_update",
 ]
 
@@ -227,3 +232,46 @@ def waypoint_update(
     heading = bearing_deg(pos[:, 0], pos[:, 1], aim[:, 0], aim[:, 1])
     heading = np.where(done, np.nan, heading)
     return WaypointState(idx, loops, min_dist, done, prev_pt), heading, target, reached
+
+
+@register_jitable
+def waypoint_row(
+    i: int, n_pt: float, e_pt: float, points: Any, npoints: Any, index: Any, min_dist: Any,
+    done: Any, prev_point: Any, capture_radius: float, slip_radius: float, lead: float,
+    out: Any,
+) -> bool:
+    """:func:`waypoint_update` of row ``i`` when it reaches no waypoint.
+
+    Writes ``min_dist[i]`` and ``out[i]`` = (heading [deg] or NaN when done, target north,
+    target east) and returns False; returns True (nothing written) when the row reaches its
+    waypoint in this update (the caller runs :func:`waypoint_update` then).
+    """
+    j = min(index[i], npoints[i] - 1)
+    tn = points[i, j, 0]
+    te = points[i, j, 1]
+    dist = math.hypot(tn - n_pt, te - e_pt)
+    slipping = slip_radius > 0 and dist < slip_radius and dist > min_dist[i] + 1e-9
+    if not done[i] and (dist < capture_radius or slipping):
+        return True
+    md = min_dist[i]
+    min_dist[i] = dist if (dist < md or dist != dist) else md  # np.minimum (NaN passes)
+    an, ae = tn, te
+    if lead > 0:
+        pn, pe = prev_point[i, 0], prev_point[i, 1]
+        sn, se = tn - pn, te - pe
+        seg_len = math.hypot(sn, se)
+        safe = seg_len if seg_len > 0 else 1.0
+        un, ue = sn / safe, se / safe
+        s = ((n_pt - pn) * un + (e_pt - pe) * ue) + lead
+        if seg_len > 0 and s < seg_len:
+            sc = s if (s > 0.0 or s != s) else 0.0
+            an, ae = pn + un * sc, pe + ue * sc
+    if done[i]:
+        out[i, 0] = math.nan
+    else:
+        deg = math.atan2(ae - e_pt, an - n_pt) * (180.0 / math.pi)  # np.degrees
+        m = deg % 360.0  # core.frames.angle360: Python's float % is np.mod's rule
+        out[i, 0] = m - 360.0 if m >= 360.0 else m
+    out[i, 1] = tn
+    out[i, 2] = te
+    return False

@@ -55,10 +55,10 @@ class CompiledRoute:
         self.ticks = 0  # ticks run compiled (the manifest reports them)
         self._kernel: Any = None
         self._sched = np.array(
-            [x for s, laws in entries for law in laws.laws if law.hook == "control"
-             for x in (s.period, s.offset)],
+            [x for hook in ("autonomy", "control") for s, laws in entries for law in laws.laws
+             if law.hook == hook for x in (s.period, s.offset)],
             dtype=np.int64,
-        )  # fmt: skip
+        )  # fmt: skip (the generated tick's order: autonomy laws, then control laws)
 
     # ------------------------------------------------------------------------------ running
     def _ready(self) -> bool:
@@ -83,7 +83,8 @@ class CompiledRoute:
         rec = self.sim._recorder
         every, ticks0 = rec.every, rec._ticks
         first = -(-ticks0 // every) * every  # the recorder's chunk: stop at the tick filling it
-        return min(kend, k + first + (rec._cap - rec._row - 1) * every - ticks0 + 1, k + MAX_TICKS)
+        most = min([MAX_TICKS, *(laws.max_ticks for _s, laws in self.entries)])
+        return min(kend, k + first + (rec._cap - rec._row - 1) * every - ticks0 + 1, k + most)
 
     def run(self, k: int, kend: int) -> int:
         """Run ticks k… compiled (at most to ``kend``); returns the tick reached."""
@@ -133,7 +134,7 @@ class CompiledRoute:
         for slot, laws in self.entries:
             hooks = {law.hook for law in laws.laws}
             due = range(k, kstop)
-            if "control" in hooks and slot.period != 1:
+            if hooks & {"autonomy", "control"} and slot.period != 1:
                 p, o = slot.period, slot.offset
                 due = [kk for kk in due if kk >= o and (kk - o) % p == 0]
             calls = len(due)
@@ -143,7 +144,11 @@ class CompiledRoute:
                 bus.delivered[topic] = bus.delivered.get(topic, 0) + m
                 key = (topic, blk.name)
                 bus._seq[key] = bus._seq.get(key, 0) + m
-            hook = next(x for x in ("control", "substep", "sense", "after_physics") if x in hooks)
+            for topic in laws.unheard if calls else ():
+                bus.unheard[topic] = bus.unheard.get(topic, 0) + calls
+            hook = next(
+                x for x in ("autonomy", "control", "substep", "sense", "after_physics") if x in hooks
+            )
             n_calls = calls * (nsub if hook == "substep" else 1)
             slot.calls[hook] = slot.calls.get(hook, 0) + n_calls
             if not calls:

@@ -70,6 +70,12 @@ class EventScript(Plugin):
         ctx.state["order"] = order
         ctx.state["next"] = 0
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The compiled tick's declaration: it hands back the ticks its events are due."""
+        from marinesim.engine.plugins.usm_laws import script_laws
+
+        return script_laws(self, slot, sim)
+
     def autonomy(self, ctx: Any, rng: Any) -> None:
         """Post every event whose time has come."""
         p: Any = self.params
