@@ -227,11 +227,12 @@ def script_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
     )  # fmt: skip
 
 
-def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
-    """``waypoints`` feeding a compiled ``heading_speed_depth_pid`` of its block."""
+def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
+    """``waypoints`` feeding a compiled ``heading_speed_depth_pid`` of its block (None: no
+    such PID, the plugin is Python-only; a string: why not here)."""
     pid = _find(sim, slot, "HeadingSpeedDepthPid")
-    if pid is None:
-        return "its setpoints go to a heading_speed_depth_pid only (none in the block)"
+    if pid is None:  # another autopilot reads the setpoints: Python-only here (e.g. at 1 Hz
+        return None  # between the compiled ticks of a REMUS 100 block)
     why = _wire_reason(sim, slot, ("DESIRED_HEADING", "DESIRED_SPEED", "DESIRED_DEPTH"), pid.plugin.name)
     why = why or _wire_reason(sim, slot, ("WPT_INDEX",), None)
     if why:
@@ -292,11 +293,12 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     )  # fmt: skip
 
 
-def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
-    """``heading_speed_depth_pid`` commanding a compiled ``usm`` of its block."""
+def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
+    """``heading_speed_depth_pid`` commanding a ``usm`` of its block (None: no such motion,
+    the plugin is Python-only; a string: why not here)."""
     usm = _find(sim, slot, "UsmMotion")
-    if usm is None:
-        return "its commands go to a usm motion only (none in the block)"
+    if usm is None:  # another model reads the commands: Python-only here
+        return None
     why = _wire_reason(sim, slot, ("DESIRED_RUDDER", "DESIRED_THRUST", "DESIRED_ELEVATOR"), usm.plugin.name)
     if why:
         return why
