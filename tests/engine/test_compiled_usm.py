@@ -74,7 +74,9 @@ def test_survey_with_a_gust_and_a_lane_switch_matches() -> None:
     # the gust at 120 s moved the vehicles east: the drift log shows it
     drift = b["usm.drift"]
     t = b.t
-    assert np.all(drift[:, t > 121.0, 0] - drift[:, (t > 118.0) & (t < 119.9), 0].mean(axis=1)[:, None] > 0.3)
+    assert np.all(
+        drift[:, t > 121.0, 0] - drift[:, (t > 118.0) & (t < 119.9), 0].mean(axis=1)[:, None] > 0.3
+    )
 
 
 def test_vehicles_finishing_mid_call_match_and_stop() -> None:

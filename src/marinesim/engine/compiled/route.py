@@ -196,7 +196,8 @@ class CompiledRoute:
                 if v is None:  # held (hold-last)
                     dst[:, row : row + r, ob : ob + cur.shape[0]] = cur.T[:, None, :]
                 else:
-                    dst[:, row : row + r, o : o + n] = v[sel].transpose(2, 0, 1)
+                    vs = v if r == ticks else v[sel]  # every frame: no gathered copy
+                    dst[:, row : row + r, o : o + n] = vs.transpose(2, 0, 1)
         for name, v in vals.items():
             rec.current[(blk.name, name)] = np.array(v[-1], dtype=float)
         rec._ticks = ticks0 + ticks

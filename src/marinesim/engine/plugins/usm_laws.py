@@ -12,8 +12,8 @@ Wires: the autonomy writes ``bus.desired`` (N, 3: heading, speed, depth — the
 ``DESIRED_*`` topics the PID holds, its ``desired`` state); the PID writes ``bus.usm_cmd``
 (N, 3: rudder, thrust, elevator) and sets ``bus.usm_mail`` (the model applies the three
 messages at its next iteration); the model writes ``truth.pos``, ``truth.quat``,
-``truth.speed``.  What only Python does hands the tick back: a waypoint reached (its event,
-the next leg), a script event due, a setpoint that is not finite, a model state the rows do
+``truth.speed``.  What only Python does hands the tick back: a vehicle's finish that ends its
+world's survey (the ``all_done`` end condition), a script event due, a setpoint that is not finite, a model state the rows do
 not take (paused, differential thrust…: :func:`ready` keeps those ticks the plugins').
 """
 
@@ -87,12 +87,53 @@ def script_due(k, j, t, h, nxt):  # noqa: ANN001, ANN201
 
 
 @register_jitable
-def waypoints_tick(k, j, t, h, pts, npts, idx, mind, done, prev, lasth, wp, out, pos, desired, cur):  # noqa: ANN001, ANN201, E501
-    """One ``waypoints`` autonomy call of every vehicle (hands back when one is reached)."""
+def waypoints_tick(
+    k, j, t, h, pts, npts, idx, loops, mind, done, prev, lasth, wp, out, evb, evn, pos, desired, cur
+):  # noqa: ANN001, ANN201, E501
+    """One ``waypoints`` autonomy call of every vehicle.
+
+    A waypoint reached is noted in ``evb`` (t, row, next index or −1 when done; the
+    plugin's events, emitted at the commit); the tick goes back to the plugins when the
+    note buffer is full or when a vehicle's finish leaves its world with every vehicle done
+    (the ``all_done`` end condition looks at that tick).
+    """
     n = pos.shape[0]
+    rep = int(wp[6])
+    per = int(wp[7])  # vehicles per world
     for i in range(n):
-        if waypoint_row(i, pos[i, 0], pos[i, 1], pts, npts, idx, mind, done, prev, wp[0], wp[1], wp[2], out):  # noqa: E501
+        code = waypoint_row(
+            i,
+            pos[i, 0],
+            pos[i, 1],
+            pts,
+            npts,
+            idx,
+            loops,
+            mind,
+            done,
+            prev,
+            wp[0],
+            wp[1],
+            wp[2],
+            rep,
+            out,
+        )  # noqa: E501
+        if code == 0:
+            continue
+        if code == 2:
+            w0 = (i // per) * per
+            every = True
+            for r in range(w0, w0 + per):
+                every = every and done[r]
+            if every:
+                return 1
+        e = evn[0]
+        if e >= evb.shape[0]:
             return 1
+        evb[e, 0] = t
+        evb[e, 1] = i
+        evb[e, 2] = idx[i] if code == 1 else -1
+        evn[0] = e + 1
     for i in range(n):
         hd = out[i, 0]
         if hd != hd:
@@ -134,7 +175,9 @@ def pid_tick(k, j, t, h, gains, pp, mem, tprev, desired, quat, pos, speed, cmd, 
         if not (math.isfinite(e0) and math.isfinite(e1) and math.isfinite(e2)):
             return 1
         m = mem[i]
-        rudder = pid_row(gains[0, 0], gains[1, 0], gains[2, 0], gains[3, 0], gains[4, 0], m, 0, e0, dt)  # noqa: E501
+        rudder = pid_row(
+            gains[0, 0], gains[1, 0], gains[2, 0], gains[3, 0], gains[4, 0], m, 0, e0, dt
+        )  # noqa: E501
         o1 = pid_row(gains[0, 1], gains[1, 1], gains[2, 1], gains[3, 1], gains[4, 1], m, 1, e1, dt)
         o2 = pid_row(gains[0, 2], gains[1, 2], gains[2, 2], gains[3, 2], gains[4, 2], m, 2, e2, dt)
         thrust = pp[0] * d1 + o1
@@ -157,7 +200,35 @@ def pid_tick(k, j, t, h, gains, pp, mem, tprev, desired, quat, pos, speed, cmd, 
 
 
 @register_jitable
-def usm_tick(k, j, s, t, h, nsub, clk, u, it, pc, cfx, cfy, cfvx, cfvy, cfr, cact, fx, fy, dxt, dyt, w, cmd, mail, pos, quat, speed, ulog):  # noqa: ANN001, ANN201, E501
+def usm_tick(
+    k,
+    j,
+    s,
+    t,
+    h,
+    nsub,
+    clk,
+    u,
+    it,
+    pc,
+    cfx,
+    cfy,
+    cfvx,
+    cfvy,
+    cfr,
+    cact,
+    fx,
+    fy,
+    dxt,
+    dyt,
+    w,
+    cmd,
+    mail,
+    pos,
+    quat,
+    speed,
+    ulog,
+):  # noqa: ANN001, ANN201, E501
     """The ``usm`` substep: at the last one, the actuator mail and one model iteration at
     t_{k+1}, then the truth and the plugin's logs."""
     if s != nsub[0] - 1:
@@ -233,7 +304,9 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
     pid = _find(sim, slot, "HeadingSpeedDepthPid")
     if pid is None:  # another autopilot reads the setpoints: Python-only here (e.g. at 1 Hz
         return None  # between the compiled ticks of a REMUS 100 block)
-    why = _wire_reason(sim, slot, ("DESIRED_HEADING", "DESIRED_SPEED", "DESIRED_DEPTH"), pid.plugin.name)
+    why = _wire_reason(
+        sim, slot, ("DESIRED_HEADING", "DESIRED_SPEED", "DESIRED_DEPTH"), pid.plugin.name
+    )
     why = why or _wire_reason(sim, slot, ("WPT_INDEX",), None)
     if why:
         return why
@@ -242,23 +315,30 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
     st = slot.ctx.state
     T = _ticks(n, 4)
     pts0, npts0 = plugin._points(n, slot.ctx.n_worlds)
+    per = n // max(int(slot.ctx.n_worlds), 1)
     a = {
-        "pts": pts0, "npts": npts0, "idx": np.zeros(n, dtype=np.int64), "mind": np.zeros(n),
+        "pts": pts0, "npts": npts0, "idx": np.zeros(n, dtype=np.int64),
+        "loops": np.zeros(n, dtype=np.int64), "mind": np.zeros(n),
         "done": np.zeros(n, dtype=np.bool_), "prev": np.zeros((n, 2)), "lasth": np.zeros(n),
         "wp": np.array([p.capture_radius, p.slip_radius, p.lead, p.speed, p.depth,
-                        1.0 if p.end_action == "stop" else 0.0]),
-        "out": np.zeros((n, 3)), "cur": np.zeros((n, 4)), "log": np.zeros((T, n, 4)),
+                        1.0 if p.end_action == "stop" else 0.0, p.repeat, max(per, 1)]),
+        "out": np.zeros((n, 3)), "evb": np.zeros((max(64, 2 * n), 3)),
+        "evn": np.zeros(1, dtype=np.int64), "cur": np.zeros((n, 4)), "log": np.zeros((T, n, 4)),
     }  # fmt: skip
     name = plugin.name
 
     def ready() -> bool:
-        return "wpt" in st and slot.calls.get("autonomy", 0) > 0 and st["points"].shape == pts0.shape
+        return (
+            "wpt" in st and slot.calls.get("autonomy", 0) > 0 and st["points"].shape == pts0.shape
+        )
 
     def load(k: int) -> None:
         wpt = st["wpt"]
         a["pts"][...] = st["points"]
         a["npts"][...] = st["npoints"]
         a["idx"][...] = wpt.index
+        a["loops"][...] = wpt.loops
+        a["evn"][0] = 0
         a["mind"][...] = wpt.min_dist
         a["done"][...] = wpt.done
         a["prev"][...] = wpt.prev_point
@@ -270,9 +350,17 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         a["cur"][:, 3] = rec[(blk, f"{name}.done")][:, 0]
 
     def commit(k: int, kstop: int, ticks: int) -> None:
-        wpt = st["wpt"]
-        st["wpt"] = WaypointState(wpt.index, wpt.loops, a["mind"].copy(), wpt.done, wpt.prev_point)
+        done = a["done"].copy()
+        st["wpt"] = WaypointState(
+            a["idx"].copy(), a["loops"].copy(), a["mind"].copy(), done, a["prev"].copy()
+        )
         st["last_heading"] = a["lasth"].copy()
+        slot.done = done  # as the engine reads it after each autonomy call
+        ev = slot.ctx.events
+        for t, row, nxt in a["evb"][: a["evn"][0]]:  # the plugin's events, in tick/row order
+            ev.t = float(t)
+            msg = "all waypoints done" if nxt < 0 else f"waypoint reached, next index {int(nxt)}"
+            ev.emit("waypoint", msg, rows=[int(row)])
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
         lg = a["log"][:ticks]
@@ -282,11 +370,12 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
     return Laws(
         laws=[
             Law("autonomy", waypoints_tick, (
-                "pts", "npts", "idx", "mind", "done", "prev", "lasth", "wp", "out",
-                "truth.pos", "bus.desired", "cur")),
+                "pts", "npts", "idx", "loops", "mind", "done", "prev", "lasth", "wp", "out",
+                "evb", "evn", "truth.pos", "bus.desired", "cur")),
             Law("after_physics", copy_log, ("cur", "log")),
         ],
-        arrays=a, state=("mind", "lasth", "cur"), logs=("log",),
+        arrays=a, state=("idx", "loops", "mind", "done", "prev", "lasth", "evn", "cur"),
+        logs=("log",),
         publishes=("DESIRED_HEADING", "DESIRED_SPEED", "DESIRED_DEPTH"), unheard=("WPT_INDEX",),
         sources=(_SRC / "control" / "guidance.py",), max_ticks=T,
         ready=ready, load=load, commit=commit, finish=finish,
@@ -299,7 +388,9 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
     usm = _find(sim, slot, "UsmMotion")
     if usm is None:  # another model reads the commands: Python-only here
         return None
-    why = _wire_reason(sim, slot, ("DESIRED_RUDDER", "DESIRED_THRUST", "DESIRED_ELEVATOR"), usm.plugin.name)
+    why = _wire_reason(
+        sim, slot, ("DESIRED_RUDDER", "DESIRED_THRUST", "DESIRED_ELEVATOR"), usm.plugin.name
+    )
     if why:
         return why
     p: Any = plugin.params
@@ -438,7 +529,11 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         vel = np.zeros((n, 3))
         vel[:, 0] = a["truth.speed"]
         blk.truth = VehicleState(
-            a["truth.pos"].copy(), a["truth.quat"].copy(), vel, np.zeros((n, 3)), np.zeros((n, 3)),
+            a["truth.pos"].copy(),
+            a["truth.quat"].copy(),
+            vel,
+            np.zeros((n, 3)),
+            np.zeros((n, 3)),
             clock.start + kstop * clock.dt,
         )
         blk._truth_ro = None
