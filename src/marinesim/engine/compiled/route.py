@@ -29,6 +29,9 @@ from marinesim.engine.compiled.notice import compiling
 
 __all__ = ["CompiledRoute", "route_for"]
 
+#: Seconds of chained compiled calls in one :meth:`CompiledRoute.run` at most.
+CHAIN_S = 0.25
+
 #: Hooks a Python-only plugin may have and still leave the ticks between its own to the
 #: compiled tick (it runs on its due ticks, through the plugins).
 _SPARSE_HOOKS = {"autonomy", "start", "stop"}
@@ -87,7 +90,28 @@ class CompiledRoute:
         return min(kend, k + first + (rec._cap - rec._row - 1) * every - ticks0 + 1, k + most)
 
     def run(self, k: int, kend: int) -> int:
-        """Run ticks k… compiled (at most to ``kend``); returns the tick reached."""
+        """Run ticks k… compiled (at most to ``kend``); returns the tick reached.
+
+        Calls of the generated tick follow one another while each stops only at a limit of
+        its own (a full recorder chunk, flushed between them, or ``max_ticks``), for at most
+        :data:`CHAIN_S` seconds (the run's progress, pause and interrupt checks come between
+        calls of ``run``): the plugins' tick that follows comes only when something only
+        Python does is due (a hand-back, a Python-only plugin's tick) or at ``kend``.
+        """
+        t0 = _time.perf_counter()
+        while True:
+            due = kend
+            for a in self.sparse:  # (as _limit)
+                nxt = a.offset if k <= a.offset else a.offset + -(-(k - a.offset) // a.period) * a.period
+                due = min(due, nxt)
+            lim = self._limit(k, kend)
+            k1 = self._run_once(k, kend)
+            if k1 <= k or k1 != lim or lim >= due or _time.perf_counter() - t0 > CHAIN_S:
+                return k1
+            k = k1
+
+    def _run_once(self, k: int, kend: int) -> int:
+        """One call of the generated tick from k (see :meth:`run`)."""
         if not self._ready():
             return k
         kend = self._limit(k, kend)
