@@ -3,18 +3,22 @@
 ``usm`` (motion), ``heading_speed_depth_pid`` (controller), ``waypoints`` (autonomy) and
 ``event_script`` join the generated tick (:mod:`marinesim.engine.compiled`) through these
 declarations.  The laws call the L1 row functions the plugins' numpy code is transcribed
-into: :func:`marinesim.models.usm.rows.usm_mail_cmd` / :func:`~marinesim.models.usm.rows.
-usm_propagate` (the model's mail and iteration), :func:`marinesim.environment.current.
-force_row` (the current field), :func:`marinesim.control.pid.pid_row` and
-:func:`marinesim.control.guidance.waypoint_row`.
+into: :func:`marinesim.models.usm.rows.usm_mail_cmd` and
+:func:`marinesim.models.usm.rows.usm_propagate` (the model's mail and iteration),
+:func:`marinesim.environment.current.force_row` (the current field),
+:func:`marinesim.control.pid.pid_row` and :func:`marinesim.control.guidance.waypoint_row`;
+each is tested bit for bit against the numpy law the plugins call.
 
 Wires: the autonomy writes ``bus.desired`` (N, 3: heading, speed, depth — the
 ``DESIRED_*`` topics the PID holds, its ``desired`` state); the PID writes ``bus.usm_cmd``
 (N, 3: rudder, thrust, elevator) and sets ``bus.usm_mail`` (the model applies the three
 messages at its next iteration); the model writes ``truth.pos``, ``truth.quat``,
-``truth.speed``.  What only Python does hands the tick back: a vehicle's finish that ends its
-world's survey (the ``all_done`` end condition), a script event due, a setpoint that is not finite, a model state the rows do
-not take (paused, differential thrust…: :func:`ready` keeps those ticks the plugins').
+``truth.speed``.  A waypoint reached stays in the tick (its event is noted and emitted at the
+commit).  What only Python does hands the tick back: a vehicle's finish that leaves its world
+with every vehicle done (the ``all_done`` end condition), a script event due, a setpoint that
+is not finite; and while the model's state is one the rows do not take (paused, differential
+or reverse thrust, buoyancy or trim requests, water depth), the declarations' ``ready`` keeps
+the ticks the plugins'.
 """
 
 from __future__ import annotations
