@@ -136,3 +136,21 @@ def test_compiled_true_says_why_not(sets: dict, why: str) -> None:
     sim = _sim(True, 2.0, **sets)
     with pytest.raises(ConfigError, match=f"compiled tick does not apply: plugin .* {why}"):
         sim.run()
+
+
+def test_a_non_finite_pose_is_handed_back_and_ends_the_run_as_the_plugins_do() -> None:
+    from marinesim.models.usm.state import _evolve
+
+    def run(compiled: bool):  # noqa: ANN202
+        sim = _sim(compiled, 20.0)
+        sim.step(3)
+        st = next(s for s in sim.slots if s.plugin.name == "usm").ctx.state
+        x = st["usm"].x.copy()
+        x[1] = np.nan
+        st["usm"] = _evolve(st["usm"], {"x": x})
+        return sim.run()
+
+    a, b = run(False), run(True)
+    assert a.status == b.status == "diverged"
+    assert b.manifest["compiled_ticks"] == 0
+    assert_runs_identical(a, b)

@@ -260,6 +260,11 @@ def usm_tick(
             dyt[i] = u[i, R.DRY]
     if R.usm_propagate(u, it, pc, t1, dxt, dyt, w) != 0:
         return 1
+    for i in range(n):  # a non-finite pose: the plugins' tick (the engine's on_nonfinite)
+        if not (math.isfinite(u[i, R.X]) and math.isfinite(u[i, R.Y])
+                and math.isfinite(u[i, R.DEP]) and math.isfinite(u[i, R.HDG])
+                and math.isfinite(u[i, R.PIT]) and math.isfinite(u[i, R.SPD])):  # fmt: skip
+            return 1
     cr, sr = math.cos(0.0 / 2), math.sin(0.0 / 2)
     for i in range(n):
         x, y, dep, hdg, spd = u[i, R.X], u[i, R.Y], u[i, R.DEP], u[i, R.HDG], u[i, R.SPD]
