@@ -6,8 +6,9 @@ function that runs many ticks::
 
     tick_loop(k0, kend, start, dt, h, nsub, sched, a0, a1, …, s0, s1, …) -> k
 
-For each tick k: save the mutable state arrays (``s*``), the ``control`` laws due at k
-(``sched`` holds every control law's period and offset), the ``substep`` laws ``nsub`` times
+For each tick k: save the mutable state arrays (``s*``), the ``autonomy`` then the
+``control`` laws due at k (``sched`` holds each of those laws' period and offset, in that
+order), the ``substep`` laws ``nsub`` times
 at t_k + s·h, the ``after_physics`` then the ``sense`` laws at t_{k+1}; a law returning non-zero restores the
 state saved at the tick's start and the loop returns k (the plugins run that tick).
 
@@ -85,12 +86,12 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
 
     body: list[str] = []
     nctl = 0
-    for hook in ("control", "substep", "after_physics", "sense"):
+    for hook in ("autonomy", "control", "substep", "after_physics", "sense"):
         for d, laws in enumerate(decls):
             for law in laws.laws:
                 if law.hook != hook:
                     continue
-                if hook == "control":
+                if hook in ("autonomy", "control"):
                     p, o = f"sched[{2 * nctl}]", f"sched[{2 * nctl + 1}]"
                     nctl += 1
                     body += [
