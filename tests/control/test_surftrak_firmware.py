@@ -75,6 +75,7 @@ def test_port_law_replays_the_firmware_targets_from_its_own_inputs():
     assert [m.text for m in ap.messages] == ["rangefinder target is 3.72 meters"]
     r = np.array(rows)
     r[:, 1:] *= 0.01
+
     def at_log(t_log: np.ndarray, fw: np.ndarray, col: int, sign: float) -> tuple:
         # the port's last loop before each log instant: the firmware logs after its 20 Hz
         # rangefinder task (RFND has the same stamp), before the next loop's mode run
