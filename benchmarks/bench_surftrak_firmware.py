@@ -9,8 +9,10 @@ at 23.1 s, stick z = 250 from 25.1 to 47.3 s, SURFTRAK at 51.3 s, stick z = 700 
 * ``port``: :class:`marinesim.control.surftrak.ArduSubVertical` at 400 Hz with the session's
   parameters (ArduSub's ``sub.parm`` + ``session.parm``, as logged in the ``.BIN``), fed what
   the firmware is fed: depth as ArduSub reads it (1.0247 × the true depth change, README
-  §2.4), the specific force, ``rng_1`` sampled by the 20 Hz rangefinder task; its vertical
-  thrust drives motors 5 and 6 as the vectored frame does (PWM = 1500 − 400·thrust).
+  §2.4), the specific force, ``rng_1`` sampled by the 20 Hz rangefinder task; height and
+  climb rate through :mod:`marinesim.sensors.ekf3_height` (the firmware's controllers read
+  EKF3's output; ``port_truth_inputs``: the depth reading and the true climb rate); its
+  vertical thrust drives motors 5 and 6 as the vectored frame does (PWM = 1500 − 400·thrust).
 * ``recorded`` (0.3 s only): real ArduSub on that plant, session ``c_surftrak_sawtooth``.
 * ``sitl``: real ArduSub SITL now (``MARINESIM_ARDUSUB`` = the ``ardusub`` binary), against
   ``marinesim sitl --physics reference``, driven by a pymavlink GCS on SITL's clock.
@@ -21,6 +23,7 @@ period (mean spacing of upward mean crossings) and RMS; the amplitude (half peak
 ±2.5 s) 20 s and 35 s after engagement (the 0.5 s delay's growth).  Prints JSON.  ::
 
     python benchmarks/bench_surftrak_firmware.py [--delays 0.3 0.5] [--json PATH] [--no-sitl]
+        [--ek3-hgt-delay MS] [--baro-noise SIGMA]
 """
 
 from __future__ import annotations
@@ -107,8 +110,9 @@ def run_port(delay: float, params: dict[str, float], baro_noise: float = 0.0,
     ``depth_scale``).  ``ekf`` (:class:`~marinesim.sensors.ekf3_height.Ekf3HeightParams`):
     the port reads height and climb rate from the EKF3 height model fed with that depth
     reading and the measured acceleration, as the firmware reads EKF3's output; ``None``
-    feeds it the reading and the true climb rate directly.  ``trace`` collects CTUN-like rows every 0.1 s once armed: time, ThO (filtered throttle),
-    DAlt, Alt, TAlt (terrain offset), DSAlt (target), CRt [m, m/s, z up], true depth."""
+    feeds it the reading and the true climb rate directly.  ``trace`` collects CTUN-like rows
+    every 0.1 s once armed: time, ThO (filtered throttle), DAlt, Alt, TAlt (terrain offset),
+    DSAlt (target), CRt [m, m/s, z up], true depth."""
     from marinesim.control.surftrak import SURFTRAK, ArduSubVertical
     from marinesim.interop.sitl.refplant import (
         _FLOOR,
