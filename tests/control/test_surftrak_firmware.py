@@ -83,11 +83,13 @@ def test_port_law_replays_the_firmware_targets_from_its_own_inputs():
         i = np.searchsorted(r[:, 0], t_log[w], side="right") - 1
         return sign * r[i, col], fw[w]
 
-    checks = {  # (port, firmware; PSOT is down-positive), rms and max tolerances
-        "TPOT": (*at_log(to, po["TPOT"], 1, -1.0), 0.005, 0.05),
-        "POT": (*at_log(to, po["POT"], 2, -1.0), 0.005, 0.05),
-        "DAlt": (*at_log(tc, ct["DAlt"], 3, 1.0), 0.005, 0.05),
-        "TVD": (*at_log(tp, -pd["TVD"], 4, 1.0), 0.03, 0.3),
+    # (port, firmware; PSOT is down-positive), rms and max tolerances; measured: TPOT 0.9 / 4.5
+    # mm, POT and DAlt 2.0 / 25 mm, TVD 13 / 178 mm/s (its max in the saturated descent)
+    checks = {
+        "TPOT": (*at_log(to, po["TPOT"], 1, -1.0), 0.002, 0.01),
+        "POT": (*at_log(to, po["POT"], 2, -1.0), 0.004, 0.04),
+        "DAlt": (*at_log(tc, ct["DAlt"], 3, 1.0), 0.004, 0.04),
+        "TVD": (*at_log(tp, -pd["TVD"], 4, 1.0), 0.02, 0.25),
     }
     assert np.ptp(checks["TPOT"][1]) > 5.0  # the cliff is in the window
     for name, (port, fw, rms_tol, max_tol) in checks.items():
