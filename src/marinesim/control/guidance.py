@@ -5,6 +5,10 @@ A vehicle steers towards its current waypoint, or, with a positive ``lead`` dist
 a point ``lead`` metres ahead of its projection on the track line from the previous waypoint
 (MOOS-IvP BHV_Waypoint's lead).  A waypoint is reached when the vehicle is inside
 ``capture_radius``, or inside ``slip_radius`` while its distance starts growing again.
+
+The law is written once, per vehicle (:func:`waypoint_row`); :func:`waypoint_update` walks it
+over the rows through a compiled kernel (:mod:`marinesim.core.compile`), or interpreted under
+``MARINESIM_JIT=0``; the compiled tick calls the same function.
 """
 
 from __future__ import annotations
@@ -297,12 +301,18 @@ def waypoint_rows(
 
 
 _KERNELS: list[Any] = []
+_NEVER = 1 << 62  # rows from which the prange loop would run: never
 
 
 def _kernels() -> Any:
-    """The compiled loop of :func:`waypoint_rows` over vehicles (cached on disk)."""
+    """The compiled loop of :func:`waypoint_rows` over vehicles (cached on disk).
+
+    Always the serial loop: a row costs well under a microsecond, and numba's worker
+    threads (their start-up and spin-waiting, counted as CPU time) cost more than they save
+    at any N the engine runs (``benchmarks/bench_survey.py``, N = 10⁴).
+    """
     if not _KERNELS:
         from marinesim.core import compile as cc
 
-        _KERNELS.append(cc.kernels(waypoint_rows, 0, error_model="numpy"))
+        _KERNELS.append(cc.kernels(waypoint_rows, 0, error_model="numpy", parallel_min=_NEVER))
     return _KERNELS[0]

@@ -4,6 +4,10 @@ Behaviour follows MOOS-IvP's ``ScalarPID`` as used by pMarinePID: the integral a
 ``ki·e·dt`` and is clamped to ±``integral_limit`` (anti-windup by clamping the integral term
 itself), the derivative is the finite difference of the error over ``dt`` (0 on the first
 update), and the output is clamped to ±``output_limit``.  Every array has a leading axis N.
+
+The law is written once, per loop (:func:`pid_row`); :func:`pid_update` walks it over the
+rows through a compiled kernel (:mod:`marinesim.core.compile`), or interpreted under
+``MARINESIM_JIT=0``; the compiled tick calls the same function.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ __all__ = [
     "pid_rows",
     "pid_update",
 ]
+
 
 @dataclass(frozen=True)
 class PidGains:
@@ -167,14 +172,20 @@ def pid_rows(i: int, err: Any, on: Any, g: Any, dt: float, mem: Any, out: Any) -
 
 
 _KERNELS: list[Any] = []
+_NEVER = 1 << 62  # rows from which the prange loop would run: never
 
 
 def _kernels() -> Any:
-    """The compiled loop of :func:`pid_rows` over vehicles (cached on disk)."""
+    """The compiled loop of :func:`pid_rows` over vehicles (cached on disk).
+
+    Always the serial loop: a row costs well under a microsecond, and numba's worker
+    threads (their start-up and spin-waiting, counted as CPU time) cost more than they save
+    at any N the engine runs (``benchmarks/bench_survey.py``, N = 10⁴).
+    """
     if not _KERNELS:
         from marinesim.core import compile as cc
 
-        _KERNELS.append(cc.kernels(pid_rows, 0, error_model="numpy"))
+        _KERNELS.append(cc.kernels(pid_rows, 0, error_model="numpy", parallel_min=_NEVER))
     return _KERNELS[0]
 
 
@@ -199,7 +210,8 @@ def pid_row(
     kp: float, ki: float, kd: float, ilim: float, olim: float, st: Any, c: int, e: float,
     dt: float,
 ) -> float:
-    """:func:`pid_update` of one loop of an active row: memory ``st[0, c]`` (integral) and
+    """The PID law of one loop (the one copy: :func:`pid_update` walks it through
+    :func:`pid_rows`, the compiled tick calls it): memory ``st[0, c]`` (integral) and
     ``st[1, c]`` (previous error) updated in place; returns the clamped output.
 
     ``e`` must be finite (a NaN error is a row :func:`pid_update` leaves alone)."""
