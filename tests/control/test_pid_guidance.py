@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from marinesim.control.guidance import (
@@ -28,6 +28,7 @@ def test_heading_error_wraps_and_is_consistent(a: float, b: float) -> None:
     assert np.isclose(np.sin(np.radians(e)), np.sin(np.radians(a - b)), atol=1e-6)
 
 
+@settings(deadline=None)  # the first example may compile pid_update's kernel (seconds, once)
 @given(st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=50), st.floats(0.0, 5.0))
 def test_integral_and_output_stay_bounded(errors: list[float], lim: float) -> None:
     g = PidGains(kp=2.0, ki=0.5, kd=0.1, integral_limit=lim, output_limit=30.0)

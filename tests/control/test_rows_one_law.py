@@ -1,10 +1,13 @@
-"""The PID and waypoint rows the compiled tick calls against the numpy laws, bit for bit.
+"""The PID and waypoint laws, compiled and interpreted: the same bits.
 
-:func:`~marinesim.control.pid.pid_row` / :func:`~marinesim.control.pid.heading_error_c`
-and :func:`~marinesim.control.guidance.waypoint_row` are the per-row forms of
-:func:`pid_update` / :func:`heading_error` and :func:`waypoint_update`; run interpreted
-here over random inputs (reached and slipped waypoints, wraps with ``repeat``, finishes,
-leads; integral and output limits), they must give the same bits.
+:func:`~marinesim.control.pid.pid_update` and
+:func:`~marinesim.control.guidance.waypoint_update` walk the one copy of each law, the rows
+:func:`~marinesim.control.pid.pid_row` and :func:`~marinesim.control.guidance.waypoint_row`
+(also called by the compiled tick): through a compiled kernel when jit is enabled, interpreted
+under ``MARINESIM_JIT=0``.  Over random inputs (NaN and infinite errors, inactive loops,
+integral and output limits; reached and slipped waypoints, wraps with ``repeat``, finishes,
+leads) both walks must give the same bits, and :func:`heading_error_c` (the row form the
+compiled tick uses) the bits of :func:`heading_error`.
 """
 
 from __future__ import annotations
@@ -12,47 +15,59 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from marinesim.control.guidance import waypoint_init, waypoint_row, waypoint_update
-from marinesim.control.pid import (
-    PidGains,
-    heading_error,
-    heading_error_c,
-    pid_init,
-    pid_row,
-    pid_update,
-)
+from marinesim.control.guidance import waypoint_init, waypoint_update
+from marinesim.control.pid import PidGains, heading_error, heading_error_c, pid_init, pid_update
 
 
-def test_pid_row_matches_pid_update() -> None:
+def _both(monkeypatch: pytest.MonkeyPatch, fn, *args, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
+    monkeypatch.delenv("MARINESIM_JIT", raising=False)
+    compiled = fn(*args, **kw)
+    monkeypatch.setenv("MARINESIM_JIT", "0")
+    interp = fn(*args, **kw)
+    monkeypatch.delenv("MARINESIM_JIT")
+    return compiled, interp
+
+
+def test_heading_error_c_matches_heading_error() -> None:
+    rng = np.random.default_rng(5)
+    des = np.concatenate([rng.uniform(-1000, 1000, 400), [0.0, 180.0, -180.0, 360.0, np.nan]])
+    hdg = np.concatenate([rng.uniform(-400, 800, 400), [180.0, 0.0, 0.0, -1e-300, 0.0]])
+    e0 = np.array([heading_error_c(d, h) for d, h in zip(des, hdg, strict=True)])
+    assert e0.tobytes() == heading_error(des, hdg).tobytes()
+
+
+@pytest.mark.parametrize("n", [1, 300])
+def test_pid_update_compiled_equals_interpreted(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
     rng = np.random.default_rng(3)
-    n = 50
     g = PidGains(
         np.array([1.2, 0.5, 40.0]), np.array([0.1, 0.3, 0.2]), np.array([0.2, 0.0, 1.0]),
         np.array([10.0, 20.0, 0.5]), np.array([100.0, 30.0, 100.0]),
     )  # fmt: skip
     st = pid_init((n, 3))
-    mem = np.zeros((n, 2, 3))
-    mem[:, 1] = np.nan
+    limited = 0
     for _ in range(30):
-        des = rng.uniform(-400, 400, n)
-        hdg = rng.uniform(0, 360, n)
-        err = np.stack([heading_error(des, hdg), rng.normal(0, 2, n), rng.normal(0, 5, n)], 1)
-        e0 = np.array([heading_error_c(d, h) for d, h in zip(des, hdg, strict=True)])
-        assert e0.tobytes() == err[:, 0].tobytes()
+        err = np.stack([rng.uniform(-180, 180, n), rng.normal(0, 2, n), rng.normal(0, 5, n)], 1)
+        err[rng.random((n, 3)) < 0.05] = np.nan
+        err[rng.random((n, 3)) < 0.02] = -np.inf
+        active = rng.random((n, 1)) < 0.9
         dt = float(rng.uniform(0.05, 0.5))
-        out, st = pid_update(g, st, err, dt, active=np.ones((n, 1), dtype=bool))
-        rows = np.array([
-            [pid_row(g.kp[c], g.ki[c], g.kd[c], g.integral_limit[c], g.output_limit[c], mem[i], c,
-                     err[i, c], dt) for c in range(3)] for i in range(n)
-        ])  # fmt: skip
-        assert rows.tobytes() == out.tobytes()
-        assert mem[:, 0].tobytes() == st.integral.tobytes()
-        assert mem[:, 1].tobytes() == st.prev_error.tobytes()
+        (out, st_c), (out_i, st_i) = _both(monkeypatch, pid_update, g, st, err, dt, active=active)
+        assert out.tobytes() == out_i.tobytes()
+        assert st_c.integral.tobytes() == st_i.integral.tobytes()
+        assert st_c.prev_error.tobytes() == st_i.prev_error.tobytes()
+        off = ~(np.isfinite(err) & active)
+        assert (out[off] == 0.0).all()
+        assert (st_c.integral[off] == st.integral[off]).all()
+        limited += int((np.abs(out) == g.output_limit).sum())
+        st = st_c
+    assert limited > 0  # the output clamp was exercised
 
 
 @pytest.mark.parametrize("repeat", [0, 1, -1])
 @pytest.mark.parametrize("lead", [0.0, 6.0])
-def test_waypoint_row_matches_waypoint_update(repeat: int, lead: float) -> None:
+def test_waypoint_update_compiled_equals_interpreted(
+    monkeypatch: pytest.MonkeyPatch, repeat: int, lead: float
+) -> None:
     rng = np.random.default_rng(11)
     n = 30
     npts = rng.integers(1, 5, n)
@@ -61,28 +76,20 @@ def test_waypoint_row_matches_waypoint_update(repeat: int, lead: float) -> None:
         pts[i, npts[i] :] = pts[i, npts[i] - 1]
     pos = rng.uniform(-20, 20, (n, 2))
     st = waypoint_init(pos)
-    idx, loops = st.index.copy(), st.loops.copy()
-    mind, done, prev = st.min_dist.copy(), st.done.copy(), st.prev_point.copy()
-    out = np.zeros((n, 3))
-    reached_any = finished = 0
+    reached_any = 0
+    kw = {"capture_radius": 2.0, "slip_radius": 5.0, "lead": lead, "repeat": repeat}
     for _ in range(200):
         # steer roughly at the target, with noise: captures, slips and misses
         tgt = pts[np.arange(n), np.minimum(st.index, npts - 1)]
         pos = pos + 0.15 * (tgt - pos) + rng.normal(0, 0.8, (n, 2))
-        st, heading, target, reached = waypoint_update(
-            st, pos, pts, npts, capture_radius=2.0, slip_radius=5.0, lead=lead, repeat=repeat
-        )
-        codes = [
-            waypoint_row(i, pos[i, 0], pos[i, 1], pts, npts, idx, loops, mind, done, prev,
-                         2.0, 5.0, lead, repeat, out) for i in range(n)
-        ]  # fmt: skip
-        assert (np.array(codes) > 0).tolist() == reached.tolist()
-        assert out[:, 0].tobytes() == heading.tobytes()
-        assert out[:, 1:].tobytes() == target.tobytes()
-        for mine, ref in ((idx, st.index), (loops, st.loops), (mind, st.min_dist),
-                          (done, st.done), (prev, st.prev_point)):  # fmt: skip
-            assert mine.tobytes() == ref.tobytes()
-        reached_any += int(reached.sum())
-        finished += codes.count(2)
+        comp, interp = _both(monkeypatch, waypoint_update, st, pos, pts, npts, **kw)
+        for a, b in zip(comp[1:], interp[1:], strict=True):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+        for f in ("index", "loops", "min_dist", "done", "prev_point"):
+            a, b = getattr(comp[0], f), getattr(interp[0], f)
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), f
+        st = comp[0]
+        assert np.isnan(comp[1][st.done]).all()
+        reached_any += int(comp[3].sum())
     assert reached_any > 20
-    assert (finished > 0) == (repeat >= 0)
+    assert bool(st.done.any()) == (repeat >= 0)

@@ -5,6 +5,10 @@ A vehicle steers towards its current waypoint, or, with a positive ``lead`` dist
 a point ``lead`` metres ahead of its projection on the track line from the previous waypoint
 (MOOS-IvP BHV_Waypoint's lead).  A waypoint is reached when the vehicle is inside
 ``capture_radius``, or inside ``slip_radius`` while its distance starts growing again.
+
+The law is written once, per vehicle (:func:`waypoint_row`); :func:`waypoint_update` walks it
+over the rows through a compiled kernel (:mod:`marinesim.core.compile`), or interpreted under
+``MARINESIM_JIT=0``; the compiled tick calls the same function.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.errors import ConfigError
 from marinesim.core.frames import angle360
-from marinesim.core.jitable import register_jitable
+from marinesim.core.jitable import jit_enabled, register_jitable
 
 __all__ = [
     "WaypointState",
@@ -27,6 +31,7 @@ __all__ = [
     "split_lanes",
     "waypoint_init",
     "waypoint_row",
+    "waypoint_rows",
     "waypoint_update",
 ]
 
@@ -194,43 +199,27 @@ def waypoint_update(
     reached : ndarray of bool, shape (N,)
         A waypoint was reached in this update.
     """
-    pos = np.asarray(pos_ne, dtype=float)
+    pos = np.ascontiguousarray(pos_ne, dtype=float)
     n = pos.shape[0]
-    rows = np.arange(n)
-    idx = state.index.copy()
-    loops = state.loops.copy()
-    done = state.done.copy()
-    prev_pt = state.prev_point.copy()
-    min_dist = state.min_dist.copy()
-    target = points[rows, np.minimum(idx, npoints - 1)]
-    dist = np.hypot(target[:, 0] - pos[:, 0], target[:, 1] - pos[:, 1])
-    slipping = (slip_radius > 0) & (dist < slip_radius) & (dist > min_dist + 1e-9)
-    reached = ~done & ((dist < capture_radius) | slipping)
-    min_dist = np.where(reached, np.inf, np.minimum(min_dist, dist))
-    if np.any(reached):
-        prev_pt = np.where(reached[:, None], target, prev_pt)
-        nxt = idx + 1
-        wrap = reached & (nxt >= npoints)
-        more = (repeat < 0) | (loops < repeat)
-        loops = np.where(wrap, loops + 1, loops)
-        done = done | (wrap & ~more)
-        nxt = np.where(wrap & more, 0, np.minimum(nxt, npoints - 1))
-        idx = np.where(reached, nxt, idx)
-        target = points[rows, idx]
-        dist = np.hypot(target[:, 0] - pos[:, 0], target[:, 1] - pos[:, 1])
-        min_dist = np.where(reached, dist, min_dist)
-    aim = target.copy()
-    if lead > 0:
-        seg = target - prev_pt
-        seg_len = np.hypot(seg[:, 0], seg[:, 1])
-        safe = np.where(seg_len > 0, seg_len, 1.0)
-        u = seg / safe[:, None]
-        s = np.einsum("ij,ij->i", pos - prev_pt, u) + lead
-        use = (seg_len > 0) & (s < seg_len)
-        aim = np.where(use[:, None], prev_pt + u * np.clip(s, 0.0, None)[:, None], target)
-    heading = bearing_deg(pos[:, 0], pos[:, 1], aim[:, 0], aim[:, 1])
-    heading = np.where(done, np.nan, heading)
-    return WaypointState(idx, loops, min_dist, done, prev_pt), heading, target, reached
+    idx = np.array(state.index, dtype=np.int64)  # copies, updated in place by the row law
+    loops = np.array(state.loops, dtype=np.int64)
+    min_dist = np.array(state.min_dist, dtype=float)
+    done = np.array(state.done, dtype=np.bool_)
+    prev_pt = np.array(state.prev_point, dtype=float)
+    out = np.empty((n, 3))
+    code = np.empty(n, dtype=np.int64)
+    args = (
+        pos, np.ascontiguousarray(points, dtype=float), np.ascontiguousarray(npoints, np.int64),
+        idx, loops, min_dist, done, prev_pt, float(capture_radius), float(slip_radius),
+        float(lead), int(repeat), out, code,
+    )  # fmt: skip
+    if n and jit_enabled():
+        _kernels().launch("cpu", args)
+    else:
+        for i in range(n):
+            waypoint_rows(i, *args)
+    state = WaypointState(idx, loops, min_dist, done, prev_pt)
+    return state, out[:, 0], out[:, 1:], code > 0
 
 
 @register_jitable
@@ -239,7 +228,7 @@ def waypoint_row(
     min_dist: Any, done: Any, prev_point: Any, capture_radius: float, slip_radius: float,
     lead: float, repeat: int, out: Any,
 ) -> int:
-    """:func:`waypoint_update` of row ``i`` (the same operations, in place).
+    """The waypoint law of row ``i`` (:func:`waypoint_update` walks it), in place.
 
     Updates ``index[i]``, ``loops[i]``, ``min_dist[i]``, ``done[i]``, ``prev_point[i]`` and
     writes ``out[i]`` = (heading [deg] or NaN when done, target north, target east).
@@ -295,3 +284,35 @@ def waypoint_row(
     out[i, 1] = tn
     out[i, 2] = te
     return code
+
+
+@register_jitable
+def waypoint_rows(
+    i: int, pos: Any, points: Any, npoints: Any, index: Any, loops: Any, min_dist: Any,
+    done: Any, prev_point: Any, capture_radius: float, slip_radius: float, lead: float,
+    repeat: int, out: Any, code: Any,
+) -> int:
+    """:func:`waypoint_row` of vehicle ``i`` at ``pos[i]``, its code in ``code[i]``."""
+    code[i] = waypoint_row(
+        i, pos[i, 0], pos[i, 1], points, npoints, index, loops, min_dist, done, prev_point,
+        capture_radius, slip_radius, lead, repeat, out,
+    )  # fmt: skip
+    return 0
+
+
+_KERNELS: list[Any] = []
+_NEVER = 1 << 62  # rows from which the prange loop would run: never
+
+
+def _kernels() -> Any:
+    """The compiled loop of :func:`waypoint_rows` over vehicles (cached on disk).
+
+    Always the serial loop: a row costs well under a microsecond, and numba's worker
+    threads (their start-up and spin-waiting, counted as CPU time) cost more than they save
+    at any N the engine runs (``benchmarks/bench_survey.py``, N = 10⁴).
+    """
+    if not _KERNELS:
+        from marinesim.core import compile as cc
+
+        _KERNELS.append(cc.kernels(waypoint_rows, 0, error_model="numpy", parallel_min=_NEVER))
+    return _KERNELS[0]

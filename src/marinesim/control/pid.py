@@ -4,6 +4,10 @@ Behaviour follows MOOS-IvP's ``ScalarPID`` as used by pMarinePID: the integral a
 ``ki·e·dt`` and is clamped to ±``integral_limit`` (anti-windup by clamping the integral term
 itself), the derivative is the finite difference of the error over ``dt`` (0 on the first
 update), and the output is clamped to ±``output_limit``.  Every array has a leading axis N.
+
+The law is written once, per loop (:func:`pid_row`); :func:`pid_update` walks it over the
+rows through a compiled kernel (:mod:`marinesim.core.compile`), or interpreted under
+``MARINESIM_JIT=0``; the compiled tick calls the same function.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.frames import angle180
-from marinesim.core.jitable import register_jitable
+from marinesim.core.jitable import jit_enabled, register_jitable
 
 __all__ = [
     "PidGains",
@@ -26,11 +30,9 @@ __all__ = [
     "heading_error_c",
     "pid_init",
     "pid_row",
+    "pid_rows",
     "pid_update",
 ]
-
-#: ``np.clip`` on float arrays without its Python dispatch (the same ufunc, the same bits).
-_clip = getattr(getattr(np, "_core", None) and np._core.umath, "clip", np.clip)
 
 
 @dataclass(frozen=True)
@@ -124,23 +126,67 @@ def pid_update(
         Updated memory.
     """
     e = np.asarray(error, dtype=float)
-    mask = np.isfinite(e)
+    shape = np.broadcast_shapes(e.shape, np.shape(state.integral), np.shape(state.prev_error))
+    n = shape[0] if shape else 1
+    k = int(np.prod(shape[1:], dtype=np.int64)) if len(shape) > 1 else 1
+    cols = shape[1:]
+
+    def col(v: Any) -> NDArray[np.float64]:  # a gain per loop column, shape (k,)
+        return np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=float), cols).reshape(k))
+
+    g = np.stack([col(gains.kp), col(gains.ki), col(gains.kd), col(gains.integral_limit),
+                  col(gains.output_limit)])  # fmt: skip
+    mem = np.empty((n, 2, k))  # (integral, previous error) per loop, updated in place
+    mem[:, 0] = np.broadcast_to(state.integral, shape).reshape(n, k)
+    mem[:, 1] = np.broadcast_to(state.prev_error, shape).reshape(n, k)
+    on = np.ones((n, k), dtype=np.bool_)
     if active is not None:
-        mask &= np.asarray(active, dtype=bool)
-    e0 = np.where(mask, e, 0.0)
-    prev = state.prev_error
-    # prev is finite or NaN (never ±inf: it only ever holds e0), so where it is finite the
-    # difference is e0 - prev; elsewhere the NaN is discarded by the where
-    deriv = np.where(np.isfinite(prev), (e0 - prev) / dt, 0.0)
-    integral = state.integral + gains.ki * e0 * dt
-    lim = abs(gains.integral_limit)
-    integral = _clip(integral, -lim, lim)
-    out = gains.kp * e0 + gains.kd * deriv + integral
-    out = _clip(out, -gains.output_limit, gains.output_limit)
-    out = np.where(mask, out, 0.0)
-    new_integral = np.where(mask, integral, state.integral)
-    new_prev = np.where(mask, e0, prev)
-    return out, PidState(new_integral, new_prev)
+        on[...] = np.broadcast_to(np.asarray(active, dtype=bool), shape).reshape(n, k)
+    e2 = np.ascontiguousarray(np.broadcast_to(e, shape).reshape(n, k))
+    out = np.empty((n, k))
+    args = (e2, on, g, float(dt), mem, out)
+    if n and jit_enabled():
+        _kernels().launch("cpu", args)
+    else:
+        for i in range(n):
+            pid_rows(i, *args)
+    return out.reshape(shape), PidState(mem[:, 0].reshape(shape), mem[:, 1].reshape(shape))
+
+
+@register_jitable
+def pid_rows(i: int, err: Any, on: Any, g: Any, dt: float, mem: Any, out: Any) -> int:
+    """:func:`pid_update` of vehicle ``i``: its k loops side by side.
+
+    ``err[i, c]`` the error of loop ``c``, ``on[i, c]`` whether it is updated, ``g`` (5, k)
+    the gains (kp, ki, kd, integral limit, output limit) per loop, ``mem[i]`` (2, k) the
+    memory (:func:`pid_row`), ``out[i, c]`` the output: 0 and the memory kept where the
+    error is not finite or the loop is off.
+    """
+    for c in range(err.shape[1]):
+        e = err[i, c]
+        if on[i, c] and math.isfinite(e):
+            out[i, c] = pid_row(g[0, c], g[1, c], g[2, c], g[3, c], g[4, c], mem[i], c, e, dt)
+        else:
+            out[i, c] = 0.0
+    return 0
+
+
+_KERNELS: list[Any] = []
+_NEVER = 1 << 62  # rows from which the prange loop would run: never
+
+
+def _kernels() -> Any:
+    """The compiled loop of :func:`pid_rows` over vehicles (cached on disk).
+
+    Always the serial loop: a row costs well under a microsecond, and numba's worker
+    threads (their start-up and spin-waiting, counted as CPU time) cost more than they save
+    at any N the engine runs (``benchmarks/bench_survey.py``, N = 10⁴).
+    """
+    if not _KERNELS:
+        from marinesim.core import compile as cc
+
+        _KERNELS.append(cc.kernels(pid_rows, 0, error_model="numpy", parallel_min=_NEVER))
+    return _KERNELS[0]
 
 
 @register_jitable
@@ -164,7 +210,8 @@ def pid_row(
     kp: float, ki: float, kd: float, ilim: float, olim: float, st: Any, c: int, e: float,
     dt: float,
 ) -> float:
-    """:func:`pid_update` of one loop of an active row: memory ``st[0, c]`` (integral) and
+    """The PID law of one loop (the one copy: :func:`pid_update` walks it through
+    :func:`pid_rows`, the compiled tick calls it): memory ``st[0, c]`` (integral) and
     ``st[1, c]`` (previous error) updated in place; returns the clamped output.
 
     ``e`` must be finite (a NaN error is a row :func:`pid_update` leaves alone)."""

@@ -2,12 +2,12 @@
 
 ``usm`` (motion), ``heading_speed_depth_pid`` (controller), ``waypoints`` (autonomy) and
 ``event_script`` join the generated tick (:mod:`marinesim.engine.compiled`) through these
-declarations.  The laws call the L1 row functions the plugins' numpy code is transcribed
-into: :func:`marinesim.models.usm.rows.usm_mail_cmd` and
-:func:`marinesim.models.usm.rows.usm_propagate` (the model's mail and iteration),
+declarations.  The laws call L1 row functions: :func:`marinesim.models.usm.rows.usm_mail_cmd`
+and :func:`marinesim.models.usm.rows.usm_propagate` (the model's mail and iteration, tested
+bit for bit against the numpy model the plugin calls),
 :func:`marinesim.environment.current.force_row` (the current field),
-:func:`marinesim.control.pid.pid_row` and :func:`marinesim.control.guidance.waypoint_row`;
-each is tested bit for bit against the numpy law the plugins call.
+:func:`marinesim.control.pid.pid_row` and :func:`marinesim.control.guidance.waypoint_row`
+(the one copy of those laws: the plugins' ``pid_update`` and ``waypoint_update`` walk them).
 
 Wires: the autonomy writes ``bus.desired`` (N, 3: heading, speed, depth — the
 ``DESIRED_*`` topics the PID holds, its ``desired`` state); the PID writes ``bus.usm_cmd``

@@ -33,18 +33,24 @@ def _sin_cos_deg(h: F64) -> tuple[F64, F64]:
     return np.sin(r), np.cos(r)
 
 
-def _refresh(key: F64, val: F64, s: F64, c: F64 | None) -> tuple[F64, F64 | None, bool]:
-    """Recompute cached sin (and cos) where the cache key no longer matches the value."""
+def _refresh(
+    key: F64, val: F64, s: F64, c: F64 | None, *, degrees: bool = True
+) -> tuple[F64, F64 | None, bool]:
+    """Recompute cached sin (and cos) where the cache key no longer matches the value.
+
+    ``val`` in degrees (the heading), or in radians with ``degrees=False`` (the pitch: the
+    program's depth law takes ``sin`` of the pitch in radians, §3.4).
+    """
     if key is val:  # the key is the value array itself (state arrays are never mutated)
         return s, c, False
     stale = key != val
     if not stale.any():
         return s, c, False
     if stale.all():
-        r = _deg2rad(val)
+        r = _deg2rad(val) if degrees else val
         return np.sin(r), (np.cos(r) if c is not None else None), True
     idx = np.flatnonzero(stale)
-    r = _deg2rad(val[idx])
+    r = _deg2rad(val[idx]) if degrees else val[idx]
     s = s.copy()
     s[idx] = np.sin(r)
     if c is not None:
@@ -307,7 +313,7 @@ def _propagate_record(
     elev = st.elevator
     b = st.buoyancy_rate
     depth0 = rec["depth"]
-    psin, _n, _r = _refresh(rec["pkey"], rec["pitch"], rec["psin"], None)
+    psin, _n, _r = _refresh(rec["pkey"], rec["pitch"], rec["psin"], None, degrees=False)
     if not (elev.any() or psin.any()):
         # level (pitch 0) and no elevator: the pitch term and the actuator term are ±0, so
         # the depth rate is -b for moving and stopped vehicles alike, and the new pitch (and

@@ -175,7 +175,7 @@ def usm_propagate(u: Any, it: Any, pc: Any, t: float, dxt: Any, dyt: Any, w: Any
         w[i, 0] = vs
         turning = turning or (vs != 0.0 and u[i, RUD] != 0.0)
         if u[i, PKEY] != u[i, PIT]:
-            u[i, PSIN] = math.sin(_deg2rad(u[i, PIT]))  # the cache's refresh (as the model)
+            u[i, PSIN] = math.sin(u[i, PIT])  # the cache's refresh (pitch in radians)
         psin_any = psin_any or u[i, PSIN] != 0.0
     level = not (elev_any or psin_any)
     for i in range(n):
