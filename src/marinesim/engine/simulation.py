@@ -123,6 +123,8 @@ class Simulation:
         #: required, False never.  Set before :meth:`run`.
         self.compiled: bool | None = None
         self._span: Any = None
+        self._span_next = 0  # step(): the next tick the compiled span is tried at
+        self._span_gap = 0
         self.log_rate = log_rate
         self.log_columns = None if log_columns is None else tuple(log_columns)
         self._output: StreamOutput | None = None
@@ -356,6 +358,10 @@ class Simulation:
         Errors raised by hooks propagate after the partial result has been finalised
         (``exc.result`` and ``sim.result`` hold it).  Call :meth:`run` to finish the run (it
         returns at once when an end condition already holds) and get the :class:`RunResult`.
+
+        Where the scenario's plugins run compiled (:mod:`marinesim.engine.compiled`), the
+        ticks go through the generated tick as in :meth:`run` (same logs, bus and hook-call
+        counts), e.g. one tick per call of an externally clocked simulation (ArduSub SITL).
         """
         if self._finished:
             return 0
@@ -364,11 +370,24 @@ class Simulation:
         try:
             if not self._started:
                 self._begin()
-            for _ in range(int(n)):
+            span = self._span_for_run() if n > 0 else None
+            while done < n:
                 if self._end_reason() is not None or self.status == "diverged":
                     break
                 if self._stop_request is not None:
                     break
+                k = self.clock.k
+                if span is not None and k >= self._span_next and not self._worlds.frozen.any():
+                    kend = k + int(n) - done
+                    if self.clock.end is not None:
+                        kend = min(kend, self._end_tick())
+                    ran = span.run(k, kend) - k
+                    if ran > 0:  # the compiled tick ran these (an externally clocked step)
+                        done += ran
+                        self._span_gap = 0
+                        continue
+                    self._span_gap = min(2 * self._span_gap + 1, 400)  # handed back: back off
+                    self._span_next = k + 1 + self._span_gap
                 self._tick()
                 done += 1
                 if self.status == "diverged":
@@ -564,6 +583,7 @@ class Simulation:
             self.seed = check_seed(seed)
             self.seed_drawn = False
         self._init_runtime()
+        self._span, self._span_next, self._span_gap = None, 0, 0  # the route of the new slots
 
     # introspection -------------------------------------------------------------------------
     @property
