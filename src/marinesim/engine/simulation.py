@@ -326,7 +326,21 @@ class Simulation:
 
     def _tick(self) -> None:
         """One tick t_k → t_{k+1}: the phases compiled from :data:`PHASES`."""
+        if self._span:
+            self.flush()
         self._loop.tick()
+
+    def flush(self) -> None:
+        """Bring in the bookkeeping :meth:`step` defers on the compiled route: the recorder's
+        frames, the bus and hook-call counts, the hook contexts of the ticks run since.
+
+        Any plugin tick, :meth:`run`, the end of the run, :meth:`snapshot`, :meth:`restore`,
+        :meth:`manifest` and :meth:`hook_calls` do it first; call it to read the recorder or
+        the bus between :meth:`step` calls.
+        """
+        flush = getattr(self._span or None, "flush", None)
+        if flush is not None:
+            flush()
 
     def _log_frame(self, t: float) -> None:
         self._loop.log_frame(t)
@@ -371,6 +385,8 @@ class Simulation:
             if not self._started:
                 self._begin()
             span = self._span_for_run() if n > 0 else None
+            if span is not None and hasattr(span, "defer"):  # the bookkeeping waits: flush()
+                span.defer = all(c == "time" for c in self.end_conditions)
             while done < n:
                 if self._end_reason() is not None or self.status == "diverged":
                     break
@@ -428,6 +444,9 @@ class Simulation:
             if not self._started:
                 self._begin()
             span = self._span_for_run()
+            if span is not None and hasattr(span, "defer"):
+                span.defer = False
+                span.flush()
             span_end = self._end_tick()
             span_next, gap = 0, 0
             while True:
@@ -521,6 +540,7 @@ class Simulation:
             exc.result = result  # type: ignore[attr-defined]
 
     def _stop_hooks(self) -> None:
+        self.flush()
         t = self.clock.t
         for slot in self.world_slots:
             if slot.plugin.kind == "metric":
@@ -533,6 +553,7 @@ class Simulation:
         return self._finalise(final=True)
 
     def _finalise(self, *, final: bool) -> RunResult:
+        self.flush()
         if final:
             self._finished = True
         status = self.status if final or self.status != "running" else "paused"
@@ -564,6 +585,7 @@ class Simulation:
 
     def manifest(self, status: str | None = None) -> dict[str, Any]:
         """Run manifest (versions, seed, plugins, status, ending, wall time, lag)."""
+        self.flush()
         return build_manifest(self, status)
 
     # snapshots -----------------------------------------------------------------------------
@@ -571,10 +593,12 @@ class Simulation:
         """Immutable copy of the run state (between ticks)."""
         if not self._started:
             self._begin()
+        self.flush()
         return take_snapshot(self)
 
     def restore(self, snap: Snapshot) -> None:
         """Return to a snapshot; the run continues bit-identically from there."""
+        self.flush()
         restore_snapshot(self, snap)
 
     def reset(self, seed: int | None = None) -> None:
@@ -602,6 +626,7 @@ class Simulation:
 
     def hook_calls(self) -> dict[str, dict[str, int]]:
         """Calls per hook of every plugin, keyed ``block.plugin``."""
+        self.flush()
         return {
             f"{s.block.name if s.block else 'world'}.{s.plugin.name}": dict(s.calls)
             for s in self.slots

@@ -2,7 +2,7 @@
 
 The SIM_JSON backend (:class:`~marinesim.interop.sitl.plant.EnginePlant`) writes the motor
 pulses of each servo packet into :attr:`SitlServo.pwm`; the declaration's ``load`` copies them
-into its ``pwm`` array before the call, and :func:`servo_control` hands them to the thruster
+into its ``pwm`` array before every call (``inputs``), and :func:`servo_control` hands them to the thruster
 plant through the ``bus.thrusters_cmd`` wire (the ``thrusters/cmd`` message of the plugin
 route; counted on the bus, never built) and logs them, every tick.  It also keeps the newest
 rangefinder reading the ``rangefinder`` sensor left on the ``bus.rangefinder`` wire (distance
@@ -70,8 +70,10 @@ def servo_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     def ready() -> bool:
         return name in sim._recorder.units
 
-    def load(k: int) -> None:
+    def inputs(k: int) -> None:
         a["pwm"][:] = plugin.pwm
+
+    def load(k: int) -> None:
         r = plugin.reading
         if r is not None:
             a["reading"][0], a["reading"][1] = r
@@ -91,5 +93,5 @@ def servo_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
             "pwm", "bus.thrusters_cmd", rf, "reading", "cnt", "plog"))],
         arrays=a, state=("reading", "cnt", *(("norf",) if not pubs else ())), logs=("plog",),
         publishes=("thrusters/cmd",), sources=(Path(__file__),),
-        ready=ready, load=load, commit=commit, finish=finish,
+        ready=ready, load=load, inputs=inputs, commit=commit, finish=finish,
     )  # fmt: skip
