@@ -143,12 +143,13 @@ class CompiledRoute:
                 else:  # a wire: its owner's array
                     arrays.append(next(ls.arrays[key] for ls in decls if key in ls.arrays))
             saves = [np.empty_like(arrays[i]) for i in state]
-            self._kernel = (fn, tuple(arrays), tuple(saves))
-        fn, arrays, saves = self._kernel
+            self._kernel = (fn, (*arrays, *saves), _interpreted())
+        fn, tail, interp = self._kernel
         clock = self.sim.clock
-        args = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched,
-                *arrays, *saves)  # fmt: skip
-        if self._warm:  # typed in this process: no compile notice to check (≈ 0.25 ms a call)
+        args = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched, *tail)
+        if self._warm and not interp:  # typed: no compile notice to check (≈ 0.25 ms a call);
+            kstop = int(fn(*args))  # machine code does not consult numpy's error state
+        elif self._warm:
             with np.errstate(all="ignore"):
                 kstop = int(fn(*args))
         else:
