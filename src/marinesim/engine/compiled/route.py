@@ -99,7 +99,11 @@ class CompiledRoute:
     def run(self, k: int, kend: int) -> int:
         """Run ticks k… compiled (at most to ``kend``); returns the tick reached."""
         if self._dn:  # ticks whose bookkeeping waits (an externally clocked run: defer)
-            if k == self._dk0 + self._dn and self.block.truth is self._truth and not self.sim.bus.pending:
+            if (
+                k == self._dk0 + self._dn
+                and self.block.truth is self._truth
+                and not self.sim.bus.pending
+            ):
                 lim = self._limit(self._dk0, kend)  # the recorder's state is that of tick _dk0
                 if lim > k:
                     return self._call(k, lim, load=False)
@@ -122,7 +126,9 @@ class CompiledRoute:
         for log, keep in zip(self._logs, self._stash, strict=True):
             log[:dn] = keep[:dn]
         k0 = self._dk0
-        self._account(k0, k0 + dn, {n: v for _s, laws in self.entries for n, v in laws.finish(dn).items()})
+        self._account(
+            k0, k0 + dn, {n: v for _s, laws in self.entries for n, v in laws.finish(dn).items()}
+        )
 
     def _call(self, k: int, kend: int, *, load: bool) -> int:
         """One call of the generated tick from tick k (the state arrays loaded first unless
@@ -175,7 +181,9 @@ class CompiledRoute:
             self.sim._last_finite[self.block.name] = self._truth.pos.copy()
             self.sim.clock.k = kstop
             return kstop
-        self._account(k, kstop, {n: v for _s, laws in self.entries for n, v in laws.finish(ticks).items()})
+        self._account(
+            k, kstop, {n: v for _s, laws in self.entries for n, v in laws.finish(ticks).items()}
+        )
         return kstop
 
     def _account(self, k: int, kstop: int, vals: dict[str, np.ndarray]) -> None:
