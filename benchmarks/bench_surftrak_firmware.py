@@ -9,8 +9,10 @@ at 23.1 s, stick z = 250 from 25.1 to 47.3 s, SURFTRAK at 51.3 s, stick z = 700 
 * ``port``: :class:`marinesim.control.surftrak.ArduSubVertical` at 400 Hz with the session's
   parameters (ArduSub's ``sub.parm`` + ``session.parm``, as logged in the ``.BIN``), fed what
   the firmware is fed: depth as ArduSub reads it (1.0247 × the true depth change, README
-  §2.4), the specific force, ``rng_1`` sampled by the 20 Hz rangefinder task; its vertical
-  thrust drives motors 5 and 6 as the vectored frame does (PWM = 1500 − 400·thrust).
+  §2.4), the specific force, ``rng_1`` sampled by the 20 Hz rangefinder task; height and
+  climb rate through :mod:`marinesim.sensors.ekf3_height` (the firmware's controllers read
+  EKF3's output; ``port_truth_inputs``: the depth reading and the true climb rate); its
+  vertical thrust drives motors 5 and 6 as the vectored frame does (PWM = 1500 − 400·thrust).
 * ``recorded`` (0.3 s only): real ArduSub on that plant, session ``c_surftrak_sawtooth``.
 * ``sitl``: real ArduSub SITL now (``MARINESIM_ARDUSUB`` = the ``ardusub`` binary), against
   ``marinesim sitl --physics reference``, driven by a pymavlink GCS on SITL's clock.
@@ -21,6 +23,7 @@ period (mean spacing of upward mean crossings) and RMS; the amplitude (half peak
 ±2.5 s) 20 s and 35 s after engagement (the 0.5 s delay's growth).  Prints JSON.  ::
 
     python benchmarks/bench_surftrak_firmware.py [--delays 0.3 0.5] [--json PATH] [--no-sitl]
+        [--ek3-hgt-delay MS] [--baro-noise SIGMA]
 """
 
 from __future__ import annotations
@@ -96,15 +99,20 @@ def stick_of(z: float) -> float:
 def run_port(delay: float, params: dict[str, float], baro_noise: float = 0.0,
              seed: int = 1, trace: list[tuple[float, ...]] | None = None,
              accel_hz: float = 0.0, depth_scale: float = DEPTH_SCALE,
-             z_lead: float = 0.0, vz_scale: float | None = None) -> dict[str, Any]:  # fmt: skip
+             z_lead: float = 0.0, vz_scale: float | None = None,
+             ekf: Any = None) -> dict[str, Any]:  # fmt: skip
     """The port on the reference plant through session c's script; per-0.05 s series.
 
     ``accel_hz`` > 0 low-passes the measured vertical acceleration (ArduPilot's
     INS_ACCEL_FILTER, 20 Hz, on the 1200 Hz samples); ``depth_scale`` is the depth reading's
     scale; ``z_lead`` [s] shifts the depth reading by that much of the current heave rate
     (an estimator running ahead of the truth); ``vz_scale`` the climb rate's scale (default
-    ``depth_scale``).  ``trace`` collects CTUN-like rows every 0.1 s once armed: time, ThO (filtered throttle),
-    DAlt, Alt, TAlt (terrain offset), DSAlt (target), CRt [m, m/s, z up], true depth."""
+    ``depth_scale``).  ``ekf`` (:class:`~marinesim.sensors.ekf3_height.Ekf3HeightParams`):
+    the port reads height and climb rate from the EKF3 height model fed with that depth
+    reading and the measured acceleration, as the firmware reads EKF3's output; ``None``
+    feeds it the reading and the true climb rate directly.  ``trace`` collects CTUN-like rows
+    every 0.1 s once armed: time, ThO (filtered throttle), DAlt, Alt, TAlt (terrain offset),
+    DSAlt (target), CRt [m, m/s, z up], true depth."""
     from marinesim.control.surftrak import SURFTRAK, ArduSubVertical
     from marinesim.interop.sitl.refplant import (
         _FLOOR,
@@ -116,12 +124,14 @@ def run_port(delay: float, params: dict[str, float], baro_noise: float = 0.0,
         Z0,
         ReferencePlant,
     )
+    from marinesim.sensors.ekf3_height import Ekf3Height
 
     sp = port_params(params)
     plant = ReferencePlant(T200, "sawtooth", u0=0.5, u_start=70.0, rng_delay=delay)
     rng_gen = np.random.default_rng(seed)
     pwm = np.full(16, 1500.0)
     ap: ArduSubVertical | None = None
+    est: Ekf3Height | None = None
     script = list(SCRIPT)
     stick = stick_of(500)
     armed = False
@@ -155,6 +165,11 @@ def run_port(delay: float, params: dict[str, float], baro_noise: float = 0.0,
                 z_m += rng_gen.normal(0.0, baro_noise)
             vz = -(depth_scale if vz_scale is None else vz_scale) * plant.s[_W]  # climb rate
             az = az_f
+            if ekf is not None:  # what inertial_nav reports: EKF3's output
+                if est is None:
+                    est = Ekf3Height(ekf, z_m, vz)
+                est.step(az * 0.01, z_m)
+                z_m, vz = est.z, est.vz
             if loop % 20 == 0:  # read_rangefinder at 20 Hz: the value SITL holds now
                 r = plant.s[_RNG] if plant.s[_HAVE] else math.nan
                 if math.isfinite(r):
@@ -237,12 +252,16 @@ def metrics(run: dict[str, Any]) -> dict[str, float]:
 
 
 # ----------------------------------------------------------------------------- real SITL
-def run_sitl(delay: float, binary: str, work: Path, instance: int = 6) -> dict[str, Any]:
-    """Real ArduSub SITL on ``marinesim sitl --physics reference`` through session c's script."""
+def run_sitl(delay: float, binary: str, work: Path, instance: int = 6,
+             extra: dict[str, float] | None = None) -> dict[str, Any]:  # fmt: skip
+    """Real ArduSub SITL on ``marinesim sitl --physics reference`` through session c's script
+    (``extra``: parameters set on top of the session's)."""
     from pymavlink import mavutil
 
     work.mkdir(parents=True, exist_ok=True)
-    (work / "session.parm").write_text((SESSION / "session.parm").read_text())
+    lines = [f"{k} {v:g}" for k, v in (extra or {}).items()]
+    (work / "session.parm").write_text((SESSION / "session.parm").read_text() + "\n".join(lines)
+                                       + "\n")  # fmt: skip
     sub_parm = os.environ.get("MARINESIM_ARDUSUB_DEFAULTS") or str(REF / "sub.parm")
     port = 9002 + 10 * instance
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
@@ -320,33 +339,49 @@ def main() -> None:
     ap.add_argument("--delays", type=float, nargs="+", default=[0.3, 0.5])
     ap.add_argument("--baro-noise", type=float, default=0.0, help="port: depth noise σ [m]")
     ap.add_argument("--no-sitl", action="store_true", help="skip real SITL even if available")
+    ap.add_argument(
+        "--ek3-hgt-delay",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="EK3_HGT_DELAY for the port's EKF3 model and real SITL "
+        "(default: the session's, 60 ms; the recorded column keeps 60)",
+    )
     ap.add_argument("--keep", type=Path, default=None, help="keep the SITL runs' folders here")
     ap.add_argument("--json", type=Path, default=None, help="write the report here")
     args = ap.parse_args()
     if not (SESSION.exists() and T200.exists()):
         sys.exit("needs ../shared/reference/ardusub_sitl and ../shared/data/t200")
+    from marinesim.sensors.ekf3_height import Ekf3HeightParams
+
     params = session_params()
-    results: dict[str, Any] = {}
+    extra = {}
+    if args.ek3_hgt_delay is not None:
+        params["EK3_HGT_DELAY"] = extra["EK3_HGT_DELAY"] = args.ek3_hgt_delay
+    ekf = Ekf3HeightParams.from_ardupilot(params)
+    results: dict[str, Any] = {"EK3_HGT_DELAY_ms": ekf.EK3_HGT_DELAY}
     binary = os.environ.get("MARINESIM_ARDUSUB")
     for d in args.delays:
         key = f"delay_{d:g}"
         res: dict[str, Any] = {}
         t0 = time.process_time()
-        res["port"] = metrics(run_port(d, params, args.baro_noise))
+        res["port"] = metrics(run_port(d, params, args.baro_noise, ekf=ekf))
         res["port"]["cpu_s"] = round(time.process_time() - t0, 1)
-        if abs(d - 0.3) < 1e-9:
+        res["port_truth_inputs"] = metrics(run_port(d, params, args.baro_noise))
+        if abs(d - 0.3) < 1e-9 and args.ek3_hgt_delay in (None, 60.0):
             res["recorded"] = metrics(recorded())
         if binary and not args.no_sitl:
             with tempfile.TemporaryDirectory() as tmp:
                 work = (args.keep or Path(tmp)) / key
-                res["sitl"] = metrics(run_sitl(d, binary, work))
+                res["sitl"] = metrics(run_sitl(d, binary, work, extra=extra))
         fw = res.get("sitl") or res.get("recorded")
         if fw:
-            res["port_over_firmware"] = {
-                k: round(res["port"][k] / fw[k], 3)
-                for k in ("cliff_pp_m", "cliff_period_s", "amp_20s_m", "amp_35s_m")
-                if fw.get(k) and math.isfinite(fw[k])
-            }
+            for col in ("port", "port_truth_inputs"):
+                res[f"{col}_over_firmware"] = {
+                    k: round(res[col][k] / fw[k], 3)
+                    for k in ("cliff_pp_m", "cliff_period_s", "amp_20s_m", "amp_35s_m")
+                    if fw.get(k) and math.isfinite(fw[k])
+                }
         results[key] = res
         print(json.dumps({key: res}))
     write_report("bench_surftrak_firmware", " ".join(["python", *sys.argv]), results, args.json)

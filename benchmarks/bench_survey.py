@@ -6,7 +6,10 @@ lawnmower + the ``demo_current.cfd`` current field + a gust script) with its blo
 split among 10⁴ vehicles).  Figures, in one process:
 
 * ``vehicle_steps_per_cpu_s``: N · ticks / CPU time of ``Simulation.step(ticks)`` after
-  ``WARMUP`` ticks (CPU time: the machine is shared; the median of ``--repeat`` runs);
+  ``WARMUP`` ticks (every tick through the plugins; CPU time: the machine is shared; the
+  median of ``--repeat`` runs);
+* ``compiled_vehicle_steps_per_cpu_s``: the same ticks through ``Simulation.run`` on the
+  compiled route (the tick generated from the plugins' laws), and ``compiled_over_python``;
 * ``field_us_per_tick``: :meth:`CurrentField.force` at the N positions, one tick's lookup,
   and ``field_share`` of the tick;
 * ``dense_field_us_per_tick``: the same lookup written as the dense numpy formula over the
@@ -65,22 +68,49 @@ def _cpu(fn, k: int) -> float:
     return best
 
 
-def one_run(n: int, ticks: int) -> tuple[float, object]:
-    """Vehicle-steps per CPU-second of one run; and the simulation (for the lookup)."""
+def one_run(n: int, ticks: int, compiled: bool = False) -> tuple[float, object, int]:
+    """Vehicle-steps per CPU-second of one run; the simulation (for the lookup); the ticks
+    that ran compiled.
+
+    ``compiled=False``: ``Simulation.step`` (every tick through the plugins, as
+    ``MARINESIM_JIT=0``); ``compiled=True``: ``Simulation.run`` to the same end (the tick
+    generated from the plugins' laws, :mod:`marinesim.engine.compiled`; a waypoint reached
+    hands its tick back to the plugins), timed to its last tick (the frames recorded
+    included, the result built after it not, as ``step`` builds none).
+    """
     sim = load_simulation(
         "demo_survey",
         sets={
             "entities.0.count": n,
             "entities.0.autonomy.0.params.lawnmower.split": False,
-            "time.end": 900,
+            "time.end": 900 if not compiled else (WARMUP + ticks) * 0.2,
         },
     )
+    sim.compiled = compiled
     sim.step(WARMUP)
     t0 = time.process_time()
-    done = sim.step(ticks)
-    cpu = time.process_time() - t0
-    assert done == ticks and sim.status == "running"
-    return n * ticks / cpu, sim
+    if compiled:
+        last: list[float] = []
+
+        def progress(t: float, end: float) -> None:  # the clock at the end: stop timing
+            if not last and sim.clock.k >= WARMUP + ticks:
+                last.append(time.process_time())
+
+        res = sim.run(progress)  # (the result built after the last tick is not timed)
+        done, ran = sim.clock.k - WARMUP, int(res.manifest["compiled_ticks"])
+        cpu = last[0] - t0
+    else:
+        done, ran = sim.step(ticks), 0
+        cpu = time.process_time() - t0
+    assert done == ticks and sim.status in ("running", "completed"), (done, sim.status)
+    return n * ticks / cpu, sim, ran
+
+
+def _warm_compiled() -> None:
+    """Load (or compile) the generated tick of this plugin set once, outside the timing."""
+    sim = load_simulation("demo_survey", sets={"time.end": 3.0})
+    sim.compiled = True
+    sim.run()
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -89,6 +119,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--n", type=int, default=10_000)
     ap.add_argument("--ticks", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--python-only", action="store_true", help="skip the compiled route")
     ap.add_argument(
         "--json", type=Path, default=Path(__file__).parent / "results" / "bench_survey.json"
     )
@@ -97,9 +128,17 @@ def main(argv: list[str] | None = None) -> dict:
     rates = []
     sim = None
     for _ in range(args.repeat):
-        r, sim = one_run(args.n, args.ticks)
+        r, sim, _ran = one_run(args.n, args.ticks)
         rates.append(r)
     rate = statistics.median(rates)
+    crates, cticks = [], []
+    if not args.python_only:
+        _warm_compiled()
+        for _ in range(args.repeat):
+            r, _sim, ran = one_run(args.n, args.ticks, compiled=True)
+            crates.append(r)
+            cticks.append(ran)
+    crate = statistics.median(crates) if crates else None
     fld = sim.env.current_field  # type: ignore[union-attr]
     pos = np.asarray(sim.block("survey").truth.pos)  # type: ignore[union-attr]
     east, north = pos[:, 1].copy(), pos[:, 0].copy()
@@ -118,6 +157,10 @@ def main(argv: list[str] | None = None) -> dict:
         "dense_field_us_per_tick": dense_s * 1e6,
         "field_speedup": dense_s / field_s,
         "field_vectors": len(fld),
+        "compiled_vehicle_steps_per_cpu_s": crate,
+        "compiled_runs": crates,
+        "compiled_ticks": cticks,
+        "compiled_over_python": None if crate is None else crate / rate,
         "load_average": [load0, _load()],
     }
     print(
@@ -127,10 +170,16 @@ def main(argv: list[str] | None = None) -> dict:
         f"{dense_s * 1e6:,.0f} us ({dense_s / field_s:.1f}x); load {result['load_average']}",
         flush=True,
     )
+    if crate is not None:
+        print(
+            f"compiled route: {crate:,.0f} vehicle-steps per CPU-s ({crate / rate:.1f}x the "
+            f"plugins' ticks; ticks compiled {cticks} of {args.ticks})",
+            flush=True,
+        )
     return write_report(
         "demo_survey plugins at N vehicles through the engine; current-field lookup",
         f"python benchmarks/bench_survey.py --n {args.n} --ticks {args.ticks} "
-        f"--repeat {args.repeat}",
+        f"--repeat {args.repeat}" + (" --python-only" if args.python_only else ""),
         result,
         args.json,
     )

@@ -108,3 +108,26 @@ def test_core_compile_imports_no_numba() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_stamps_cover_laws_in_any_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel's stamp and a generated tick's digest change when any module of the package
+    changes, not only the files they name (a law calls laws of other packages)."""
+    from marinesim.engine.compiled import generate
+
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep / "law.py").write_text("K = 1\n")
+    d1 = cc.tree_digest(tmp_path)
+    (deep / "law.py").write_text("K = 2\n")
+    assert cc.tree_digest(tmp_path) != d1
+    (deep / "law.py").rename(deep / "other.py")  # a name is part of the digest
+    d2 = cc.tree_digest(tmp_path)
+    (deep / "other.py").rename(deep / "law.py")
+    assert d2 != cc.tree_digest(tmp_path)
+
+    s1 = cc.source_stamp(_affine_row)
+    t1 = generate._digest("def tick_loop(): pass", [])
+    monkeypatch.setattr(cc, "package_digest", lambda: "edited elsewhere")
+    assert cc.source_stamp(_affine_row) != s1
+    assert generate._digest("def tick_loop(): pass", []) != t1

@@ -9,13 +9,16 @@ a point ``lead`` metres ahead of its projection on the track line from the previ
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.errors import ConfigError
 from marinesim.core.frames import angle360
+from marinesim.core.jitable import register_jitable
 
 __all__ = [
     "WaypointState",
@@ -23,6 +26,7 @@ __all__ = [
     "lawnmower",
     "split_lanes",
     "waypoint_init",
+    "waypoint_row",
     "waypoint_update",
 ]
 
@@ -227,3 +231,67 @@ def waypoint_update(
     heading = bearing_deg(pos[:, 0], pos[:, 1], aim[:, 0], aim[:, 1])
     heading = np.where(done, np.nan, heading)
     return WaypointState(idx, loops, min_dist, done, prev_pt), heading, target, reached
+
+
+@register_jitable
+def waypoint_row(
+    i: int, n_pt: float, e_pt: float, points: Any, npoints: Any, index: Any, loops: Any,
+    min_dist: Any, done: Any, prev_point: Any, capture_radius: float, slip_radius: float,
+    lead: float, repeat: int, out: Any,
+) -> int:
+    """:func:`waypoint_update` of row ``i`` (the same operations, in place).
+
+    Updates ``index[i]``, ``loops[i]``, ``min_dist[i]``, ``done[i]``, ``prev_point[i]`` and
+    writes ``out[i]`` = (heading [deg] or NaN when done, target north, target east).
+    Returns 0 (no waypoint reached), 1 (reached: the next index) or 2 (reached the last
+    point of the last pass: done).  (``np.hypot``, not ``math.hypot``: CPython's own
+    ``math.hypot`` rounds differently from the C library's, which numpy and numba call.)
+    """
+    j = min(index[i], npoints[i] - 1)
+    tn = points[i, j, 0]
+    te = points[i, j, 1]
+    dist = np.hypot(tn - n_pt, te - e_pt)
+    slipping = slip_radius > 0 and dist < slip_radius and dist > min_dist[i] + 1e-9
+    reached = not done[i] and (dist < capture_radius or slipping)
+    code = 0
+    if reached:
+        prev_point[i, 0] = tn
+        prev_point[i, 1] = te
+        nxt = index[i] + 1
+        wrap = nxt >= npoints[i]
+        more = repeat < 0 or loops[i] < repeat
+        if wrap:
+            loops[i] += 1
+        if wrap and not more:
+            done[i] = True
+            code = 2
+        else:
+            code = 1
+        nxt = 0 if (wrap and more) else min(nxt, npoints[i] - 1)
+        index[i] = nxt
+        tn = points[i, nxt, 0]
+        te = points[i, nxt, 1]
+        min_dist[i] = np.hypot(tn - n_pt, te - e_pt)
+    else:
+        md = min_dist[i]
+        min_dist[i] = dist if (dist < md or dist != dist) else md  # np.minimum (NaN passes)
+    an, ae = tn, te
+    if lead > 0:
+        pn, pe = prev_point[i, 0], prev_point[i, 1]
+        sn, se = tn - pn, te - pe
+        seg_len = np.hypot(sn, se)
+        safe = seg_len if seg_len > 0 else 1.0
+        un, ue = sn / safe, se / safe
+        s = ((n_pt - pn) * un + (e_pt - pe) * ue) + lead
+        if seg_len > 0 and s < seg_len:
+            sc = s if (s > 0.0 or s != s) else 0.0
+            an, ae = pn + un * sc, pe + ue * sc
+    if done[i]:
+        out[i, 0] = math.nan
+    else:
+        deg = math.atan2(ae - e_pt, an - n_pt) * (180.0 / math.pi)  # np.degrees
+        m = deg % 360.0  # core.frames.angle360: Python's float % is np.mod's rule
+        out[i, 0] = m - 360.0 if m >= 360.0 else m
+    out[i, 1] = tn
+    out[i, 2] = te
+    return code

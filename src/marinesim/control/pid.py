@@ -8,14 +8,26 @@ update), and the output is clamped to ±``output_limit``.  Every array has a lea
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.frames import angle180
+from marinesim.core.jitable import register_jitable
 
-__all__ = ["PidGains", "PidState", "heading_error", "pid_init", "pid_update"]
+__all__ = [
+    "PidGains",
+    "PidState",
+    "angle360_c",
+    "heading_error",
+    "heading_error_c",
+    "pid_init",
+    "pid_row",
+    "pid_update",
+]
 
 #: ``np.clip`` on float arrays without its Python dispatch (the same ufunc, the same bits).
 _clip = getattr(getattr(np, "_core", None) and np._core.umath, "clip", np.clip)
@@ -129,3 +141,40 @@ def pid_update(
     new_integral = np.where(mask, integral, state.integral)
     new_prev = np.where(mask, e0, prev)
     return out, PidState(new_integral, new_prev)
+
+
+@register_jitable
+def angle360_c(a: float) -> float:
+    """:func:`~marinesim.core.frames.angle360` of one angle (``np.mod``'s rules, the same bits)."""
+    m = a % 360.0  # Python's float % (and numba's) is np.mod's rule: the same bits
+    if m >= 360.0:
+        m -= 360.0
+    return m
+
+
+@register_jitable
+def heading_error_c(desired_deg: float, heading_deg: float) -> float:
+    """:func:`heading_error` of one pair (wrapped to (−180, 180] [deg])."""
+    a = angle360_c(desired_deg - heading_deg)
+    return a - 360.0 if a > 180.0 else a
+
+
+@register_jitable
+def pid_row(
+    kp: float, ki: float, kd: float, ilim: float, olim: float, st: Any, c: int, e: float,
+    dt: float,
+) -> float:
+    """:func:`pid_update` of one loop of an active row: memory ``st[0, c]`` (integral) and
+    ``st[1, c]`` (previous error) updated in place; returns the clamped output.
+
+    ``e`` must be finite (a NaN error is a row :func:`pid_update` leaves alone)."""
+    prev = st[1, c]
+    deriv = (e - prev) / dt if math.isfinite(prev) else 0.0
+    integral = st[0, c] + ki * e * dt
+    lim = abs(ilim)
+    integral = min(max(integral, -lim), lim) if integral == integral else integral
+    out = kp * e + kd * deriv + integral
+    out = min(max(out, -olim), olim) if out == out else out
+    st[0, c] = integral
+    st[1, c] = e
+    return out

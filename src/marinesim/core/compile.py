@@ -21,15 +21,18 @@ layer's own policy (``marinesim.models.sixdof.backends``, ``marinesim.allocation
 module only runs an already chosen name.
 
 numba's disk cache checks only the file of the cached function (this module), not the
-functions it calls: :func:`source_stamp` digests the files the kernels are compiled from and
-the digest is bound into the kernels' closure, part of numba's cache key, so editing a law
-recompiles instead of loading stale machine code.
+functions it calls: :func:`source_stamp` digests the sources and the digest is bound into the
+kernels' closure, part of numba's cache key, so editing a law recompiles instead of loading
+stale machine code.  The digest covers every module of the package (:func:`package_digest`),
+not only the files a kernel names: a law calls laws of other packages, which call others, and
+a list of them kept by hand went stale (an edited PID law left a stale EKF kernel loading).
 
 numba is imported only when kernels are built or run (importing this module does not need it).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -48,8 +51,10 @@ __all__ = [
     "cuda_launch",
     "kernels",
     "require_cuda",
+    "package_digest",
     "run_cuda",
     "source_stamp",
+    "tree_digest",
 ]
 
 #: Every way :meth:`Kernels.launch` can run the rows.
@@ -120,18 +125,35 @@ def source_stamp(one: Any, extra: Iterable[str | Path] = ()) -> str:
     one : function
         The per-row function: every ``*.py`` of its module's folder is digested.
     extra : iterable of path
-        More sources: a file, or a folder (its ``*.py``), e.g. the laws ``one`` calls from
-        other packages.
+        More sources: a file, or a folder (its ``*.py``), e.g. laws outside the package.
+
+    The digest also covers :func:`package_digest` (every module of marinesim).
     """
     files = set(Path(sys.modules[one.__module__].__file__ or "").resolve().parent.glob("*.py"))
     for e in extra:
         p = Path(e).resolve()
         files.update(p.glob("*.py") if p.is_dir() else (p,))
-    h = hashlib.sha256()
+    h = hashlib.sha256(package_digest().encode())
     for f in sorted(files):
         if f.is_file():
             h.update(f.read_bytes())
     return h.hexdigest()[:16]
+
+
+@functools.cache
+def package_digest() -> str:
+    """Digest of every ``*.py`` of the installed marinesim package (once per process, about
+    30 ms): part of every compiled kernel's and generated tick's cache key."""
+    return tree_digest(Path(__file__).resolve().parents[1])
+
+
+def tree_digest(root: Path) -> str:
+    """Digest of the names and contents of every ``*.py`` below ``root``."""
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()
 
 
 @dataclass

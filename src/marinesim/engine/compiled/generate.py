@@ -6,14 +6,16 @@ function that runs many ticks::
 
     tick_loop(k0, kend, start, dt, h, nsub, sched, a0, a1, …, s0, s1, …) -> k
 
-For each tick k: save the mutable state arrays (``s*``), the ``control`` laws due at k
-(``sched`` holds every control law's period and offset), the ``substep`` laws ``nsub`` times
+For each tick k: save the mutable state arrays (``s*``), the ``autonomy`` then the
+``control`` laws due at k (``sched`` holds each of those laws' period and offset, in that
+order), the ``substep`` laws ``nsub`` times
 at t_k + s·h, the ``after_physics`` then the ``sense`` laws at t_{k+1}; a law returning non-zero restores the
 state saved at the tick's start and the loop returns k (the plugins run that tick).
 
 :func:`compile_tick` writes the source to ``<cache>/tick_<digest>.py``, the digest covering
 the source itself (the plugin combination: law functions, hooks, argument wiring) and the
-files the laws are written in (their modules and declared sources, this generator), and
+files the laws are written in (their modules and declared sources, this generator, and every
+module of the package: :func:`marinesim.core.compile.package_digest`), and
 compiles it with ``numba.njit(cache=True)``: numba's disk cache sits beside the file, so a
 second process loads machine code instead of compiling, and editing any law gives a new
 digest (a new file) instead of stale code.  The cache folder is ``$MARINESIM_CACHE_DIR/ticks``
@@ -84,12 +86,12 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
 
     body: list[str] = []
     nctl = 0
-    for hook in ("control", "substep", "after_physics", "sense"):
+    for hook in ("autonomy", "control", "substep", "after_physics", "sense"):
         for d, laws in enumerate(decls):
             for law in laws.laws:
                 if law.hook != hook:
                     continue
-                if hook == "control":
+                if hook in ("autonomy", "control"):
                     p, o = f"sched[{2 * nctl}]", f"sched[{2 * nctl + 1}]"
                     nctl += 1
                     body += [
@@ -155,6 +157,8 @@ except ImportError:  # pragma: no cover - the compiled tick needs numba
 
 
 def _digest(source: str, decls: Sequence[Laws]) -> str:
+    from marinesim.core.compile import package_digest
+
     files = {Path(__file__).resolve()}
     for laws in decls:
         for law in laws.laws:
@@ -163,6 +167,7 @@ def _digest(source: str, decls: Sequence[Laws]) -> str:
             p = Path(extra).resolve()
             files.update(p.glob("*.py") if p.is_dir() else (p,))
     h = hashlib.sha256(source.encode())
+    h.update(package_digest().encode())  # the laws' own callees, in any package
     for f in sorted(files):
         if f.is_file():
             h.update(f.read_bytes())

@@ -16,7 +16,7 @@ A plugin joins the compiled tick by implementing ``compiled_laws(slot, sim)``, r
   numpy, the same expressions as the plugin's own ``ctx.log``), and ``commit``: the plugin
   state at the tick the compiled loop stopped at.
 
-A law's signature is ``fn(k, j, t, h, *arrays)`` for ``control`` / ``after_physics`` /
+A law's signature is ``fn(k, j, t, h, *arrays)`` for ``autonomy`` / ``control`` / ``after_physics`` /
 ``sense`` (a sensor's measurement at t_{k+1}, after every ``after_physics`` law; tick
 ``k``, the ``j``-th of this call, time ``t`` of the hook) and ``fn(k, j, s, t, h, *arrays)``
 for ``substep`` (substep ``s``); it returns 0 when the tick may go on and anything else to
@@ -35,9 +35,10 @@ import numpy as np
 
 __all__ = ["HOOKS", "Law", "Laws", "MAX_TICKS"]
 
-#: Hooks a law may run in, in the order of the tick (engine spec §4.2: control, then the
-#: physics substeps, then what describes t_{k+1}).
-HOOKS = ("control", "substep", "after_physics", "sense")
+#: Hooks a law may run in, in the order of the tick (engine spec §4.2: autonomy, control,
+#: then the physics substeps, then what describes t_{k+1}).  ``autonomy`` and ``control``
+#: laws run on their slot's due ticks (its period and offset).
+HOOKS = ("autonomy", "control", "substep", "after_physics", "sense")
 
 #: Ticks of one compiled call at most (the per-tick log arrays' first axis).
 MAX_TICKS = 2048
@@ -79,12 +80,18 @@ class Laws:
         Arrays with a leading tick axis (``MAX_TICKS``) the laws fill at row ``j``.
     publishes : tuple of str
         Bus topics the plugin publishes at each call (the bus counts go on as if it had).
+    unheard : tuple of str
+        Topics the plugin publishes at each call that no subscriber wants (the bus's
+        ``no_subscriber`` counts go on as if it had).
     counts : callable, optional
         ``counts(k, kstop) -> {topic: messages}`` for a plugin that publishes on some of its
         calls only (e.g. a sensor's message ticks); replaces :attr:`publishes`' count.
     inboxes : tuple of Slot
         Slots whose waiting messages this declaration takes over (``load`` reads them into
         its wires, ``commit`` puts what still waits back): the route runs while they wait.
+    max_ticks : int
+        Ticks one compiled call may run at most (the first axis of its log arrays; default
+        :data:`MAX_TICKS`): a declaration over many vehicles keeps its logs small.
     sources : tuple of path
         Files or folders the laws call into (their digest keys the compiled tick).
     ready : callable
@@ -108,8 +115,10 @@ class Laws:
     state: tuple[str, ...] = ()
     logs: tuple[str, ...] = ()
     publishes: tuple[str, ...] = ()
+    unheard: tuple[str, ...] = ()
     counts: Callable[[int, int], dict[str, int]] | None = None
     inboxes: tuple[Any, ...] = ()
+    max_ticks: int = MAX_TICKS
     sources: tuple[str | Path, ...] = ()
     ready: Callable[[], bool] = lambda: True
     load: Callable[[int], None] = lambda k: None

@@ -29,6 +29,9 @@ from marinesim.engine.compiled.notice import compiling
 
 __all__ = ["CompiledRoute", "route_for"]
 
+#: Seconds of chained compiled calls in one :meth:`CompiledRoute.run` at most.
+CHAIN_S = 0.25
+
 #: Hooks a Python-only plugin may have and still leave the ticks between its own to the
 #: compiled tick (it runs on its due ticks, through the plugins).
 _SPARSE_HOOKS = {"autonomy", "start", "stop"}
@@ -63,10 +66,10 @@ class CompiledRoute:
         self._logs: list[np.ndarray] | None = None  # the laws' log arrays, and their stash
         self._stash: list[np.ndarray] = []
         self._sched = np.array(
-            [x for s, laws in entries for law in laws.laws if law.hook == "control"
-             for x in (s.period, s.offset)],
+            [x for hook in ("autonomy", "control") for s, laws in entries for law in laws.laws
+             if law.hook == hook for x in (s.period, s.offset)],
             dtype=np.int64,
-        )  # fmt: skip
+        )  # fmt: skip (the generated tick's order: autonomy laws, then control laws)
 
     # ------------------------------------------------------------------------------ running
     def _ready(self) -> bool:
@@ -94,10 +97,22 @@ class CompiledRoute:
         rec = self.sim._recorder
         every, ticks0 = rec.every, rec._ticks
         first = -(-ticks0 // every) * every  # the recorder's chunk: stop at the tick filling it
-        return min(kend, k + first + (rec._cap - rec._row - 1) * every - ticks0 + 1, k + MAX_TICKS)
+        most = min([MAX_TICKS, *(laws.max_ticks for _s, laws in self.entries)])
+        return min(kend, k + first + (rec._cap - rec._row - 1) * every - ticks0 + 1, k + most)
 
     def run(self, k: int, kend: int) -> int:
-        """Run ticks k… compiled (at most to ``kend``); returns the tick reached."""
+        """Run ticks k… compiled (at most to ``kend``); returns the tick reached.
+
+        Calls of the generated tick follow one another while each stops only at a limit of
+        its own (a full recorder chunk, flushed between them, or ``max_ticks``), for at most
+        :data:`CHAIN_S` seconds (the run's progress, pause and interrupt checks come between
+        calls of ``run``): the plugins' tick that follows comes only when something only
+        Python does is due (a hand-back, a Python-only plugin's tick) or at ``kend``.
+
+        With :attr:`defer` (``Simulation.step``) a call that goes on from the previous one
+        (nothing ran in Python since) skips the load, and the engine's bookkeeping waits for
+        :meth:`flush`; one call per ``run``.
+        """
         if self._dn:  # ticks whose bookkeeping waits (an externally clocked run: defer)
             if (
                 k == self._dk0 + self._dn
@@ -108,6 +123,22 @@ class CompiledRoute:
                 if lim > k:
                     return self._call(k, lim, load=False)
             self.flush()
+        if self.defer:
+            return self._run_once(k, kend)
+        t0 = _time.perf_counter()
+        while True:
+            due = kend
+            for a in self.sparse:  # (as _limit)
+                nxt = a.offset if k <= a.offset else a.offset + -(-(k - a.offset) // a.period) * a.period
+                due = min(due, nxt)
+            lim = self._limit(k, kend)
+            k1 = self._run_once(k, kend)
+            if k1 <= k or k1 != lim or lim >= due or _time.perf_counter() - t0 > CHAIN_S:
+                return k1
+            k = k1
+
+    def _run_once(self, k: int, kend: int) -> int:
+        """One call of the generated tick from k (see :meth:`run`)."""
         if not self._ready():
             return k
         kend = self._limit(k, kend)
@@ -209,7 +240,7 @@ class CompiledRoute:
         for slot, laws in self.entries:
             hooks = {law.hook for law in laws.laws}
             due = range(k, kstop)
-            if "control" in hooks and slot.period != 1:
+            if hooks & {"autonomy", "control"} and slot.period != 1:
                 p, o = slot.period, slot.offset
                 due = [kk for kk in due if kk >= o and (kk - o) % p == 0]
             calls = len(due)
@@ -219,7 +250,11 @@ class CompiledRoute:
                 bus.delivered[topic] = bus.delivered.get(topic, 0) + m
                 key = (topic, blk.name)
                 bus._seq[key] = bus._seq.get(key, 0) + m
-            hook = next(x for x in ("control", "substep", "sense", "after_physics") if x in hooks)
+            for topic in laws.unheard if calls else ():
+                bus.unheard[topic] = bus.unheard.get(topic, 0) + calls
+            hook = next(
+                x for x in ("autonomy", "control", "substep", "sense", "after_physics") if x in hooks
+            )
             n_calls = calls * (nsub if hook == "substep" else 1)
             slot.calls[hook] = slot.calls.get(hook, 0) + n_calls
             if not calls:
@@ -267,7 +302,8 @@ class CompiledRoute:
                 if v is None:  # held (hold-last)
                     dst[:, row : row + r, ob : ob + cur.shape[0]] = cur.T[:, None, :]
                 else:
-                    dst[:, row : row + r, o : o + n] = v[sel].transpose(2, 0, 1)
+                    vs = v if r == ticks else v[sel]  # every frame: no gathered copy
+                    dst[:, row : row + r, o : o + n] = vs.transpose(2, 0, 1)
         for name, v in vals.items():
             rec.current[(blk.name, name)] = np.array(v[-1], dtype=float)
         rec._ticks = ticks0 + ticks

@@ -120,6 +120,12 @@ class HeadingSpeedDepthPid(Plugin):
         ctx.state["desired"] = np.full((n, 3), np.nan)
         ctx.state["t_prev"] = np.nan
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The compiled tick's declaration (:mod:`marinesim.engine.plugins.usm_laws`)."""
+        from marinesim.engine.plugins.usm_laws import pid_laws
+
+        return pid_laws(self, slot, sim)
+
     def control(self, ctx: Any, rng: Any) -> None:
         """One update of the three loops from the latest setpoints and the belief."""
         st = ctx.state

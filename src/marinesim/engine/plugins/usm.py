@@ -302,6 +302,12 @@ class UsmMotion(Plugin):
         self._set_truth(ctx, st)
         self._log(ctx, st, pubs)
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The compiled tick's declaration (:mod:`marinesim.engine.plugins.usm_laws`)."""
+        from marinesim.engine.plugins.usm_laws import usm_laws
+
+        return usm_laws(self, slot, sim)
+
     # helpers ----------------------------------------------------------------------------------
     def _warn(self, ctx: Any, warnings: list[str], rows: Any) -> None:
         for text in warnings:

@@ -153,6 +153,12 @@ class Waypoints(Plugin):
         ctx.state["wpt"] = waypoint_init(b.pos[:, :2])
         ctx.state["last_heading"] = b.heading_deg.copy()
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The compiled tick's declaration (:mod:`marinesim.engine.plugins.usm_laws`)."""
+        from marinesim.engine.plugins.usm_laws import waypoints_laws
+
+        return waypoints_laws(self, slot, sim)
+
     def autonomy(self, ctx: Any, rng: Any) -> None:
         """Advance along the points and publish the setpoints."""
         p: Any = self.params

@@ -1,0 +1,547 @@
+"""The uSimMarine survey block's compiled-capable laws and their declarations.
+
+``usm`` (motion), ``heading_speed_depth_pid`` (controller), ``waypoints`` (autonomy) and
+``event_script`` join the generated tick (:mod:`marinesim.engine.compiled`) through these
+declarations.  The laws call the L1 row functions the plugins' numpy code is transcribed
+into: :func:`marinesim.models.usm.rows.usm_mail_cmd` and
+:func:`marinesim.models.usm.rows.usm_propagate` (the model's mail and iteration),
+:func:`marinesim.environment.current.force_row` (the current field),
+:func:`marinesim.control.pid.pid_row` and :func:`marinesim.control.guidance.waypoint_row`;
+each is tested bit for bit against the numpy law the plugins call.
+
+Wires: the autonomy writes ``bus.desired`` (N, 3: heading, speed, depth — the
+``DESIRED_*`` topics the PID holds, its ``desired`` state); the PID writes ``bus.usm_cmd``
+(N, 3: rudder, thrust, elevator) and sets ``bus.usm_mail`` (the model applies the three
+messages at its next iteration); the model writes ``truth.pos``, ``truth.quat``,
+``truth.speed``.  A waypoint reached stays in the tick (its event is noted and emitted at the
+commit).  What only Python does hands the tick back: a vehicle's finish that leaves its world
+with every vehicle done (the ``all_done`` end condition), a script event due, a setpoint that
+is not finite; and while the model's state is one the rows do not take (paused, differential
+or reverse thrust, buoyancy or trim requests, water depth), the declarations' ``ready`` keeps
+the ticks the plugins'.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from marinesim.control.guidance import WaypointState, waypoint_row
+from marinesim.control.pid import PidState, angle360_c, heading_error_c, pid_row
+from marinesim.core.jitable import register_jitable
+from marinesim.core.state import VehicleState
+from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
+from marinesim.environment.current import force_row
+from marinesim.models.usm import rows as R
+from marinesim.models.usm.state import _evolve
+
+__all__ = ["pid_laws", "usm_laws", "waypoints_laws"]
+
+_SRC = Path(__file__).resolve().parents[2]
+_R2D = 180.0 / math.pi
+_D2R = math.pi / 180.0
+#: Values the per-tick logs of one declaration may hold (ticks × vehicles × columns).
+_LOG_BUDGET = 8_000_000
+
+
+def _ticks(n: int, cols: int) -> int:
+    """Ticks of one compiled call for ``n`` vehicles with ``cols`` logged columns."""
+    return max(8, min(MAX_TICKS, _LOG_BUDGET // max(n * cols, 1)))
+
+
+def _listeners(sim: Any, block: str, topic: str) -> set[str]:
+    """Owners of the block's subscriptions that receive ``topic`` (ValueError on a pattern)."""
+    out = set()
+    for sub in sim.bus.subscriptions:
+        if topic in sub.topics and sub.block in (block, None):
+            out.add(sub.owner)
+    if not out and sim.bus.wanted(topic, block, "local"):
+        out.add("?")  # a pattern or a bridge wants it
+    return out
+
+
+def _wire_reason(sim: Any, slot: Any, topics: tuple[str, ...], reader: str | None) -> str | None:
+    """Why ``topics`` cannot stay inside the tick (None: only ``reader`` reads them)."""
+    blk = slot.block.name
+    want = set() if reader is None else {f"{blk}.{reader}"}
+    for topic in topics:
+        got = _listeners(sim, blk, topic)
+        if got and got != want:
+            return f"{topic} is read by {', '.join(sorted(got))}"
+    return None
+
+
+def _find(sim: Any, slot: Any, cls_name: str) -> Any:
+    return next(
+        (s for s in sim.slots if s.block is slot.block and type(s.plugin).__name__ == cls_name),
+        None,
+    )
+
+
+# ------------------------------------------------------------------------------ laws
+@register_jitable
+def waypoints_tick(
+    k, j, t, h, pts, npts, idx, loops, mind, done, prev, lasth, wp, out, evb, evn, pos, desired, cur
+):  # noqa: ANN001, ANN201, E501
+    """One ``waypoints`` autonomy call of every vehicle.
+
+    A waypoint reached is noted in ``evb`` (t, row, next index or −1 when done; the
+    plugin's events, emitted at the commit); the tick goes back to the plugins when the
+    note buffer is full or when a vehicle's finish leaves its world with every vehicle done
+    (the ``all_done`` end condition looks at that tick).
+    """
+    n = pos.shape[0]
+    rep = int(wp[6])
+    per = int(wp[7])  # vehicles per world
+    for i in range(n):
+        code = waypoint_row(
+            i,
+            pos[i, 0],
+            pos[i, 1],
+            pts,
+            npts,
+            idx,
+            loops,
+            mind,
+            done,
+            prev,
+            wp[0],
+            wp[1],
+            wp[2],
+            rep,
+            out,
+        )  # noqa: E501
+        if code == 0:
+            continue
+        if code == 2:
+            w0 = (i // per) * per
+            every = True
+            for r in range(w0, w0 + per):
+                every = every and done[r]
+            if every:
+                return 1
+        e = evn[0]
+        if e >= evb.shape[0]:
+            return 1
+        evb[e, 0] = t
+        evb[e, 1] = i
+        evb[e, 2] = idx[i] if code == 1 else -1
+        evn[0] = e + 1
+    for i in range(n):
+        hd = out[i, 0]
+        if hd != hd:
+            hd = lasth[i]
+        lasth[i] = hd
+        desired[i, 0] = hd
+        desired[i, 1] = 0.0 if (wp[5] != 0.0 and done[i]) else wp[3]
+        desired[i, 2] = wp[4]
+        cur[i, 0] = out[i, 1]
+        cur[i, 1] = out[i, 2]
+        cur[i, 2] = float(idx[i])
+        cur[i, 3] = 1.0 if done[i] else 0.0
+    return 0
+
+
+@register_jitable
+def copy_log(k, j, t, h, cur, log):  # noqa: ANN001, ANN201
+    """The values the frame at t_{k+1} holds: the last ones the plugin logged (every tick)."""
+    for i in range(cur.shape[0]):
+        for c in range(cur.shape[1]):
+            log[j, i, c] = cur[i, c]
+    return 0
+
+
+@register_jitable
+def pid_tick(k, j, t, h, gains, pp, mem, tprev, desired, quat, pos, speed, cmd, mail, cur):  # noqa: ANN001, ANN201
+    """One ``heading_speed_depth_pid`` control call of every vehicle at ``t``."""
+    n = desired.shape[0]
+    dt = max(t - tprev[0], 1e-12)
+    for i in range(n):
+        d0, d1, d2 = desired[i, 0], desired[i, 1], desired[i, 2]
+        if not (math.isfinite(d0) and math.isfinite(d1) and math.isfinite(d2)):
+            return 1  # a vehicle without a setpoint: the plugin publishes to some rows only
+        w, x, y, z = quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3]
+        hdg = angle360_c(math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)) * _R2D)
+        e0 = heading_error_c(d0, hdg)
+        e1 = d1 - speed[i]
+        e2 = d2 - pos[i, 2]
+        if not (math.isfinite(e0) and math.isfinite(e1) and math.isfinite(e2)):
+            return 1
+        m = mem[i]
+        rudder = pid_row(
+            gains[0, 0], gains[1, 0], gains[2, 0], gains[3, 0], gains[4, 0], m, 0, e0, dt
+        )  # noqa: E501
+        o1 = pid_row(gains[0, 1], gains[1, 1], gains[2, 1], gains[3, 1], gains[4, 1], m, 1, e1, dt)
+        o2 = pid_row(gains[0, 2], gains[1, 2], gains[2, 2], gains[3, 2], gains[4, 2], m, 2, e2, dt)
+        thrust = pp[0] * d1 + o1
+        thrust = min(max(thrust, -pp[1]), pp[1]) if thrust == thrust else thrust
+        elevator = o2
+        if pp[2] > 0:
+            # the down velocity of the body velocity (speed, 0, 0): the last rotation row
+            r6 = 2 * (x * z - y * w)
+            r7 = 2 * (y * z + x * w)
+            r8 = 1 - 2 * (x * x + y * y)
+            wd = r6 * speed[i] + r7 * 0.0 + r8 * 0.0
+            elevator = o2 - pp[2] * wd
+            elevator = min(max(elevator, -pp[3]), pp[3]) if elevator == elevator else elevator
+        cmd[i, 0], cmd[i, 1], cmd[i, 2] = rudder, thrust, elevator
+        cur[i, 0], cur[i, 1], cur[i, 2] = rudder, thrust, elevator
+        cur[i, 3], cur[i, 4], cur[i, 5] = d0, d1, d2
+    mail[0] = 1
+    tprev[0] = t
+    return 0
+
+
+@register_jitable
+def usm_tick(
+    k,
+    j,
+    s,
+    t,
+    h,
+    nsub,
+    clk,
+    u,
+    it,
+    pc,
+    cfx,
+    cfy,
+    cfvx,
+    cfvy,
+    cfr,
+    cact,
+    fx,
+    fy,
+    dxt,
+    dyt,
+    w,
+    cmd,
+    mail,
+    pos,
+    quat,
+    speed,
+    ulog,
+):  # noqa: ANN001, ANN201, E501
+    """The ``usm`` substep: at the last one, the actuator mail and one model iteration at
+    t_{k+1}, then the truth and the plugin's logs."""
+    if s != nsub[0] - 1:
+        return 0
+    n = u.shape[0]
+    t1 = clk[0] + (k + 1) * clk[1]
+    if mail[0] != 0:
+        R.usm_mail_cmd(u, cmd, t1, pc[6])
+        mail[0] = 0
+    if cfr[1] != 0.0:
+        px = u[:, R.X]
+        py = u[:, R.Y]
+        for i in range(n):
+            force_row(i, px, py, cfx, cfy, cfvx, cfvy, cfr[0], fx, fy)
+        for i in range(n):
+            cx = fx[i] if cact[i] != 0.0 else 0.0
+            cy = fy[i] if cact[i] != 0.0 else 0.0
+            u[i, R.CURX] = cx
+            u[i, R.CURY] = cy
+            dxt[i] = u[i, R.DRX] + cx
+            dyt[i] = u[i, R.DRY] + cy
+    else:
+        for i in range(n):
+            dxt[i] = u[i, R.DRX]
+            dyt[i] = u[i, R.DRY]
+    if R.usm_propagate(u, it, pc, t1, dxt, dyt, w) != 0:
+        return 1
+    for i in range(n):  # a non-finite pose: the plugins' tick (the engine's on_nonfinite)
+        if not (math.isfinite(u[i, R.X]) and math.isfinite(u[i, R.Y])
+                and math.isfinite(u[i, R.DEP]) and math.isfinite(u[i, R.HDG])
+                and math.isfinite(u[i, R.PIT]) and math.isfinite(u[i, R.SPD])):  # fmt: skip
+            return 1
+    cr, sr = math.cos(0.0 / 2), math.sin(0.0 / 2)
+    for i in range(n):
+        x, y, dep, hdg, spd = u[i, R.X], u[i, R.Y], u[i, R.DEP], u[i, R.HDG], u[i, R.SPD]
+        p2 = u[i, R.PIT] / 2
+        y2 = (hdg * _D2R) / 2
+        cp, sp = math.cos(p2), math.sin(p2)
+        cy, sy = math.cos(y2), math.sin(y2)
+        q0 = cr * cp * cy + sr * sp * sy
+        q1 = sr * cp * cy - cr * sp * sy
+        q2 = cr * sp * cy + sr * cp * sy
+        q3 = cr * cp * sy - sr * sp * cy
+        pos[i, 0], pos[i, 1], pos[i, 2] = y, x, dep
+        quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3] = q0, q1, q2, q3
+        speed[i] = spd
+        yaw = math.atan2(2.0 * (q0 * q3 + q1 * q2), 1.0 - 2.0 * (q2 * q2 + q3 * q3))
+        lg = ulog[j, i]
+        lg[0], lg[1], lg[2], lg[3], lg[4], lg[5] = y, x, dep, angle360_c(yaw * _R2D), spd, hdg
+        lg[6] = u[i, R.DRX] + u[i, R.CURX]
+        lg[7] = u[i, R.DRY] + u[i, R.CURY]
+        lg[8], lg[9] = u[i, R.CURX], u[i, R.CURY]
+        lg[10], lg[11], lg[12] = u[i, R.THR], u[i, R.RUD], u[i, R.ELEV]
+        lg[13] = 0.0
+    return 0
+
+
+# ------------------------------------------------------------------------------ declarations
+def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
+    """``waypoints`` feeding a compiled ``heading_speed_depth_pid`` of its block (None: no
+    such PID, the plugin is Python-only; a string: why not here)."""
+    pid = _find(sim, slot, "HeadingSpeedDepthPid")
+    if pid is None:  # another autopilot reads the setpoints: Python-only here (e.g. at 1 Hz
+        return None  # between the compiled ticks of a REMUS 100 block)
+    why = _wire_reason(
+        sim, slot, ("DESIRED_HEADING", "DESIRED_SPEED", "DESIRED_DEPTH"), pid.plugin.name
+    )
+    why = why or _wire_reason(sim, slot, ("WPT_INDEX",), None)
+    if why:
+        return why
+    p: Any = plugin.params
+    n = slot.block.n
+    st = slot.ctx.state
+    T = _ticks(n, 4)
+    pts0, npts0 = plugin._points(n, slot.ctx.n_worlds)
+    per = n // max(int(slot.ctx.n_worlds), 1)
+    a = {
+        "pts": pts0, "npts": npts0, "idx": np.zeros(n, dtype=np.int64),
+        "loops": np.zeros(n, dtype=np.int64), "mind": np.zeros(n),
+        "done": np.zeros(n, dtype=np.bool_), "prev": np.zeros((n, 2)), "lasth": np.zeros(n),
+        "wp": np.array([p.capture_radius, p.slip_radius, p.lead, p.speed, p.depth,
+                        1.0 if p.end_action == "stop" else 0.0, p.repeat, max(per, 1)]),
+        "out": np.zeros((n, 3)), "evb": np.zeros((max(64, 2 * n), 3)),
+        "evn": np.zeros(1, dtype=np.int64), "cur": np.zeros((n, 4)), "log": np.zeros((T, n, 4)),
+    }  # fmt: skip
+    name = plugin.name
+
+    def ready() -> bool:
+        return (
+            "wpt" in st and slot.calls.get("autonomy", 0) > 0 and st["points"].shape == pts0.shape
+        )
+
+    def load(k: int) -> None:
+        wpt = st["wpt"]
+        a["pts"][...] = st["points"]
+        a["npts"][...] = st["npoints"]
+        a["idx"][...] = wpt.index
+        a["loops"][...] = wpt.loops
+        a["evn"][0] = 0
+        a["mind"][...] = wpt.min_dist
+        a["done"][...] = wpt.done
+        a["prev"][...] = wpt.prev_point
+        a["lasth"][...] = st["last_heading"]
+        rec = sim._recorder.current
+        blk = slot.block.name
+        a["cur"][:, :2] = rec[(blk, f"{name}.target")]
+        a["cur"][:, 2] = rec[(blk, f"{name}.index")][:, 0]
+        a["cur"][:, 3] = rec[(blk, f"{name}.done")][:, 0]
+
+    def commit(k: int, kstop: int, ticks: int) -> None:
+        done = a["done"].copy()
+        st["wpt"] = WaypointState(
+            a["idx"].copy(), a["loops"].copy(), a["mind"].copy(), done, a["prev"].copy()
+        )
+        st["last_heading"] = a["lasth"].copy()
+        slot.done = done  # as the engine reads it after each autonomy call
+        ev = slot.ctx.events
+        for t, row, nxt in a["evb"][: a["evn"][0]]:  # the plugin's events, in tick/row order
+            ev.t = float(t)
+            msg = "all waypoints done" if nxt < 0 else f"waypoint reached, next index {int(nxt)}"
+            ev.emit("waypoint", msg, rows=[int(row)])
+
+    def finish(ticks: int) -> dict[str, np.ndarray]:
+        lg = a["log"][:ticks]
+        return {f"{name}.target": lg[..., 0:2], f"{name}.index": lg[..., 2:3],
+                f"{name}.done": lg[..., 3:4]}  # fmt: skip
+
+    return Laws(
+        laws=[
+            Law("autonomy", waypoints_tick, (
+                "pts", "npts", "idx", "loops", "mind", "done", "prev", "lasth", "wp", "out",
+                "evb", "evn", "truth.pos", "bus.desired", "cur")),
+            Law("after_physics", copy_log, ("cur", "log")),
+        ],
+        arrays=a, state=("idx", "loops", "mind", "done", "prev", "lasth", "evn", "cur"),
+        logs=("log",),
+        publishes=("DESIRED_HEADING", "DESIRED_SPEED", "DESIRED_DEPTH"), unheard=("WPT_INDEX",),
+        sources=(_SRC / "control" / "guidance.py",), max_ticks=T,
+        ready=ready, load=load, commit=commit, finish=finish,
+    )  # fmt: skip
+
+
+def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
+    """``heading_speed_depth_pid`` commanding a ``usm`` of its block (None: no such motion,
+    the plugin is Python-only; a string: why not here)."""
+    usm = _find(sim, slot, "UsmMotion")
+    if usm is None:  # another model reads the commands: Python-only here
+        return None
+    why = _wire_reason(
+        sim, slot, ("DESIRED_RUDDER", "DESIRED_THRUST", "DESIRED_ELEVATOR"), usm.plugin.name
+    )
+    if why:
+        return why
+    p: Any = plugin.params
+    g = plugin._gains()
+    n = slot.block.n
+    st = slot.ctx.state
+    T = _ticks(n, 6)
+    a = {
+        "gains": np.array([g.kp, g.ki, g.kd, g.integral_limit, g.output_limit], dtype=float),
+        "pp": np.array([p.speed_factor, p.max_thrust, p.depth_rate_kd, p.max_elevator]),
+        "mem": np.zeros((n, 2, 3)), "tprev": np.zeros(1), "bus.desired": np.zeros((n, 3)),
+        "cur": np.zeros((n, 6)), "log": np.zeros((T, n, 6)),
+    }  # fmt: skip
+    name = plugin.name
+    signals = ("rudder", "thrust", "elevator", "desired_heading", "desired_speed", "desired_depth")
+
+    def ready() -> bool:
+        return math.isfinite(st.get("t_prev", math.nan)) and slot.calls.get("control", 0) > 0
+
+    def load(k: int) -> None:
+        a["mem"][:, 0] = st["pid"].integral
+        a["mem"][:, 1] = st["pid"].prev_error
+        a["tprev"][0] = st["t_prev"]
+        a["bus.desired"][...] = st["desired"]
+        rec = sim._recorder.current
+        blk = slot.block.name
+        for c, s in enumerate(signals):
+            a["cur"][:, c] = rec[(blk, f"{name}.{s}")][:, 0]
+
+    def commit(k: int, kstop: int, ticks: int) -> None:
+        st["pid"] = PidState(a["mem"][:, 0].copy(), a["mem"][:, 1].copy())
+        st["t_prev"] = float(a["tprev"][0])
+        st["desired"] = a["bus.desired"].copy()
+
+    def finish(ticks: int) -> dict[str, np.ndarray]:
+        lg = a["log"][:ticks]
+        return {f"{name}.{s}": lg[..., c : c + 1] for c, s in enumerate(signals)}
+
+    return Laws(
+        laws=[
+            Law("control", pid_tick, (
+                "gains", "pp", "mem", "tprev", "bus.desired", "truth.quat", "truth.pos",
+                "truth.speed", "bus.usm_cmd", "bus.usm_mail", "cur")),
+            Law("after_physics", copy_log, ("cur", "log")),
+        ],
+        arrays=a, state=("mem", "tprev", "bus.desired", "cur"), logs=("log",),
+        publishes=("DESIRED_RUDDER", "DESIRED_THRUST", "DESIRED_ELEVATOR"),
+        sources=(_SRC / "control" / "pid.py",), max_ticks=T,
+        ready=ready, load=load, commit=commit, finish=finish,
+    )  # fmt: skip
+
+
+def _state_reason(ust: Any) -> str | None:
+    """Why the model's state is not the rows' (the plugins run those ticks)."""
+    for name in ("diff_mode", "diff_flag", "reverse", "paused", "obstacle_hit", "buoy_req",
+                 "trim_req", "drift_fresh"):  # fmt: skip
+        if bool(getattr(ust, name).any()):
+            return name
+    if not bool(ust.enabled.all()) or bool(ust.pause_ticks.any()) or bool(ust.water_depth.any()):
+        return "disabled, pause clock or water depth"
+    return None
+
+
+def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
+    """``usm`` (one NAV record, documented mode): mail, current field, iteration, truth."""
+    cfg0 = plugin.params.config  # type: ignore[attr-defined]
+    why = R.why_not_rows(cfg0)
+    if why:
+        return why
+    heard = sorted(t for t in plugin.publishes if _listeners(sim, slot.block.name, t))
+    if heard:
+        return f"its publications are read ({', '.join(heard[:3])})"
+    n = slot.block.n
+    st = slot.ctx.state
+    blk = slot.block
+    T = _ticks(n, 14)
+    cf = sim.env.current_field if cfg0.current_field is None else cfg0.current_field
+    nv = 0 if cf is None else len(cf.x)
+    a = {
+        "nsub": np.array([int(sim.clock.substeps)], dtype=np.int64),
+        "clk": np.array([sim.clock.start, sim.clock.dt]),
+        "u": np.zeros((n, R.NU)), "it": np.zeros(n, dtype=np.int64), "pc": R.config_numbers(cfg0),
+        "cfx": np.zeros(nv), "cfy": np.zeros(nv), "cfvx": np.zeros(nv), "cfvy": np.zeros(nv),
+        "cfr": np.zeros(2), "cact": np.zeros(n), "fx": np.zeros(n), "fy": np.zeros(n),
+        "dxt": np.zeros(n), "dyt": np.zeros(n), "w": np.zeros((n, R.NSCRATCH)),
+        "bus.usm_cmd": np.zeros((n, 3)), "bus.usm_mail": np.zeros(1, dtype=np.int64),
+        "truth.pos": np.zeros((n, 3)), "truth.quat": np.zeros((n, 4)), "truth.speed": np.zeros(n),
+        "ulog": np.zeros((T, n, 14)),
+    }  # fmt: skip
+    name = plugin.name
+
+    def field_of(cfg: Any) -> Any:
+        return cfg.current_field
+
+    def ready() -> bool:
+        if "usm" not in st or "config" not in st:
+            return False
+        cfg = st["config"]
+        fld = field_of(cfg)
+        if R.why_not_rows(cfg) or (fld is not None and len(fld.x) != nv):
+            return False
+        return _state_reason(st["usm"]) is None and not st["mail"]
+
+    def load(k: int) -> None:
+        ust, cfg = st["usm"], st["config"]
+        u = a["u"]
+        for c, f in enumerate(R.FIELDS):
+            u[:, c] = getattr(ust, f)
+        a["it"][...] = ust.iteration
+        a["pc"][...] = R.config_numbers(cfg)
+        a["clk"][...] = (sim.clock.start, sim.clock.dt)
+        fld = field_of(cfg)
+        if fld is not None and nv:
+            a["cfx"][...], a["cfy"][...] = fld.x, fld.y
+            a["cfvx"][...], a["cfvy"][...] = fld.vx, fld.vy
+            a["cfr"][0] = fld.radius
+        # the model adds the field's force where a current is active (force_row gives 0
+        # with no vector in range, a radius <= 0 or no vector at all, as CurrentField.force)
+        a["cfr"][1] = 1.0 if fld is not None and bool(ust.current_active.any()) else 0.0
+        a["cact"][...] = ust.current_active
+        a["bus.usm_mail"][0] = 0
+        tr = blk.truth
+        a["truth.pos"][...] = tr.pos
+        a["truth.quat"][...] = tr.quat
+        a["truth.speed"][...] = tr.vel[:, 0]
+
+    def commit(k: int, kstop: int, ticks: int) -> None:
+        u = a["u"]
+        ch: dict[str, Any] = {f: u[:, c].copy() for c, f in enumerate(R.FIELDS)}
+        ch["geo_x"], ch["geo_y"] = ch["x"].copy(), ch["y"].copy()
+        ch["iteration"] = a["it"].copy()
+        ch["propagated"] = np.ones(n, dtype=bool)
+        ch["diff_mode"] = np.zeros(n, dtype=bool)
+        st["usm"] = _evolve(st["usm"], ch)
+        clock = sim.clock
+        vel = np.zeros((n, 3))
+        vel[:, 0] = a["truth.speed"]
+        blk.truth = VehicleState(
+            a["truth.pos"].copy(),
+            a["truth.quat"].copy(),
+            vel,
+            np.zeros((n, 3)),
+            np.zeros((n, 3)),
+            clock.start + kstop * clock.dt,
+        )
+        blk._truth_ro = None
+
+    def finish(ticks: int) -> dict[str, np.ndarray]:
+        lg = a["ulog"][:ticks]
+        pre = st["config"].prefix
+        return {
+            "truth.pos": lg[..., 0:3], "truth.heading": lg[..., 3:4], "truth.speed": lg[..., 4:5],
+            f"{name}.drift": lg[..., 6:8], f"{name}.current": lg[..., 8:10],
+            f"{name}.actuators": lg[..., 10:13], f"{name}.paused": lg[..., 13:14],
+            f"{name}.{pre}_X": lg[..., 1:2], f"{name}.{pre}_Y": lg[..., 0:1],
+            f"{name}.{pre}_HEADING": lg[..., 5:6], f"{name}.{pre}_SPEED": lg[..., 4:5],
+            f"{name}.{pre}_DEPTH": lg[..., 2:3],
+        }  # fmt: skip
+
+    return Laws(
+        laws=[Law("substep", usm_tick, (
+            "nsub", "clk", "u", "it", "pc", "cfx", "cfy", "cfvx", "cfvy", "cfr", "cact", "fx",
+            "fy", "dxt", "dyt", "w", "bus.usm_cmd", "bus.usm_mail", "truth.pos", "truth.quat",
+            "truth.speed", "ulog"))],
+        arrays=a,
+        state=("u", "it", "bus.usm_cmd", "bus.usm_mail", "truth.pos", "truth.quat", "truth.speed"),
+        logs=("ulog",), sources=(_SRC / "models" / "usm", _SRC / "environment" / "current.py"),
+        max_ticks=T, ready=ready, load=load, commit=commit, finish=finish,
+    )  # fmt: skip
