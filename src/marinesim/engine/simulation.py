@@ -123,6 +123,8 @@ class Simulation:
         #: required, False never.  Set before :meth:`run`.
         self.compiled: bool | None = None
         self._span: Any = None
+        self._span_next = 0  # step(): the next tick the compiled span is tried at
+        self._span_gap = 0
         self.log_rate = log_rate
         self.log_columns = None if log_columns is None else tuple(log_columns)
         self._output: StreamOutput | None = None
@@ -324,7 +326,21 @@ class Simulation:
 
     def _tick(self) -> None:
         """One tick t_k → t_{k+1}: the phases compiled from :data:`PHASES`."""
+        if self._span:
+            self.flush()
         self._loop.tick()
+
+    def flush(self) -> None:
+        """Bring in the bookkeeping :meth:`step` defers on the compiled route: the recorder's
+        frames, the bus and hook-call counts, the hook contexts of the ticks run since.
+
+        Any plugin tick, :meth:`run`, the end of the run, :meth:`snapshot`, :meth:`restore`,
+        :meth:`manifest` and :meth:`hook_calls` do it first; call it to read the recorder or
+        the bus between :meth:`step` calls.
+        """
+        flush = getattr(self._span or None, "flush", None)
+        if flush is not None:
+            flush()
 
     def _log_frame(self, t: float) -> None:
         self._loop.log_frame(t)
@@ -356,6 +372,10 @@ class Simulation:
         Errors raised by hooks propagate after the partial result has been finalised
         (``exc.result`` and ``sim.result`` hold it).  Call :meth:`run` to finish the run (it
         returns at once when an end condition already holds) and get the :class:`RunResult`.
+
+        Where the scenario's plugins run compiled (:mod:`marinesim.engine.compiled`), the
+        ticks go through the generated tick as in :meth:`run` (same logs, bus and hook-call
+        counts), e.g. one tick per call of an externally clocked simulation (ArduSub SITL).
         """
         if self._finished:
             return 0
@@ -364,11 +384,26 @@ class Simulation:
         try:
             if not self._started:
                 self._begin()
-            for _ in range(int(n)):
+            span = self._span_for_run() if n > 0 else None
+            if span is not None and hasattr(span, "defer"):  # the bookkeeping waits: flush()
+                span.defer = all(c == "time" for c in self.end_conditions)
+            while done < n:
                 if self._end_reason() is not None or self.status == "diverged":
                     break
                 if self._stop_request is not None:
                     break
+                k = self.clock.k
+                if span is not None and k >= self._span_next and not self._worlds.frozen.any():
+                    kend = k + int(n) - done
+                    if self.clock.end is not None:
+                        kend = min(kend, self._end_tick())
+                    ran = span.run(k, kend) - k
+                    if ran > 0:  # the compiled tick ran these (an externally clocked step)
+                        done += ran
+                        self._span_gap = 0
+                        continue
+                    self._span_gap = min(2 * self._span_gap + 1, 400)  # handed back: back off
+                    self._span_next = k + 1 + self._span_gap
                 self._tick()
                 done += 1
                 if self.status == "diverged":
@@ -409,6 +444,9 @@ class Simulation:
             if not self._started:
                 self._begin()
             span = self._span_for_run()
+            if span is not None and hasattr(span, "defer"):
+                span.defer = False
+                span.flush()
             span_end = self._end_tick()
             span_next, gap = 0, 0
             while True:
@@ -502,6 +540,7 @@ class Simulation:
             exc.result = result  # type: ignore[attr-defined]
 
     def _stop_hooks(self) -> None:
+        self.flush()
         t = self.clock.t
         for slot in self.world_slots:
             if slot.plugin.kind == "metric":
@@ -514,6 +553,7 @@ class Simulation:
         return self._finalise(final=True)
 
     def _finalise(self, *, final: bool) -> RunResult:
+        self.flush()
         if final:
             self._finished = True
         status = self.status if final or self.status != "running" else "paused"
@@ -545,6 +585,7 @@ class Simulation:
 
     def manifest(self, status: str | None = None) -> dict[str, Any]:
         """Run manifest (versions, seed, plugins, status, ending, wall time, lag)."""
+        self.flush()
         return build_manifest(self, status)
 
     # snapshots -----------------------------------------------------------------------------
@@ -552,10 +593,12 @@ class Simulation:
         """Immutable copy of the run state (between ticks)."""
         if not self._started:
             self._begin()
+        self.flush()
         return take_snapshot(self)
 
     def restore(self, snap: Snapshot) -> None:
         """Return to a snapshot; the run continues bit-identically from there."""
+        self.flush()
         restore_snapshot(self, snap)
 
     def reset(self, seed: int | None = None) -> None:
@@ -564,6 +607,7 @@ class Simulation:
             self.seed = check_seed(seed)
             self.seed_drawn = False
         self._init_runtime()
+        self._span, self._span_next, self._span_gap = None, 0, 0  # the route of the new slots
 
     # introspection -------------------------------------------------------------------------
     @property
@@ -582,6 +626,7 @@ class Simulation:
 
     def hook_calls(self) -> dict[str, dict[str, int]]:
         """Calls per hook of every plugin, keyed ``block.plugin``."""
+        self.flush()
         return {
             f"{s.block.name if s.block else 'world'}.{s.plugin.name}": dict(s.calls)
             for s in self.slots

@@ -98,6 +98,10 @@ class Laws:
         ``ready() -> bool``: the plugin state can be loaded now (e.g. it has run a tick).
     load : callable
         ``load(k)``: fill :attr:`arrays` from the plugin state at the start of tick ``k``.
+    inputs : callable
+        ``inputs(k)``: fill the arrays an outside program sets between calls (e.g. SITL's
+        servo pulses); before every call, also one that goes on from the previous call
+        without ``load`` (``Simulation.step``: the arrays hold the state already).
     commit : callable
         ``commit(k, kstop, ticks)``: the plugin state at the start of tick ``kstop`` after
         ``ticks`` ticks ran compiled.
@@ -118,6 +122,7 @@ class Laws:
     sources: tuple[str | Path, ...] = ()
     ready: Callable[[], bool] = lambda: True
     load: Callable[[int], None] = lambda k: None
+    inputs: Callable[[int], None] = lambda k: None
     commit: Callable[[int, int, int], None] = lambda k, kstop, ticks: None
     finish: Callable[[int], dict[str, np.ndarray]] = field(default=lambda ticks: {})
 

@@ -58,6 +58,13 @@ class CompiledRoute:
         self.ticks = 0  # ticks run compiled (the manifest reports them)
         self._kernel: Any = None
         self._warm = False  # the generated tick has run once (typed, machine code loaded)
+        #: Hold the engine's bookkeeping of consecutive calls back until :meth:`flush` (set
+        #: by ``Simulation.step``: one tick per call of an externally clocked run).
+        self.defer = False
+        self._dn, self._dk0 = 0, 0  # ticks deferred, their first tick
+        self._truth: Any = None  # the truth object the last deferred call left
+        self._logs: list[np.ndarray] | None = None  # the laws' log arrays, and their stash
+        self._stash: list[np.ndarray] = []
         self._sched = np.array(
             [x for hook in ("autonomy", "control") for s, laws in entries for law in laws.laws
              if law.hook == hook for x in (s.period, s.offset)],
@@ -101,7 +108,23 @@ class CompiledRoute:
         :data:`CHAIN_S` seconds (the run's progress, pause and interrupt checks come between
         calls of ``run``): the plugins' tick that follows comes only when something only
         Python does is due (a hand-back, a Python-only plugin's tick) or at ``kend``.
+
+        With :attr:`defer` (``Simulation.step``) a call that goes on from the previous one
+        (nothing ran in Python since) skips the load, and the engine's bookkeeping waits for
+        :meth:`flush`; one call per ``run``.
         """
+        if self._dn:  # ticks whose bookkeeping waits (an externally clocked run: defer)
+            if (
+                k == self._dk0 + self._dn
+                and self.block.truth is self._truth
+                and not self.sim.bus.pending
+            ):
+                lim = self._limit(self._dk0, kend)  # the recorder's state is that of tick _dk0
+                if lim > k:
+                    return self._call(k, lim, load=False)
+            self.flush()
+        if self.defer:
+            return self._run_once(k, kend)
         t0 = _time.perf_counter()
         while True:
             due = kend
@@ -121,8 +144,31 @@ class CompiledRoute:
         kend = self._limit(k, kend)
         if kend <= k:
             return k
+        return self._call(k, kend, load=True)
+
+    def flush(self) -> None:
+        """The deferred bookkeeping (frames, bus and hook-call counts, hook contexts) of the
+        ticks run since :attr:`defer` held it back, as one chunk: the laws' log rows of those
+        calls back in their log arrays, then what each call's commit would have done."""
+        dn = self._dn
+        if not dn:
+            return
+        self._dn = 0
+        for log, keep in zip(self._logs, self._stash, strict=True):
+            log[:dn] = keep[:dn]
+        k0 = self._dk0
+        self._account(
+            k0, k0 + dn, {n: v for _s, laws in self.entries for n, v in laws.finish(dn).items()}
+        )
+
+    def _call(self, k: int, kend: int, *, load: bool) -> int:
+        """One call of the generated tick from tick k (the state arrays loaded first unless
+        they hold the state of tick k already: a call that goes on from the last one)."""
+        if load:
+            for _slot, laws in self.entries:
+                laws.load(k)
         for _slot, laws in self.entries:
-            laws.load(k)
+            laws.inputs(k)
         if self._kernel is None:
             decls = [laws for _s, laws in self.entries]
             fn, order, state = compile_tick(decls, interpreted=_interpreted())
@@ -134,12 +180,13 @@ class CompiledRoute:
                 else:  # a wire: its owner's array
                     arrays.append(next(ls.arrays[key] for ls in decls if key in ls.arrays))
             saves = [np.empty_like(arrays[i]) for i in state]
-            self._kernel = (fn, tuple(arrays), tuple(saves))
-        fn, arrays, saves = self._kernel
+            self._kernel = (fn, (*arrays, *saves), _interpreted())
+        fn, tail, interp = self._kernel
         clock = self.sim.clock
-        args = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched,
-                *arrays, *saves)  # fmt: skip
-        if self._warm:  # typed in this process: no compile notice to check (≈ 0.25 ms a call)
+        args = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched, *tail)
+        if self._warm and not interp:  # typed: no compile notice to check (≈ 0.25 ms a call);
+            kstop = int(fn(*args))  # machine code does not consult numpy's error state
+        elif self._warm:
             with np.errstate(all="ignore"):
                 kstop = int(fn(*args))
         else:
@@ -148,17 +195,33 @@ class CompiledRoute:
             self._warm = True
         if kstop == k:
             return k
-        self._commit(k, kstop)
+        ticks = kstop - k
+        for _slot, laws in self.entries:
+            laws.commit(k, kstop, ticks)
+        if self.defer and not self.sparse:  # the bookkeeping waits for flush()
+            if self._logs is None:
+                self._logs = [laws.arrays[n] for _s, laws in self.entries for n in laws.logs]
+                self._stash = [np.empty_like(x) for x in self._logs]
+            dn = self._dn
+            if not dn:
+                self._dk0 = k
+            for log, keep in zip(self._logs, self._stash, strict=True):
+                keep[dn : dn + ticks] = log[:ticks]
+            self._dn = dn + ticks
+            self._truth = self.block.truth
+            self.sim._last_finite[self.block.name] = self._truth.pos.copy()
+            self.sim.clock.k = kstop
+            return kstop
+        self._account(
+            k, kstop, {n: v for _s, laws in self.entries for n, v in laws.finish(ticks).items()}
+        )
         return kstop
 
-    def _commit(self, k: int, kstop: int) -> None:
+    def _account(self, k: int, kstop: int, vals: dict[str, np.ndarray]) -> None:
+        """The engine's side of ticks k … kstop − 1 run compiled (the laws committed)."""
         sim = self.sim
         clock = sim.clock
         ticks = kstop - k
-        vals: dict[str, np.ndarray] = {}
-        for _slot, laws in self.entries:
-            laws.commit(k, kstop, ticks)
-            vals.update(laws.finish(ticks))
         for slot in self.sparse:  # calls with nothing to do (next_work): counted, not made
             if _idle(slot):
                 p, o = slot.period, slot.offset

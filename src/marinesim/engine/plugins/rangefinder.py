@@ -143,8 +143,16 @@ class RangefinderSensor(Plugin):
         ctx.state["attrib0"] = k0 * ctx.dt - p.delay
 
     def compiled_laws(self, slot: Any, sim: Any) -> Any:
-        """The generated tick's declaration (with ``sitl_vertical``; see
-        :mod:`~marinesim.engine.plugins.surftrak_laws`)."""
+        """The generated tick's declaration (with ``sitl_vertical``, see
+        :mod:`~marinesim.engine.plugins.surftrak_laws`; with ``fossen6dof``, see
+        :mod:`~marinesim.engine.plugins.rangefinder_laws`)."""
+        motion = next(
+            (s for s in sim.slots if s.block is slot.block and s.plugin.kind == "motion"), None
+        )
+        if motion is not None and type(motion.plugin).__name__ == "SixDofMotion":
+            from marinesim.engine.plugins.rangefinder_laws import sixdof_sensor_laws
+
+            return sixdof_sensor_laws(self, slot, sim)
         from marinesim.engine.plugins.surftrak_laws import sensor_laws
 
         return sensor_laws(self, slot, sim)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from marinesim.core.errors import ConfigError, NumericalError
-from marinesim.core.frames import euler_from_quat, rotation_from_quat
+from marinesim.core.frames import euler_from_quat, euler_from_quat_c, rotation_quat_c
 from marinesim.interop.sitl.frame import ServoMap
 from marinesim.interop.sitl.plugin import SitlServo
 from marinesim.interop.sitl.protocol import SensorReply
@@ -154,9 +154,13 @@ class EnginePlant:
         return float(self.sim.clock.t)
 
     def step(self, pwm: Any) -> SensorReply:
-        """Advance one physics frame with these servo outputs (µs, 16 or 32); return the reply."""
+        """Advance one physics frame with these servo outputs (µs, 16 or 32); return the reply.
+
+        The motor pulses go into the servo plugin's array in place (the compiled tick's
+        ``sitl_servo`` law reads them from there: no bus message per frame).
+        """
         self._pwm = np.asarray(pwm, dtype=float)
-        self.servo.pwm = self.servo_map.motor_pwm(self._pwm)
+        self.servo.pwm[:] = self.servo_map.motor_pwm(self._pwm)
         done = self.sim.step(1)
         if done != 1:
             if self.sim.status == "diverged":
@@ -181,10 +185,11 @@ class EnginePlant:
     def reply(self) -> SensorReply:
         """The reply describing the current truth."""
         st = self.block.truth
-        q = st.quat[0]
-        rot = rotation_from_quat(q[None, :])[0]
-        vel_ned = rot @ st.vel[0]
-        eul = euler_from_quat(q[None, :])[0]
+        q0, q1, q2, q3 = st.quat[0].tolist()
+        r = rotation_quat_c(q0, q1, q2, q3)  # one vehicle: scalar arithmetic, no arrays
+        u, v, w = st.vel[0].tolist()
+        vel_ned = [r[0] * u + r[1] * v + r[2] * w, r[3] * u + r[4] * v + r[5] * w,
+                   r[6] * u + r[7] * v + r[8] * w]  # fmt: skip
         rng = self._rng_value()
         if rng is not None and self.faults:
             t = self.t
@@ -197,8 +202,8 @@ class EnginePlant:
             gyro=st.ang_vel[0].tolist(),
             accel_body=st.accel[0].tolist(),
             position=st.pos[0].tolist(),
-            velocity=vel_ned.tolist(),
-            attitude=eul.tolist(),
+            velocity=vel_ned,
+            attitude=list(euler_from_quat_c(q0, q1, q2, q3)),
             rng={} if rng is None else {1: rng},
         )
 

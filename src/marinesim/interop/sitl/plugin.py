@@ -68,3 +68,9 @@ class SitlServo(Plugin):
             self.readings += 1
         ctx.publish("thrusters/cmd", np.broadcast_to(self.pwm, (ctx.n, self.pwm.shape[0])).copy())
         ctx.log("pwm", np.broadcast_to(self.pwm, (ctx.n, self.pwm.shape[0])), "us")
+
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """Its law in the generated tick (:mod:`marinesim.interop.sitl.laws`)."""
+        from marinesim.interop.sitl.laws import servo_laws
+
+        return servo_laws(self, slot, sim)
