@@ -25,7 +25,6 @@ the first reading of a run (its signals are not logged yet).
 from __future__ import annotations
 
 import math
-import sys
 import types
 from pathlib import Path
 from typing import Any
@@ -536,13 +535,11 @@ def rangefinder_declaration(
         "cur": np.zeros((n, len(SENSED))), "slog": np.zeros((MAX_TICKS, n, len(SENSED))),
     }  # fmt: skip
     laws: list[Law] = []
-    sources: tuple[Path, ...] = (_SRC / "sensors",)
     zva = "truth.zva"
     if geometry is not None:
         zva = geometry.args[-1]
         a[zva] = np.zeros((n, 3))
         laws.append(geometry)
-        sources += (Path(sys.modules[geometry.fn.__module__].__file__ or ""),)
     laws.append(Law("sense", rangefinder_sense, (
         "rows", "heights", "meta", "coef", "normals", "zbuf", "cnt", zva, "bus.rangefinder",
         "cur", "slog")))  # fmt: skip
@@ -617,6 +614,6 @@ def rangefinder_declaration(
 
     return Laws(
         laws=laws, arrays=a, state=("zbuf", "cnt", "bus.rangefinder", "cur"), logs=("slog",),
-        counts=counts, inboxes=() if ctl is None else (ctl,), sources=sources,
+        counts=counts, inboxes=() if ctl is None else (ctl,), sources=(_SRC / "sensors",),
         ready=ready, load=load, commit=commit, finish=finish,
     )  # fmt: skip
