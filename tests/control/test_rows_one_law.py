@@ -6,8 +6,9 @@
 (also called by the compiled tick): through a compiled kernel when jit is enabled, interpreted
 under ``MARINESIM_JIT=0``.  Over random inputs (NaN and infinite errors, inactive loops,
 integral and output limits; reached and slipped waypoints, wraps with ``repeat``, finishes,
-leads) both walks must give the same bits, and :func:`heading_error_c` (the row form the
-compiled tick uses) the bits of :func:`heading_error`.
+leads) both walks must give the same bits, and
+:func:`~marinesim.core.frames.angle180_c` of the difference (the row form the compiled tick
+uses) the bits of :func:`heading_error`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import numpy as np
 import pytest
 
 from marinesim.control.guidance import waypoint_init, waypoint_update
-from marinesim.control.pid import PidGains, heading_error, heading_error_c, pid_init, pid_update
+from marinesim.control.pid import PidGains, heading_error, pid_init, pid_update
+from marinesim.core.frames import angle180_c
 
 
 def _both(monkeypatch: pytest.MonkeyPatch, fn, *args, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
@@ -28,11 +30,11 @@ def _both(monkeypatch: pytest.MonkeyPatch, fn, *args, **kw):  # noqa: ANN001, AN
     return compiled, interp
 
 
-def test_heading_error_c_matches_heading_error() -> None:
+def test_angle180_c_matches_heading_error() -> None:
     rng = np.random.default_rng(5)
     des = np.concatenate([rng.uniform(-1000, 1000, 400), [0.0, 180.0, -180.0, 360.0, np.nan]])
     hdg = np.concatenate([rng.uniform(-400, 800, 400), [180.0, 0.0, 0.0, -1e-300, 0.0]])
-    e0 = np.array([heading_error_c(d, h) for d, h in zip(des, hdg, strict=True)])
+    e0 = np.array([angle180_c(d - h) for d, h in zip(des, hdg, strict=True)])
     assert e0.tobytes() == heading_error(des, hdg).tobytes()
 
 

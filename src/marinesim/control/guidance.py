@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.errors import ConfigError
-from marinesim.core.frames import angle360
+from marinesim.core.frames import angle360, angle360_c
 from marinesim.core.jitable import jit_enabled, register_jitable
 
 __all__ = [
@@ -278,9 +278,7 @@ def waypoint_row(
     if done[i]:
         out[i, 0] = math.nan
     else:
-        deg = math.atan2(ae - e_pt, an - n_pt) * (180.0 / math.pi)  # np.degrees
-        m = deg % 360.0  # core.frames.angle360: Python's float % is np.mod's rule
-        out[i, 0] = m - 360.0 if m >= 360.0 else m
+        out[i, 0] = angle360_c(math.atan2(ae - e_pt, an - n_pt) * (180.0 / math.pi))  # np.degrees
     out[i, 1] = tn
     out[i, 2] = te
     return code

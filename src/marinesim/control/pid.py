@@ -25,9 +25,7 @@ from marinesim.core.jitable import jit_enabled, register_jitable
 __all__ = [
     "PidGains",
     "PidState",
-    "angle360_c",
     "heading_error",
-    "heading_error_c",
     "pid_init",
     "pid_row",
     "pid_rows",
@@ -187,22 +185,6 @@ def _kernels() -> Any:
 
         _KERNELS.append(cc.kernels(pid_rows, 0, error_model="numpy", parallel_min=_NEVER))
     return _KERNELS[0]
-
-
-@register_jitable
-def angle360_c(a: float) -> float:
-    """:func:`~marinesim.core.frames.angle360` of one angle (``np.mod``'s rules, the same bits)."""
-    m = a % 360.0  # Python's float % (and numba's) is np.mod's rule: the same bits
-    if m >= 360.0:
-        m -= 360.0
-    return m
-
-
-@register_jitable
-def heading_error_c(desired_deg: float, heading_deg: float) -> float:
-    """:func:`heading_error` of one pair (wrapped to (−180, 180] [deg])."""
-    a = angle360_c(desired_deg - heading_deg)
-    return a - 360.0 if a > 180.0 else a
 
 
 @register_jitable

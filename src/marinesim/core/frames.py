@@ -24,7 +24,9 @@ from marinesim.core.jitable import register_jitable
 __all__ = [
     "FLU_TO_FRD",
     "angle180",
+    "angle180_c",
     "angle360",
+    "angle360_c",
     "euler_from_quat",
     "euler_from_quat_c",
     "euler_rates_c",
@@ -166,16 +168,36 @@ def quat_rates_c(q0: Any, q1: Any, q2: Any, q3: Any, p: Any, q: Any, r: Any) -> 
     )
 
 
+@register_jitable
+def angle360_c(deg: Any) -> Any:
+    """Wrap degrees to [0, 360): the floor modulo, then 360 → 0.
+
+    The one source of angle wrapping in degrees (floats in compiled code, numpy arrays in
+    :func:`angle360`).  ``%`` is ``np.mod``'s rule on Python floats, numpy arrays and in
+    numba alike (an exact ``fmod``, the sign correction, +0.0 for a zero remainder), so every
+    path gives the same bits; a tiny negative angle rounds up to exactly 360.0, which the
+    second step takes to 0.0 (``m - 0.0`` is ``m`` itself elsewhere, NaN included).
+    Non-finite angles give NaN.
+    """
+    m = deg % 360.0
+    return m - 360.0 * (m >= 360.0)
+
+
+@register_jitable
+def angle180_c(deg: Any) -> Any:
+    """Wrap degrees to (-180, 180]: :func:`angle360_c`, then − 360 above 180."""
+    a = angle360_c(deg)
+    return a - 360.0 * (a > 180.0)
+
+
 def angle360(deg: ArrayLike) -> NDArray[np.float64]:
-    """Wrap degrees to [0, 360)."""
-    a = np.mod(np.asarray(deg, dtype=float), 360.0)
-    return np.where(a >= 360.0, a - 360.0, a)
+    """Wrap degrees to [0, 360) (:func:`angle360_c` on an array)."""
+    return np.asarray(angle360_c(np.asarray(deg, dtype=float)))
 
 
 def angle180(deg: ArrayLike) -> NDArray[np.float64]:
-    """Wrap degrees to (-180, 180]."""
-    a = angle360(deg)
-    return np.where(a > 180.0, a - 360.0, a)
+    """Wrap degrees to (-180, 180] (:func:`angle180_c` on an array)."""
+    return np.asarray(angle180_c(np.asarray(deg, dtype=float)))
 
 
 def wrap_pi(rad: ArrayLike) -> NDArray[np.float64]:

@@ -33,7 +33,10 @@ import numpy as np
 
 from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
 
-__all__ = ["TICK_US", "controller_laws", "motion_laws", "scalar_law", "sensor_laws"]
+__all__ = [
+    "TICK_US", "controller_laws", "motion_laws", "rangefinder_declaration", "scalar_law",
+    "sensor_laws",
+]  # fmt: skip
 
 TICK_US = 2500.0
 _SRC = Path(__file__).resolve().parents[2]
@@ -468,8 +471,8 @@ def motion_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
     )  # fmt: skip
 
 
-def sensor_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
-    """The ``rangefinder`` declaration (owns ``bus.rangefinder``; hands the inbox over)."""
+def _sensor_unsupported(plugin: Any, slot: Any) -> str | None:
+    """Why the ``rangefinder`` cannot join the generated tick, whatever the motion (or None)."""
     sp: Any = plugin.params
     if sp.terrain == "environment":
         return "terrain 'environment' (bathymetry under a track)"
@@ -477,9 +480,18 @@ def sensor_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         return "rangefinder geometry from the belief"
     if slot.period != 1 or slot.offset != 0:
         return "a rate other than every tick"
+    return None
+
+
+def sensor_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
+    """The ``rangefinder`` declaration on ``sitl_vertical`` (its geometry: ``truth.zva``)."""
+    why = _sensor_unsupported(plugin, slot)
+    if why is not None:
+        return why
     motion = next((s for s in sim.slots if s.block is slot.block and s.plugin.kind == "motion"), None)
     if motion is None or type(motion.plugin).__name__ != "SitlVerticalMotion":
         return "its geometry comes from sitl_vertical only"
+    sp: Any = plugin.params
     mp: Any = motion.plugin.params
     same = (
         (motion.plugin.profile is plugin.profile)
@@ -487,11 +499,33 @@ def sensor_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
     ) and mp.delay == sp.delay and mp.t_inject0 == sp.t_inject0
     if not same:
         return "motion and rangefinder over different terrain schedules"
-    ctl = next((s for s in sim.slots if s.block is slot.block and "rangefinder/distance_cm"
-                in getattr(s.plugin, "subscribes", {})), None)  # fmt: skip
-    n = slot.block.n
-    st = slot.ctx.state
+    return rangefinder_declaration(plugin, slot, sim)
+
+
+def rangefinder_declaration(
+    plugin: Any, slot: Any, sim: Any, geometry: Law | None = None
+) -> Laws | str | None:
+    """The ``rangefinder`` declaration (owns ``bus.rangefinder``; hands the subscriber's inbox
+    over), whatever the motion.
+
+    Parameters
+    ----------
+    plugin, slot, sim
+        The sensor plugin, its slot and the simulation.
+    geometry : Law, optional
+        How the height above the floor is read from the motion's truth: a ``sense`` law whose
+        last argument is the sensor's own array ``zva`` (n, 3), column 0 z up [m], which it
+        fills before :func:`rangefinder_sense` runs.  ``None``: the motion writes the wire
+        ``truth.zva`` itself (``sitl_vertical``).
+    """
+    why = _sensor_unsupported(plugin, slot)
+    if why is not None:
+        return why
     blk = slot.block
+    ctl = next((s for s in sim.slots if s.block is blk and "rangefinder/distance_cm"
+                in getattr(s.plugin, "subscribes", {})), None)  # fmt: skip
+    n = blk.n
+    st = slot.ctx.state
     names = [f"{plugin.name}.{s}" for s in SENSED]
     normals0, _ = slot.rng.buffered("normal")
     a = {
@@ -500,30 +534,39 @@ def sensor_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         "cnt": np.zeros(2, dtype=np.int64), "bus.rangefinder": np.zeros((n, 3)),
         "cur": np.zeros((n, len(SENSED))), "slog": np.zeros((MAX_TICKS, n, len(SENSED))),
     }  # fmt: skip
+    laws: list[Law] = []
+    zva = "truth.zva"
+    if geometry is not None:
+        zva = geometry.args[-1]
+        a[zva] = np.zeros((n, 3))
+        laws.append(geometry)
+    laws.append(Law("sense", rangefinder_sense, (
+        "rows", "heights", "meta", "coef", "normals", "zbuf", "cnt", zva, "bus.rangefinder",
+        "cur", "slog")))  # fmt: skip
     first: dict[str, Any] = {}
+    clock = sim.clock
 
     def ready() -> bool:
         return "line" in st and slot.rng is not None and names[0] in sim._recorder.units
 
     def load(k: int) -> None:
-        if not first:  # fixed at start: the profile, the delay line's size
+        if not first:  # fixed at start: the profile, the delay line's size, the coefficients
             prof = st["profile"]
             a["rows"] = np.asarray(prof.rows, dtype=float)
             a["heights"] = np.asarray(prof.heights, dtype=float)
             a["zbuf"] = np.zeros((st["line"].buf.shape[0], n))
             a["coef"][:] = st["rf"].coefficients
             first["interval"] = prof.interval
-        rf = st["rf"]
-        known = all(nm in sim._recorder.units for nm in names[1:])
-        a["meta"][:] = (first["interval"], st["attrib0"], rf.delay / sim.clock.dt, st["k0"],
-                        st["iv"], float(known))  # fmt: skip
+        known = float(all(nm in sim._recorder.units for nm in names[1:]))
+        a["meta"][:] = (first["interval"], st["attrib0"], st["rf"].delay / clock.dt, st["k0"],
+                        st["iv"], known)  # fmt: skip
         normals, npos = slot.rng.buffered("normal")
         a["normals"][...] = normals
         line = st["line"]
         a["cnt"][:] = (npos, line.count)
         a["zbuf"][...] = line.buf[:, :, 0]
         _held(sim, blk, names, a["cur"])
-        msg = a["bus.rangefinder"]  # the reading waiting in the controller's inbox
+        msg = a["bus.rangefinder"]  # the reading waiting in the subscriber's inbox
         msg[:] = (0.0, -1.0, -1.0)
         if ctl is not None:
             for m in ctl.sub.inbox:
@@ -541,11 +584,11 @@ def sensor_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         line.buf[:, :, 0] = a["zbuf"]
         if ctl is None:
             return
-        bus = sim.bus
         ctl.sub.inbox = []
         msg = a["bus.rangefinder"]
-        if msg[0, 0] != 0.0:  # a reading waits for tick kstop: back into the controller's inbox
-            t_stop = sim.clock.start + kstop * sim.clock.dt
+        if msg[0, 0] != 0.0:  # a reading waits for tick kstop: back into the inbox
+            bus = sim.bus
+            t_stop = clock.start + kstop * clock.dt
             rows_ = np.arange(n, dtype=np.int64)
             for topic, c in (("rangefinder/distance_cm", 1), ("rangefinder/signal_quality", 2)):
                 bus.publish(topic, blk.name, rows_, blk.ids[rows_], msg[:, c].copy(),
@@ -570,10 +613,7 @@ def sensor_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         return {nm: log[..., c : c + 1] for c, nm in enumerate(names)}
 
     return Laws(
-        laws=[Law("sense", rangefinder_sense, (
-            "rows", "heights", "meta", "coef", "normals", "zbuf", "cnt", "truth.zva",
-            "bus.rangefinder", "cur", "slog"))],
-        arrays=a, state=("zbuf", "cnt", "bus.rangefinder", "cur"), logs=("slog",),
+        laws=laws, arrays=a, state=("zbuf", "cnt", "bus.rangefinder", "cur"), logs=("slog",),
         counts=counts, inboxes=() if ctl is None else (ctl,), sources=(_SRC / "sensors",),
         ready=ready, load=load, commit=commit, finish=finish,
     )  # fmt: skip

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from marinesim.control.guidance import WaypointState, waypoint_row
-from marinesim.control.pid import PidState, angle360_c, heading_error_c, pid_row
+from marinesim.control.pid import PidState, pid_row
+from marinesim.core.frames import angle180_c, angle360_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
 from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
@@ -165,7 +166,7 @@ def pid_tick(k, j, t, h, gains, pp, mem, tprev, desired, quat, pos, speed, cmd, 
             return 1  # a vehicle without a setpoint: the plugin publishes to some rows only
         w, x, y, z = quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3]
         hdg = angle360_c(math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)) * _R2D)
-        e0 = heading_error_c(d0, hdg)
+        e0 = angle180_c(d0 - hdg)  # control.pid.heading_error
         e1 = d1 - speed[i]
         e2 = d2 - pos[i, 2]
         if not (math.isfinite(e0) and math.isfinite(e1) and math.isfinite(e2)):
