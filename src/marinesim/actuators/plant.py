@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from marinesim.actuators.t200 import V_MAX, V_MIN, T200Cubic, check_voltage, u_from_pwm
 from marinesim.actuators.t200_law import horner3
+from marinesim.core.compile import lazy_kernels
 from marinesim.core.jitable import jit_enabled, register_jitable
 
 __all__ = ["PlantStep", "T200Plant", "chain", "chain_row", "esc_command", "pwm_demand", "row_params", "step"]
@@ -281,16 +282,8 @@ def chain_row(
         wrench[i, c6] = acc
 
 
-_KERNELS: list[Any] = []
-
-
-def _kernels() -> Any:
-    """The compiled loop of :func:`chain_row` over vehicles (cached on disk)."""
-    if not _KERNELS:
-        from marinesim.core import compile as cc
-
-        _KERNELS.append(cc.kernels(chain_row, 1, error_model="numpy"))
-    return _KERNELS[0]
+#: The compiled loop over vehicles (rows), cached on disk, built at the first call.
+_kernels = lazy_kernels(chain_row, 1, error_model="numpy")
 
 
 def step(

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from marinesim.core.compile import SERIAL, lazy_kernels
 from marinesim.core.errors import ConfigError
 from marinesim.core.frames import angle360, angle360_c
 from marinesim.core.jitable import jit_enabled, register_jitable
@@ -298,19 +299,5 @@ def waypoint_rows(
     return 0
 
 
-_KERNELS: list[Any] = []
-_NEVER = 1 << 62  # rows from which the prange loop would run: never
-
-
-def _kernels() -> Any:
-    """The compiled loop of :func:`waypoint_rows` over vehicles (cached on disk).
-
-    Always the serial loop: a row costs well under a microsecond, and numba's worker
-    threads (their start-up and spin-waiting, counted as CPU time) cost more than they save
-    at any N the engine runs (``benchmarks/bench_survey.py``, N = 10⁴).
-    """
-    if not _KERNELS:
-        from marinesim.core import compile as cc
-
-        _KERNELS.append(cc.kernels(waypoint_rows, 0, error_model="numpy", parallel_min=_NEVER))
-    return _KERNELS[0]
+#: The compiled loop over vehicles (rows), cached on disk, built at the first call.
+_kernels = lazy_kernels(waypoint_rows, 0, error_model="numpy", parallel_min=SERIAL)

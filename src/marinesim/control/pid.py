@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from marinesim.core.compile import SERIAL, lazy_kernels
 from marinesim.core.frames import angle180
 from marinesim.core.jitable import jit_enabled, register_jitable
 
@@ -169,22 +170,8 @@ def pid_rows(i: int, err: Any, on: Any, g: Any, dt: float, mem: Any, out: Any) -
     return 0
 
 
-_KERNELS: list[Any] = []
-_NEVER = 1 << 62  # rows from which the prange loop would run: never
-
-
-def _kernels() -> Any:
-    """The compiled loop of :func:`pid_rows` over vehicles (cached on disk).
-
-    Always the serial loop: a row costs well under a microsecond, and numba's worker
-    threads (their start-up and spin-waiting, counted as CPU time) cost more than they save
-    at any N the engine runs (``benchmarks/bench_survey.py``, N = 10⁴).
-    """
-    if not _KERNELS:
-        from marinesim.core import compile as cc
-
-        _KERNELS.append(cc.kernels(pid_rows, 0, error_model="numpy", parallel_min=_NEVER))
-    return _KERNELS[0]
+#: The compiled loop over vehicles (rows), cached on disk, built at the first call.
+_kernels = lazy_kernels(pid_rows, 0, error_model="numpy", parallel_min=SERIAL)
 
 
 @register_jitable

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from marinesim.core.compile import lazy_kernels
 from marinesim.core.frames import rotate_t_c, rotation_quat_c, wrap_pi_c
 from marinesim.core.jitable import jit_enabled, register_jitable
 
@@ -256,13 +257,5 @@ def station_keeping_row(
     wrench[i, 5] = _clip(n_mom, -g[14], g[14])
 
 
-_KERNELS: list[Any] = []
-
-
-def _kernels() -> Any:
-    """The compiled loop of :func:`station_keeping_row` over vehicles (cached on disk)."""
-    if not _KERNELS:
-        from marinesim.core import compile as cc
-
-        _KERNELS.append(cc.kernels(station_keeping_row, 1, error_model="numpy"))
-    return _KERNELS[0]
+#: The compiled loop over vehicles (rows), cached on disk, built at the first call.
+_kernels = lazy_kernels(station_keeping_row, 1, error_model="numpy")

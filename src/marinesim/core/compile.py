@@ -46,6 +46,7 @@ from marinesim.core.errors import ConfigError
 __all__ = [
     "BACKENDS",
     "PARALLEL_MIN",
+    "SERIAL",
     "THREADS",
     "Kernels",
     "cuda_launch",
@@ -63,6 +64,10 @@ BACKENDS = ("cpu", "python", "cuda")
 PARALLEL_MIN = 256
 #: CUDA threads per block.
 THREADS = 128
+#: ``parallel_min`` of kernels that always walk their rows serially: a row costing well under
+#: a microsecond, numba's worker threads (start-up, spin-waiting counted as CPU time) cost
+#: more than a second core saves at any N the engine runs (``benchmarks/bench_survey.py``).
+SERIAL = 1 << 62
 
 cuda: Any = None  # numba.cuda once a CUDA kernel is built (a module global for the simulator)
 
@@ -154,6 +159,21 @@ def tree_digest(root: Path) -> str:
         h.update(f.relative_to(root).as_posix().encode())
         h.update(f.read_bytes())
     return h.hexdigest()
+
+
+def lazy_kernels(one: Any, size: int | tuple[int, int], **options: Any) -> Any:
+    """A function returning ``kernels(one, size, **options)``, built at its first call.
+
+    The layer's numpy API calls it only when compiled laws are on (importing numba then).
+    """
+    built: list[Kernels] = []
+
+    def get() -> Kernels:
+        if not built:
+            built.append(kernels(one, size, **options))
+        return built[0]
+
+    return get
 
 
 @dataclass

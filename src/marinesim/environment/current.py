@@ -25,11 +25,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from marinesim.core.compile import SERIAL, lazy_kernels
 from marinesim.core.errors import ConfigError, ConfigWarning
 from marinesim.core.frames import moos_heading_to_radians
 from marinesim.core.jitable import jit_enabled, register_jitable
@@ -333,20 +333,10 @@ def force_row(
         fy[i] = 0.0
 
 
-_KERNELS: list[Any] = []
-
-
 def _compiled_ok() -> bool:
     """numba is usable and not turned off (``MARINESIM_JIT=0``)."""
     return jit_enabled()
 
 
-def _force_kernels() -> Any:
-    """The compiled loops of :func:`force_row` over the points (built once, cached on disk)."""
-    if not _KERNELS:
-        from marinesim.core import compile as cc
-
-        # serial: a few µs per thousand points; thread start-up and a shared machine's
-        # busy cores cost more than a second core saves here
-        _KERNELS.append(cc.kernels(force_row, 0, error_model="numpy", parallel_min=2**62))
-    return _KERNELS[0]
+#: The compiled loop over vehicles (rows), cached on disk, built at the first call.
+_force_kernels = lazy_kernels(force_row, 0, error_model="numpy", parallel_min=SERIAL)
