@@ -133,6 +133,18 @@ class Gcs:
         self.pump(2.0)
 
 
+def _die_with_parent() -> None:
+    """In the SITL child: SIGTERM when the test process dies (a killed pytest, a CI timeout),
+    so no SITL is left holding port 5830 for the next run (Linux ``PR_SET_PDEATHSIG``)."""
+    import contextlib
+    import ctypes
+    import signal
+
+    # not Linux: no prctl; stop_sitl still stops SITL at a normal end
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)
+
+
 def start_sitl(tmp_path: Path, name: str = "sitl") -> subprocess.Popen:
     """``ardusub --model JSON -w --defaults sub.parm,heavy.parm -I7`` in ``tmp_path``."""
     (tmp_path / "heavy.parm").write_text(PARAMS)
@@ -140,6 +152,7 @@ def start_sitl(tmp_path: Path, name: str = "sitl") -> subprocess.Popen:
         [str(Path(BIN or "")), "--model", "JSON", "--speedup", "10", "-w", "--defaults",
          f"{sub_parm()},heavy.parm", f"-I{INSTANCE}", "--home", "33.810313,-118.39386,0,0"],
         cwd=tmp_path, stdout=(tmp_path / f"{name}.out").open("w"), stderr=subprocess.STDOUT,
+        preexec_fn=_die_with_parent,
     )  # fmt: skip
 
 
