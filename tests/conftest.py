@@ -2,7 +2,8 @@
 
 numpy's legacy global functions and Python's ``random`` functions are wrapped for the whole
 suite: a call made from a ``marinesim`` module raises, calls from elsewhere (hypothesis seeds
-the global generators itself) go through.
+the global generators itself) go through.  Property tests run without hypothesis's
+per-example deadline.
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+# No wall-clock deadline on property tests: their first example may include numba's compile
+# (seconds on a cold cache or a loaded machine), and speed belongs in benchmarks/, not in a
+# timed unit test.
+settings.register_profile("marinesim", deadline=None)
+settings.load_profile("marinesim")
 
 _GLOBAL_NP = (
     "rand", "randn", "random", "random_sample", "normal", "uniform", "randint", "choice",

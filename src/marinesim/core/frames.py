@@ -141,6 +141,22 @@ def _euler_quat_args_c(q0: Any, q1: Any, q2: Any, q3: Any) -> tuple:
 
 
 @register_jitable
+def quat_from_euler_c(roll: float, pitch: float, yaw: float) -> tuple[float, float, float, float]:
+    """Unit quaternion (q0, q1, q2, q3; scalar first, body FRD → NED) of zyx Euler angles [rad]:
+    the expressions of :func:`quat_from_euler` for one vehicle."""
+    r2, p2, y2 = roll / 2, pitch / 2, yaw / 2
+    cr, sr = math.cos(r2), math.sin(r2)
+    cp, sp = math.cos(p2), math.sin(p2)
+    cy, sy = math.cos(y2), math.sin(y2)
+    return (
+        cr * cp * cy + sr * sp * sy,
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+    )
+
+
+@register_jitable
 def euler_from_quat_c(q0: float, q1: float, q2: float, q3: float) -> tuple[float, float, float]:
     """zyx Euler angles (φ, θ, ψ) [rad] of one unit quaternion (scalar first)."""
     y1, x1, s, y3, x3 = _euler_quat_args_c(q0, q1, q2, q3)

@@ -25,7 +25,13 @@ from numba.extending import register_jitable
 
 from marinesim.control.autopilots import RemusDepthHeadingState
 from marinesim.control.pvs_fleet import remus_law, remus_row
-from marinesim.core.frames import angle360, euler_from_quat, wrap_pi_c
+from marinesim.core.frames import (
+    angle360,
+    euler_from_quat,
+    euler_from_quat_c,
+    quat_from_euler_c,
+    wrap_pi_c,
+)
 from marinesim.core.state import VehicleState
 from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
 from marinesim.models.sixdof.pvs_vehicles import step_one
@@ -105,18 +111,9 @@ def pvs_after(k, j, t, h, x, eta, nu, xlog, elog):  # noqa: ANN001, ANN201
     for i in range(n):
         for c in range(x.shape[1]):
             xlog[j, i, c] = x[i, c]
-        # quat_from_euler, then euler_from_quat (the same expressions)
-        r2, p2, y2 = x[i, 3] / 2, x[i, 4] / 2, x[i, 5] / 2
-        cr, sr = math.cos(r2), math.sin(r2)
-        cp, sp = math.cos(p2), math.sin(p2)
-        cy, sy = math.cos(y2), math.sin(y2)
-        q0 = cr * cp * cy + sr * sp * sy
-        q1 = sr * cp * cy - cr * sp * sy
-        q2 = cr * sp * cy + sr * cp * sy
-        q3 = cr * cp * sy - sr * sp * cy
-        roll = math.atan2(2 * (q0 * q1 + q2 * q3), 1 - 2 * (q1 * q1 + q2 * q2))
-        pitch = math.asin(min(1.0, max(-1.0, 2 * (q0 * q2 - q3 * q1))))
-        yaw = math.atan2(2 * (q0 * q3 + q1 * q2), 1 - 2 * (q2 * q2 + q3 * q3))
+        # quat_from_euler, then euler_from_quat (the plugin's route)
+        q0, q1, q2, q3 = quat_from_euler_c(x[i, 3], x[i, 4], x[i, 5])
+        roll, pitch, yaw = euler_from_quat_c(q0, q1, q2, q3)
         eta[i, 0], eta[i, 1], eta[i, 2] = x[i, 0], x[i, 1], x[i, 2]
         eta[i, 3], eta[i, 4], eta[i, 5] = roll, pitch, yaw
         elog[j, i, 0], elog[j, i, 1], elog[j, i, 2] = roll, pitch, yaw

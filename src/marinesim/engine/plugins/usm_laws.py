@@ -31,7 +31,7 @@ import numpy as np
 
 from marinesim.control.guidance import WaypointState, waypoint_row
 from marinesim.control.pid import PidState, pid_row
-from marinesim.core.frames import angle180_c, angle360_c
+from marinesim.core.frames import angle180_c, angle360_c, quat_from_euler_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
 from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
@@ -258,17 +258,9 @@ def usm_tick(
                 and math.isfinite(u[i, R.DEP]) and math.isfinite(u[i, R.HDG])
                 and math.isfinite(u[i, R.PIT]) and math.isfinite(u[i, R.SPD])):  # fmt: skip
             return 1
-    cr, sr = math.cos(0.0 / 2), math.sin(0.0 / 2)
     for i in range(n):
         x, y, dep, hdg, spd = u[i, R.X], u[i, R.Y], u[i, R.DEP], u[i, R.HDG], u[i, R.SPD]
-        p2 = u[i, R.PIT] / 2
-        y2 = (hdg * _D2R) / 2
-        cp, sp = math.cos(p2), math.sin(p2)
-        cy, sy = math.cos(y2), math.sin(y2)
-        q0 = cr * cp * cy + sr * sp * sy
-        q1 = sr * cp * cy - cr * sp * sy
-        q2 = cr * sp * cy + sr * cp * sy
-        q3 = cr * cp * sy - sr * sp * cy
+        q0, q1, q2, q3 = quat_from_euler_c(0.0, u[i, R.PIT], hdg * _D2R)
         pos[i, 0], pos[i, 1], pos[i, 2] = y, x, dep
         quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3] = q0, q1, q2, q3
         speed[i] = spd
