@@ -20,10 +20,13 @@ at 23.1 s, stick z = 250 from 25.1 to 47.3 s, SURFTRAK at 51.3 s, stick z = 700 
 For each run, with e = true altitude − the announced rangefinder target: RMS e on the ramp
 (60–130 s); after the cliff (150–195 s, or up to the pilot climb) the peak-to-peak of e, its
 period (mean spacing of upward mean crossings) and RMS; the amplitude (half peak-to-peak over
-±2.5 s) 20 s and 35 s after engagement (the 0.5 s delay's growth).  Prints JSON.  ::
+±2.5 s) 20 s and 35 s after engagement (the 0.5 s delay's growth).  That growth starts from
+the barometer's noise (SITL's ``SIM_BARO_RND``), so one run of either side is one draw:
+``--sim-baro-rnd 0.02 --seeds N`` flies the port with N noise seeds and reports their median
+and where the firmware's run falls among them.  Prints JSON.  ::
 
     python benchmarks/bench_surftrak_firmware.py [--delays 0.3 0.5] [--json PATH] [--no-sitl]
-        [--ek3-hgt-delay MS] [--baro-noise SIGMA]
+        [--ek3-hgt-delay MS] [--sim-baro-rnd M [--seeds N]]
 """
 
 from __future__ import annotations
@@ -161,8 +164,8 @@ def run_port(delay: float, params: dict[str, float], baro_noise: float = 0.0,
             loop += 1
             ap.now_us = t * 1e6
             z_m = -depth_scale * (plant.s[_Z] - Z0 + z_lead * plant.s[_W])
-            if baro_noise > 0:
-                z_m += rng_gen.normal(0.0, baro_noise)
+            if baro_noise > 0:  # SITL's SIM_BARO_RND: uniform ±baro_noise on each reading
+                z_m += depth_scale * rng_gen.uniform(-baro_noise, baro_noise)
             vz = -(depth_scale if vz_scale is None else vz_scale) * plant.s[_W]  # climb rate
             az = az_f
             if ekf is not None:  # what inertial_nav reports: EKF3's output
@@ -337,7 +340,22 @@ def run_sitl(delay: float, binary: str, work: Path, instance: int = 6,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--delays", type=float, nargs="+", default=[0.3, 0.5])
-    ap.add_argument("--baro-noise", type=float, default=0.0, help="port: depth noise σ [m]")
+    ap.add_argument(
+        "--sim-baro-rnd",
+        type=float,
+        default=0.0,
+        metavar="M",
+        help="port: barometer noise as SITL's SIM_BARO_RND (uniform ±M metres on each reading; "
+        "sub.parm: 0.02); 0 = noise-free",
+    )
+    ap.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="port: fly the noisy port with seeds 1…N and report each seed, the median and "
+        "where the firmware's growth figures fall among them",
+    )
     ap.add_argument("--no-sitl", action="store_true", help="skip real SITL even if available")
     ap.add_argument(
         "--ek3-hgt-delay",
@@ -365,9 +383,21 @@ def main() -> None:
         key = f"delay_{d:g}"
         res: dict[str, Any] = {}
         t0 = time.process_time()
-        res["port"] = metrics(run_port(d, params, args.baro_noise, ekf=ekf))
+        noise = args.sim_baro_rnd
+        res["port"] = metrics(run_port(d, params, noise, ekf=ekf))
         res["port"]["cpu_s"] = round(time.process_time() - t0, 1)
-        res["port_truth_inputs"] = metrics(run_port(d, params, args.baro_noise))
+        res["port_truth_inputs"] = metrics(run_port(d, params, noise))
+        if noise > 0 and args.seeds > 1:
+            runs = [res["port"]] + [
+                metrics(run_port(d, params, noise, seed=s, ekf=ekf))
+                for s in range(2, args.seeds + 1)
+            ]
+            res["port_seeds"] = {
+                k: [r[k] for r in runs] for k in ("cliff_pp_m", "amp_20s_m", "amp_35s_m")
+            }
+            res["port_median"] = {
+                k: round(float(np.median(v)), 4) for k, v in res["port_seeds"].items()
+            }
         if abs(d - 0.3) < 1e-9 and args.ek3_hgt_delay in (None, 60.0):
             res["recorded"] = metrics(recorded())
         if binary and not args.no_sitl:
@@ -375,12 +405,20 @@ def main() -> None:
                 work = (args.keep or Path(tmp)) / key
                 res["sitl"] = metrics(run_sitl(d, binary, work, extra=extra))
         fw = res.get("sitl") or res.get("recorded")
+        if fw and "port_seeds" in res:  # where the firmware's figures fall among the seeds
+            res["firmware_rank_among_seeds"] = {
+                k: f"{sum(x < fw[k] for x in v)} of {len(v)} seeds below"
+                for k, v in res["port_seeds"].items()
+                if fw.get(k) and math.isfinite(fw[k])
+            }
         if fw:
-            for col in ("port", "port_truth_inputs"):
+            for col in ("port", "port_truth_inputs", "port_median"):
+                if col not in res:
+                    continue
                 res[f"{col}_over_firmware"] = {
                     k: round(res[col][k] / fw[k], 3)
                     for k in ("cliff_pp_m", "cliff_period_s", "amp_20s_m", "amp_35s_m")
-                    if fw.get(k) and math.isfinite(fw[k])
+                    if k in res[col] and fw.get(k) and math.isfinite(fw[k])
                 }
         results[key] = res
         print(json.dumps({key: res}))
