@@ -252,3 +252,33 @@ def test_run_over_gridded_bathymetry(tmp_path, capsys):
         rc = main(args)
         err = capsys.readouterr().err
         assert rc == 2 and needle in err and "Traceback" not in err
+
+
+def test_run_ekf3_reads_ek3_params_and_changes_the_height_seen(tmp_path, capsys):
+    params = tmp_path / "ek.params"
+    params.write_text(SITL_PARAMS.read_text() + "EK3_HGT_DELAY,60\nEK3_TAU_OUTPUT,25\n")
+    runs = {}
+    for key, extra in (("truth", []), ("ekf3", ["--ekf3", "--param", "EK3_HGT_DELAY=0"])):
+        out = tmp_path / f"{key}.csv"
+        rc = main(["surftrak", "run", "--terrain", "sawtooth", "--duration", "12", "-o",
+                   str(out), "--params", str(params), *extra])  # fmt: skip
+        assert rc == 0
+        cap = capsys.readouterr()
+        text = cap.out
+        no_effect = " ".join(ln for ln in cap.err.splitlines() if "no effect" in ln)
+        # without --ekf3 the EK3_* names have no effect (and say so); with it they are read
+        assert ("EK3_HGT_DELAY" in no_effect) == (key == "truth"), cap.err
+        assert ("EKF3 height, EK3_HGT_DELAY 0 ms" in text) == (key == "ekf3"), text
+        runs[key] = read_table(out.with_suffix(".ctun.csv"))
+    alt_t, alt_e = runs["truth"]["Alt"], runs["ekf3"]["Alt"]
+    assert alt_t.shape == alt_e.shape
+    d = np.abs(alt_t - alt_e)
+    assert 0.0 < np.nanmax(d) < 0.1  # the estimate differs from the truth by centimetres
+
+
+def test_run_ekf3_bad_value_names_the_parameter(tmp_path, capsys):
+    rc = main(["surftrak", "run", "--terrain", "zeros", "--duration", "1", "-o",
+               str(tmp_path / "x.csv"), "--ekf3", "--param", "EK3_HGT_DELAY=300"])  # fmt: skip
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "--param:1:1: EK3_HGT_DELAY" in err and "250" in err

@@ -29,16 +29,27 @@ surftrak_app = typer.Typer(
 )
 
 
-def _load_params(params: Path | None, overrides: list[str]):  # noqa: ANN202
-    from marinesim.interop.ardupilot import parse_param_overrides, read_params, surftrak_params
+def _load_params(params: Path | None, overrides: list[str], ekf3: bool = False):  # noqa: ANN202
+    """SurftrakParams (and, with ``ekf3``, the EKF3 height model's EK3_* values, which the
+    autopilot's parameters then leave out of their "accepted, no effect" list)."""
+    from marinesim.interop.ardupilot import (
+        EKF3_NAMES,
+        ekf3_params,
+        param_sources,
+        read_params,
+        surftrak_params,
+    )
     from marinesim.interop.surftrak_runner import sitl_params
 
+    used = EKF3_NAMES if ekf3 else frozenset()
+    sources = param_sources(params, overrides)
     if params is not None:
-        return read_params(params, overrides)[0]
-    base = sitl_params()
-    if overrides:
-        return surftrak_params(parse_param_overrides(overrides), base=base)[0]
-    return base
+        sp = read_params(params, overrides, used_elsewhere=used)[0]
+    elif overrides:
+        sp = surftrak_params(*sources, base=sitl_params(), used_elsewhere=used)[0]
+    else:
+        sp = sitl_params()
+    return (sp, ekf3_params(*sources)) if ekf3 else sp
 
 
 def _load_pilot(pilot: Path | None, stick):  # noqa: ANN001, ANN202
@@ -125,6 +136,12 @@ def run_cmd(
         "--track",
         help="With --bathymetry: NORTH,EAST,HEADING_DEG,SPEED [m, m, deg, m/s].",
     ),
+    ekf3: bool = typer.Option(
+        False,
+        "--ekf3",
+        help="The autopilot reads height and climb rate through ArduSub's EKF3 height model "
+        "(EK3_* from --params/--param), as the firmware does; default: the truth.",
+    ),
 ) -> None:
     """Run SURFTRAK over a terrain and write a CTUN-style log (+ messages, ctun, merged)."""
     from marinesim.core.errors import ConfigError
@@ -143,7 +160,11 @@ def run_cmd(
             fig_path = fig_path.with_suffix(f".{fmt}")
     label = f"surftrak-{terrain if terrain is not None else Path(str(bathymetry)).stem}-seed{seed}"
     run_csv = out_file(out, label=Path(label).name, name="run.csv", suffixes=(".csv",))
-    p = _load_params(params, param)
+    ekf = None
+    if ekf3:
+        p, ekf = _load_params(params, param, ekf3=True)
+    else:
+        p = _load_params(params, param)
     if bathymetry is not None:
         terrain = _bathymetry_profile(bathymetry, track, duration + delay)
     from marinesim.cli.progress import compile_notice
@@ -151,7 +172,7 @@ def run_cmd(
     with compile_notice():
         res = run_surftrak(
             terrain, delay=delay, noise=noise, duration=duration, seed=seed, params=p,
-            pilot=_load_pilot(pilot, p.stick()), start_z=start_z,
+            pilot=_load_pilot(pilot, p.stick()), start_z=start_z, ekf3=ekf,
         )  # fmt: skip
     paths = write_run(res, run_csv)
     m = res.metrics
@@ -159,6 +180,7 @@ def run_cmd(
         f"{res.terrain.name}: {duration:g} s, delay {delay:g} s, KPv {p.kpv:.2f} "
         f"(50*PSC_JERK_Z/PILOT_ACCEL_Z), target {_fmt(m['target'], '.2f')} m, "
         f"RMS e {_fmt(m['rms_e'])} m, max e {_fmt(m['max_e'])} m, min e {_fmt(m['min_e'])} m"
+        + (f"; EKF3 height, EK3_HGT_DELAY {ekf.EK3_HGT_DELAY:g} ms" if ekf is not None else "")
     )
     for msg in res.messages:
         typer.echo(f"  {msg.t:8.2f} s  {msg.severity:7s} {msg.text}")

@@ -31,6 +31,7 @@ from pathlib import Path
 from marinesim.control.surftrak import MASTER_ALIASES, SurftrakParams
 from marinesim.core.errors import ConfigError, ConfigWarning, DataError, suggest
 from marinesim.core.params import validate
+from marinesim.sensors.ekf3_height import Ekf3HeightParams
 
 __all__ = [
     "ALIASES",
@@ -38,8 +39,11 @@ __all__ = [
     "IGNORED_PREFIXES",
     "ParamFile",
     "ardusub_names",
+    "EKF3_NAMES",
     "decode_param_bytes",
+    "ekf3_params",
     "parse_param_overrides",
+    "param_sources",
     "parse_params_text",
     "read_param_dump",
     "read_params",
@@ -230,8 +234,12 @@ def surftrak_params(
     *sources: ParamFile | Mapping[str, float],
     base: SurftrakParams | None = None,
     strict: bool = False,
+    used_elsewhere: Iterable[str] = (),
 ) -> tuple[SurftrakParams, list[str]]:
     """Build :class:`SurftrakParams` from parsed files / mappings (later ones win).
+
+    ``used_elsewhere``: names another model of the run reads (e.g. the EK3_* names of the
+    EKF3 height model): skipped here, neither ignored nor unknown.
 
     Returns
     -------
@@ -254,9 +262,12 @@ def surftrak_params(
     files: dict[str, str | None] = {}
     unknown: list[str] = []
     ardusub = ardusub_names()
+    elsewhere = frozenset(used_elsewhere)
     for src in sources:
         pf = src if isinstance(src, ParamFile) else ParamFile(None, dict(src), {})
         for name, value in pf.values.items():
+            if name in elsewhere:
+                continue
             line, col = pf.lines.get(name, (None, None))
             target = name
             if name in ALIASES:
@@ -318,16 +329,59 @@ def surftrak_params(
 
 
 def read_params(
-    path: str | Path, overrides: Iterable[str] = ()
+    path: str | Path, overrides: Iterable[str] = (), used_elsewhere: Iterable[str] = ()
 ) -> tuple[SurftrakParams, list[str]]:
-    """Read a ``.params`` file (and ``NAME=VALUE`` overrides) into :class:`SurftrakParams`."""
+    """Read a ``.params`` file (and ``NAME=VALUE`` overrides) into :class:`SurftrakParams`
+    (``used_elsewhere``: as :func:`surftrak_params`)."""
+    sources = param_sources(path, overrides)
+    return surftrak_params(*sources, used_elsewhere=used_elsewhere)
+
+
+def param_sources(path: str | Path | None, overrides: Iterable[str] = ()) -> list[ParamFile]:
+    """The parsed ``.params`` file (if any) and the ``NAME=VALUE`` overrides, in that order."""
+    sources = []
+    if path is not None:
+        sources.append(_read_param_file(path))
+    ov = list(overrides)
+    if ov:
+        sources.append(parse_param_overrides(ov))
+    return sources
+
+
+def _read_param_file(path: str | Path) -> ParamFile:
     p = Path(path)
     try:
         data = p.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read parameter file: {exc.strerror}", file=p) from None
-    sources = [parse_params_text(decode_param_bytes(data, file=p), file=p)]
-    ov = list(overrides)
-    if ov:
-        sources.append(parse_param_overrides(ov))
-    return surftrak_params(*sources)
+    return parse_params_text(decode_param_bytes(data, file=p), file=p)
+
+
+#: ArduPilot parameters the EKF3 height model reads (:class:`Ekf3HeightParams`).
+EKF3_NAMES = frozenset(
+    n for n in Ekf3HeightParams.model_fields if n.startswith("EK3_")
+)
+
+
+def ekf3_params(*sources: ParamFile) -> Ekf3HeightParams:
+    """The EKF3 height model's parameters from parsed files / overrides (later ones win).
+
+    Raises
+    ------
+    ConfigError
+        An invalid value, naming its file, line and parameter.
+    """
+    data: dict[str, float] = {}
+    where: dict[str, tuple[str | None, tuple[int, int] | None]] = {}
+    for pf in sources:
+        for name in EKF3_NAMES & pf.values.keys():
+            data[name] = pf.values[name]
+            where[name] = (pf.file, pf.lines.get(name))
+    try:
+        return validate(Ekf3HeightParams, data)
+    except ConfigError as exc:
+        file, mark = where.get(exc.param or "", (None, None))
+        raise ConfigError(
+            exc.message, file=file, line=mark[0] if mark else None,
+            column=mark[1] if mark else None, param=exc.param,
+        ) from None  # fmt: skip

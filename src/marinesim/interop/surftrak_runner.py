@@ -46,6 +46,7 @@ from marinesim.environment.terrain import (
     builtin_profile,
 )
 from marinesim.models.heave import HeaveParams
+from marinesim.sensors.ekf3_height import Ekf3HeightParams
 from marinesim.sensors.rangefinder import RangefinderParams
 
 __all__ = [
@@ -178,13 +179,16 @@ def _simulation(
     sensor: RangefinderSensor,
     controller: SurftrakController,
     baro: float,
+    ekf3: Ekf3HeightParams | None = None,
 ) -> Simulation:
     """The harness as an engine simulation: block ``vehicle`` of ``n`` with the plugins."""
     sensors = [PluginSpec(sensor, registry_name="rangefinder")]
-    if baro > 0:
-        sensors.append(
-            PluginSpec(BaroBelief("baro", BaroParams(noise_std=baro)), registry_name="baro")
+    if baro > 0 or ekf3 is not None:
+        bp = BaroParams(
+            noise_std=baro,
+            **({"estimator": "ekf3", "ekf3": ekf3} if ekf3 is not None else {}),
         )
+        sensors.append(PluginSpec(BaroBelief("baro", bp), registry_name="baro"))
     block = BlockSpec(
         "vehicle",
         n,
@@ -222,6 +226,7 @@ def run_surftrak(
     contact_floor: float | None = None,
     scripts: Sequence[Callable[[ArduSubVertical], None]] = (),
     jit: bool | None = None,
+    ekf3: Ekf3HeightParams | None = None,
 ) -> SurftrakResult:
     """Run the SURFTRAK harness on the engine.
 
@@ -276,6 +281,12 @@ def run_surftrak(
         ``None`` (default) uses it when numba is installed and ``MARINESIM_JIT`` is not ``0``,
         ``True`` requires it (ConfigError saying why not), ``False`` runs the plugins tick by
         tick.  Both give bit-identical logs.
+    ekf3 : Ekf3HeightParams, optional
+        The autopilot reads height and climb rate through ArduSub's EKF3 height model
+        (:mod:`marinesim.sensors.ekf3_height`; the ``baro`` belief with ``estimator: ekf3``,
+        fed the depth with ``heave.baro_noise_m`` noise and the heave acceleration), as the
+        firmware's controllers read EKF3's output; default: the truth (or the noisy depth).
+        Such a run goes through the plugins tick by tick (the compiled tick takes no belief).
 
     Returns
     -------
@@ -363,7 +374,7 @@ def run_surftrak(
     ctl.scripts = script_ticks
     sim = _simulation(
         seed=seed, nsteps=nsteps, n=n, start_z=start_z, every=every, motion=motion,
-        sensor=sensor, controller=ctl, baro=heave.baro_noise_m,
+        sensor=sensor, controller=ctl, baro=heave.baro_noise_m, ekf3=ekf3,
     )  # fmt: skip
     sim.compiled = jit
     run = sim.run()

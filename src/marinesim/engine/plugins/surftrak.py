@@ -10,8 +10,10 @@
   k mod 40 = 0) and, with ``trace: true``, a 400 Hz trace of the vertical controller.
 * ``sitl_vertical`` (motion) wraps :mod:`marinesim.models.heave`: 1-DOF heave with the hard
   seafloor of the same terrain profile.
-* ``baro`` (sensor, belief writer): belief = truth with the z of a noisy barometer/EKF
-  (``sitl_vertical``'s ``baro_noise_m``: SITL fused a baro, σ ≈ 0.01 m).
+* ``baro`` (sensor, belief writer): belief = truth with the z of a noisy barometer
+  (``sitl_vertical``'s ``baro_noise_m``: SITL fused a baro, σ ≈ 0.01 m), or with ``estimator:
+  ekf3`` the height and climb rate ArduSub's EKF3 reports from that reading
+  (:mod:`marinesim.sensors.ekf3_height`).
 
 With a block named ``vehicle`` and a sensor instance named ``rangefinder`` the noise streams
 are those of :func:`marinesim.interop.surftrak_runner.run_surftrak` (which runs this
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -44,6 +46,7 @@ from marinesim.core.state import VehicleState
 from marinesim.engine.plugin import Plugin
 from marinesim.engine.plugins.rangefinder import terrain_schedule
 from marinesim.models.heave import HeaveParams, step_zv
+from marinesim.sensors.ekf3_height import Ekf3Height, Ekf3HeightParams
 
 __all__ = [
     "TRACE_SIGNALS",
@@ -334,26 +337,64 @@ def floor_at(heights: list[float], interval: float, attrib0: float, t: float) ->
 
 
 class BaroParams(ParamsBase):
-    """Barometer/EKF depth noise of the belief."""
+    """The depth the autopilot sees: a noisy barometer, alone or through EKF3's height model."""
 
-    noise_std: float = field(0.01, unit="m", description="z noise σ of the belief", ge=0)
+    noise_std: float = field(0.01, unit="m", description="z noise σ of the reading", ge=0)
+    estimator: Literal["noise", "ekf3"] = Field(
+        "noise",
+        description="'noise': belief z = the reading; 'ekf3': height and climb rate as "
+        "ArduSub's EKF3 reports them from the reading and the heave acceleration "
+        "(marinesim.sensors.ekf3_height)",
+    )
+    ekf3: Ekf3HeightParams = Field(
+        default_factory=Ekf3HeightParams, description="EKF3 vertical channel (estimator ekf3)"
+    )
 
 
 class BaroBelief(Plugin):
-    """Belief = truth, with z corrupted by white noise (one draw per tick and vehicle)."""
+    """Belief = truth with the z (and, through EKF3, the climb rate) the autopilot sees.
+
+    ``estimator: noise``: z + σ·N(0, 1), one draw per tick and vehicle.  ``estimator:
+    ekf3``: that reading and the heave acceleration go through
+    :class:`~marinesim.sensors.ekf3_height.Ekf3Height` once per tick (the tick must be the
+    EKF3 model's ``loop_dt``, ArduSub's 400 Hz loop); belief z and vertical velocity are its
+    reported height and climb rate, as ArduSub's controllers read ``inertial_nav``.
+    """
 
     kind: ClassVar[str] = "sensor"
     Params = BaroParams
     writes_belief: ClassVar[bool] = True
 
+    def start(self, ctx: Any, rng: Any) -> None:
+        """EKF3: check the tick against the model's loop and start it at the truth."""
+        p: Any = self.params
+        if p.estimator != "ekf3":
+            return
+        if abs(ctx.dt - p.ekf3.loop_dt) > 1e-12:
+            raise ConfigError(
+                f"the baro belief's EKF3 model steps once per tick: time.dt must be its "
+                f"loop_dt ({p.ekf3.loop_dt:g} s), got {ctx.dt:g}",
+                param="ekf3.loop_dt",
+            )
+        tr: VehicleState = ctx.truth
+        ctx.state["ekf3"] = Ekf3Height(p.ekf3, -tr.pos[:, 2], -tr.vel[:, 2])
+
     def sense(self, ctx: Any, rng: Any) -> None:
-        """Measure at t: the truth with z + σ·N(0, 1)."""
+        """Measure at t: the truth with z + σ·N(0, 1) (through EKF3 with ``ekf3``)."""
+        p: Any = self.params
         tr: VehicleState = ctx.truth
         pos = tr.pos.copy()
-        pos[:, 2] = pos[:, 2] - self.params.noise_std * rng.normal(size=1)[:, 0]  # type: ignore[attr-defined]
-        ctx.state["obs"] = tr.replace(pos=pos)
+        pos[:, 2] = pos[:, 2] - p.noise_std * rng.normal(size=1)[:, 0]  # type: ignore[attr-defined]
+        est: Ekf3Height | None = ctx.state.get("ekf3")
+        if est is None:
+            ctx.state["obs"] = tr.replace(pos=pos)
+            return
+        est.step(-tr.accel[:, 2], -pos[:, 2])  # acceleration and height, up
+        pos[:, 2] = -est.out[0]
+        vel = tr.vel.copy()
+        vel[:, 2] = -est.out[1]
+        ctx.state["obs"] = tr.replace(pos=pos, vel=vel)
 
     def estimate(self, ctx: Any, rng: Any) -> None:
         """Belief at t: the measurement of this tick."""
         ctx.set_belief(ctx.state["obs"])
-
