@@ -1,0 +1,167 @@
+"""GPU figures: the PythonVehicleSimulator fleet's closed loop on CUDA against the CPU, same run.
+
+The fleet's closed loop (each vehicle's control system, ``dynamics``, ``attitudeEuler`` and
+the divergence guard: :mod:`marinesim.reference.pvs_fleet_loop`) is one per-vehicle function
+that :mod:`marinesim.models.sixdof.backends` compiles for the CPU (numba, every thread) and
+for CUDA (one thread per vehicle) from the same source.  For each vehicle and N, ``--steps``
+steps run in one launch on each backend (warm; the CUDA figure includes the copies to and
+from the device), and the two final states are compared (CUDA's libm is not the C library's,
+so agreement is to rounding, reported as the largest difference relative to each state
+column's scale).
+
+Prints one JSON document (and writes it with ``--json``).  Without a usable CUDA device it
+prints ``{"available": false, "reason": …}`` and exits with status 3; with
+``NUMBA_ENABLE_CUDASIM=1`` numba's simulator stands in for the device (a check of this script,
+not a speed figure: use tiny sizes).  Sized to finish in under 5 minutes on a GPU machine::
+
+    python benchmarks/bench_gpu.py [--sizes 1000,10000,100000,1000000] [--steps 200]
+        [--vehicles torpedo,tanker,supply,frigate] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from marinesim.core.errors import ConfigError
+from marinesim.models.sixdof import fleet
+from marinesim.reference import pvs_fleet_loop as closed
+
+#: PythonVehicleSimulator main.py constructors (as ``bench_pvs_fleet.py``).
+MAIN_PY: dict[str, tuple[Any, ...]] = {
+    "DSRV": ("depthAutopilot", 60.0),
+    "frigate": ("headingAutopilot", 10.0, 100.0),
+    "ROVzefakkel": ("headingAutopilot", 3.0, 100.0),
+    "semisub": ("DPcontrol", 10.0, 10.0, 40.0, 0.5, 190.0),
+    "shipClarke83": ("headingAutopilot", -20.0, 70, 8, 6, 0.7, 0.5, 10.0, 1e5),
+    "supply": ("DPcontrol", 4.0, 4.0, 50.0, 0.5, 20.0),
+    "tanker": ("headingAutopilot", -20, 0.5, 150, 20, 80),
+    "torpedo": ("depthHeadingAutopilot", 30, 50, 1525, 0.5, 170),
+}
+
+
+def _start(v: fleet.FleetVehicle, n: int) -> np.ndarray:
+    x = np.zeros((n, 12 + v.m))
+    x[:, 6:12] = v.nu0
+    x[:, 0] = np.arange(n) * 1e-3  # vehicles differ (a row mix-up would show)
+    return x
+
+
+def _timed(v: fleet.FleetVehicle, n: int, steps: int, backend: str, repeat: int) -> tuple[float, Any]:
+    """Best seconds of ``repeat`` launches of ``steps`` steps, and the last result."""
+    best, res = float("inf"), None
+    for _ in range(repeat):
+        x = _start(v, n)
+        t0 = time.perf_counter()
+        res = closed.run(v, x, steps, backend=backend)
+        best = min(best, time.perf_counter() - t0)
+    return best, res
+
+
+def _rel_diff(a: np.ndarray, b: np.ndarray) -> float:
+    """Largest |a − b| over each column's scale (max |a| of the column, at least 1e-12)."""
+    scale = np.maximum(np.nanmax(np.abs(a), axis=0), 1e-12)
+    return float(np.nanmax(np.abs(a - b) / scale))
+
+
+def device() -> tuple[dict[str, Any] | None, str | None]:
+    """The CUDA device's description, or None and why there is none."""
+    from marinesim.core.compile import require_cuda
+
+    try:
+        cuda = require_cuda()
+    except ConfigError as exc:
+        return None, exc.message
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return {"name": "numba CUDA simulator (not a speed figure)"}, None
+    dev = cuda.get_current_device()
+    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    return {"name": name, "compute_capability": list(dev.compute_capability)}, None
+
+
+def measure(vehicles: list[str], sizes: list[int], steps: int, repeat: int) -> list[dict]:
+    """Per vehicle and N: CPU and CUDA vehicle-steps/s, their ratio, the states' agreement."""
+    out = []
+    for name in vehicles:
+        v = fleet.build(name, *MAIN_PY[name])
+        for be in ("cpu", "cuda"):  # compile and warm both
+            closed.run(v, _start(v, 2), 2, backend=be)
+        for n in sizes:
+            t_cpu, r_cpu = _timed(v, n, steps, "cpu", repeat)
+            t_gpu, r_gpu = _timed(v, n, steps, "cuda", repeat)
+            row = {
+                "vehicle": name,
+                "n": n,
+                "steps": steps,
+                "cpu_vehicle_steps_per_s": n * steps / t_cpu,
+                "cuda_vehicle_steps_per_s": n * steps / t_gpu,
+                "cuda_over_cpu": t_cpu / t_gpu,
+                "max_rel_diff": _rel_diff(r_cpu.x, r_gpu.x),
+                "alive_equal": bool(np.array_equal(r_cpu.alive, r_gpu.alive)),
+            }
+            out.append(row)
+            print(
+                f"{name:13s} N={n:>8}: CPU {row['cpu_vehicle_steps_per_s']:.3g}, CUDA "
+                f"{row['cuda_vehicle_steps_per_s']:.3g} vehicle-steps/s "
+                f"({row['cuda_over_cpu']:.2f}x); max rel diff {row['max_rel_diff']:.2g}",
+                file=sys.stderr,
+            )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run, print the JSON report; 3 when there is no CUDA device."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="1000,10000,100000,1000000", help="comma-separated N")
+    ap.add_argument("--steps", type=int, default=200, help="steps per launch")
+    ap.add_argument("--repeat", type=int, default=3, help="launches per figure (best kept)")
+    ap.add_argument("--vehicles", default="torpedo,tanker,supply,frigate")
+    ap.add_argument("--json", type=Path, default=None, help="also write the report here")
+    args = ap.parse_args(argv)
+    names = args.vehicles.split(",")
+    unknown = [n for n in names if n not in MAIN_PY]
+    if unknown:
+        ap.error(f"--vehicles: unknown {', '.join(unknown)} (known: {', '.join(MAIN_PY)})")
+    try:
+        sizes = [int(s) for s in args.sizes.split(",")]
+    except ValueError:
+        ap.error(f"--sizes: expected comma-separated integers, got {args.sizes!r}")
+    if min(sizes) < 1 or args.steps < 1 or args.repeat < 1:
+        ap.error("--sizes, --steps and --repeat must be >= 1")
+    dev, why = device()
+    report: dict[str, Any] = {
+        "benchmark": "bench_gpu",
+        "command": " ".join(["python", "benchmarks/bench_gpu.py", *sys.argv[1:]]),
+        "machine": {"platform": platform.platform(), "python": platform.python_version(),
+                    "cpus": os.cpu_count()},  # fmt: skip
+        "available": dev is not None,
+    }
+    if dev is None:
+        report["reason"] = why
+        print(json.dumps(report, indent=1))
+        return 3
+    import numba
+
+    report["device"] = dev
+    report["cpu_threads"] = numba.get_num_threads()
+    t0 = time.perf_counter()
+    report["results"] = measure(names, sizes, args.steps, args.repeat)
+    report["wall_s"] = round(time.perf_counter() - t0, 1)
+    text = json.dumps(report, indent=1)
+    print(text)
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
