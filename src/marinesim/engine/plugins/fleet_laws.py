@@ -146,6 +146,7 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
             f"{mname}.euler": np.degrees(el),
             f"{mname}.nu": xl[..., 6:12],
             f"{mname}.actuators": act,
+            f"{mname}.command": np.broadcast_to(a["cmd"], (ticks, n, m)),  # held all along
         }
         if names:
             out[f"{mname}.autopilot"] = a["slog"][:ticks][..., cols]
