@@ -7,8 +7,9 @@ guarded PythonVehicleSimulator loop step; the law does the same with the same L1
 the plugin's Python route launches — :func:`marinesim.control.pvs_fleet.control_row` (the
 constructor's ``controlSystem``: step input, PID / DP / REMUS autopilot, on the packed row
 of :func:`marinesim.control.pvs_fleet.law`) and :func:`marinesim.models.sixdof.fleet.kernel.
-step_one` (the vehicle's ``dynamics``, ``attitudeEuler`` and the divergence guard) — over
-structure-of-arrays copies of the plugin's state.  The frame at t_{k+1} is
+step_one` (the vehicle's ``dynamics``, ``attitudeEuler`` and the divergence guard; its copy
+made for the vehicle's kind, ``kernel.STEP_OF``, so that a tick compiles one kind's dynamics)
+— over structure-of-arrays copies of the plugin's state.  The frame at t_{k+1} is
 :func:`marinesim.engine.plugins.remus_laws.pvs_after` (the rows' pose and Euler angles, as
 for REMUS 100) and the controller states the plugin logs as ``autopilot``.
 
@@ -28,41 +29,53 @@ from numba.extending import register_jitable
 from marinesim.control.pvs_fleet import STATE_SIZE, control_row, law
 from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
 from marinesim.engine.plugins.remus_laws import MAX_RATE, MAX_SPEED, pvs_after, rows_commit
-from marinesim.models.sixdof.fleet.kernel import REMUS_CA_ZERO, step_one
+from marinesim.models.sixdof.fleet.kernel import REMUS_CA_ZERO, STEP_OF
 
-__all__ = ["fleet_laws", "fleet_log", "fleet_substep"]
+__all__ = ["SUBSTEP", "fleet_laws", "fleet_log"]
 
 _SRC = Path(__file__).resolve().parents[2]
 
 
 # ------------------------------------------------------------------------------ laws
-@register_jitable
-def fleet_substep(k, j, s, t, h, nsub, kind, par, zero, code, cpar, table, commanded, cmd, u, ost, x, xb, xq, alive, status, size, tmodel):  # noqa: ANN001, ANN201
-    """The vehicles' own control system at ``t``, then one guarded loop step of each."""
-    n = x.shape[0]
-    m = x.shape[1]
-    w = u.shape[1]
-    if s == nsub[0] - 1:  # the rows before the last substep (the truth's specific force)
+def _substep(step: Any, name: str) -> Any:
+    """The substep law over one kind's :func:`~marinesim.models.sixdof.fleet.kernel.step_one`
+    (``kernel.STEP_OF``: a generated tick compiles that kind's dynamics only)."""
+
+    @register_jitable
+    def law(k, j, s, t, h, nsub, kind, par, zero, code, cpar, table, commanded, cmd, u, ost, x, xb, xq, alive, status, size, tmodel):  # noqa: ANN001, ANN202
+        """The vehicles' own control system at ``t``, then one guarded loop step of each."""
+        n = x.shape[0]
+        m = x.shape[1]
+        w = u.shape[1]
+        if s == nsub[0] - 1:  # the rows before the last substep (the truth's specific force)
+            for i in range(n):
+                for c in range(m):
+                    xq[i, c] = x[i, c]
+        eta = x[:, 0:6]
+        nu = x[:, 6:12]
+        for i in range(n):
+            control_row(i, code[0], cpar, ost, eta, nu, t, h, table, 0, u)
+        for i in range(n):
+            if commanded[i]:  # a held actuators/cmd replaces the vehicle's own command
+                for c in range(w):
+                    u[i, c] = cmd[i, c]
+        for i in range(n):
+            step(i, kind[0], par, zero, x, u, h, MAX_SPEED, MAX_RATE, alive, xb, status, size)
+            if status[i] != 0:
+                return 1  # the guard stopped it: the plugins run this tick (event, non-finite)
         for i in range(n):
             for c in range(m):
-                xq[i, c] = x[i, c]
-    eta = x[:, 0:6]
-    nu = x[:, 6:12]
-    for i in range(n):
-        control_row(i, code[0], cpar, ost, eta, nu, t, h, table, 0, u)
-    for i in range(n):
-        if commanded[i]:  # a held actuators/cmd replaces the vehicle's own command
-            for c in range(w):
-                u[i, c] = cmd[i, c]
-    for i in range(n):
-        step_one(i, kind[0], par, zero, x, u, h, MAX_SPEED, MAX_RATE, alive, xb, status, size)
-        if status[i] != 0:
-            return 1  # the guard stopped it: the plugins run this tick (event, non-finite)
-    for i in range(n):
-        for c in range(m):
-            x[i, c] = xb[i, c]
-    tmodel[0] = tmodel[0] + h
-    return 0
+                x[i, c] = xb[i, c]
+        tmodel[0] = tmodel[0] + h
+        return 0
+
+    law.__name__ = law.__qualname__ = name  # the generated tick imports it by this name
+    return law
+
+
+#: The substep law of each vehicle kind (``fleet_substep_tanker`` ...), by kind.
+SUBSTEP = {kd: _substep(fn, f"fleet_substep_{fn.__name__[5:]}") for kd, fn in STEP_OF.items()}
+globals().update({fn.__name__: fn for fn in SUBSTEP.values()})
 
 
 @register_jitable
@@ -119,6 +132,8 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
             c, p, _ = law(v, h)
             rows[id(v)] = (c, np.array(p, dtype=float))
         a["code"][0], a["cpar"][...] = rows[id(v)]
+        if v.kind != v0.kind:  # (a preset's kind is fixed: never the case)
+            raise RuntimeError(f"{mname}: the vehicle kind changed since the declaration")
         a["kind"][0], a["par"][...] = v.kind, v.row
         a["x"][...] = st["x"].x
         a["tmodel"][0] = st["x"].t
@@ -154,7 +169,7 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
 
     return Laws(
         laws=[
-            Law("substep", fleet_substep, (
+            Law("substep", SUBSTEP[v0.kind], (
                 "nsub", "kind", "par", "zero", "code", "cpar", "table", "commanded", "cmd", "u",
                 "ost", "x", "xb", "xq", "alive", "status", "size", "tmodel")),
             Law("after_physics", pvs_after, ("x", "truth.eta", "truth.nu", "xlog", "elog")),
