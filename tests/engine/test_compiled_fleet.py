@@ -140,3 +140,15 @@ def test_compiled_true_says_why_other_models_run_tick_by_tick(params: dict, why:
     sim = _sim("torpedo_depth_heading", True, 1.0, **{"entities.0.motion.params": params})
     with pytest.raises(ConfigError, match=f"compiled tick does not apply: .*{why}"):
         sim.run()
+
+
+def test_a_current_field_is_ignored_alike() -> None:
+    # the fleet's models take a uniform current in their constructor: a current field is
+    # reported at the start (a warning) and ignored by both routes
+    sets = {"environment.current": {"model": "field", "file": "demo_current.cfd"}}
+    sa, sb = _sim("torpedo_depth_heading", False, 5.0, **sets), _sim("torpedo_depth_heading", True, 5.0, **sets)
+    a, b = sa.run(), sb.run()
+    assert any("current field is ignored" in e.text for e in b.events)
+    assert b.manifest["compiled_ticks"] >= 47
+    assert_runs_identical(a, b)
+    assert _end_state(sa) == _end_state(sb)
