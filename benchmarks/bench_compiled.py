@@ -8,20 +8,60 @@ applies, :mod:`marinesim.engine.compiled`) and the plugin-by-plugin Python route
 their ratio and how many ticks ran compiled; a scenario whose plugins are not declared yet
 shows ratio ≈ 1 and ``compiled_ticks`` 0.  The issue's aim is ≥ 10× for each.
 
+``--cold``: also the first compiled run of each scenario in a fresh process with an empty
+``MARINESIM_CACHE_DIR`` (the generated tick compiled from scratch; the models' own kernels
+stay in numba's cache), 2 s simulated: ``cold_first_run_s`` (mostly compiling) against the
+same run warm in that process (``warm_run_s``).  ``--only fleet`` names the three
+PythonVehicleSimulator fleet scenarios (tanker, torpedo, supply).
+
 Usage::
 
-    python benchmarks/bench_compiled.py [--end 30] [--repeat 2] [--json PATH]
+    python benchmarks/bench_compiled.py [--end 30] [--repeat 2] [--only NAME ...] [--cold] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
 from _report import write_report
 from marinesim.scenario.build import builtin_names, load_simulation
+
+#: ``--only fleet``: the PythonVehicleSimulator fleet's bundled scenarios.
+FLEET = ("tanker_heading_autopilot", "torpedo_depth_heading", "supply_dp_current")
+
+_COLD = """
+import json, sys, time
+from marinesim.scenario.build import load_simulation
+out = []
+for _ in range(2):
+    sim = load_simulation(sys.argv[1], sets={"time.end": 2.0})
+    sim.compiled = True
+    t0 = time.perf_counter()
+    sim.run()
+    out.append(time.perf_counter() - t0)
+print(json.dumps(out))
+"""
+
+
+def _cold(name: str) -> dict[str, float]:
+    """The first compiled run with an empty tick cache, in a fresh process (see the text)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "MARINESIM_CACHE_DIR": tmp, "MARINESIM_QUIET": "1"}
+        t0 = time.perf_counter()
+        res = subprocess.run(
+            [sys.executable, "-c", _COLD, name], env=env, capture_output=True, text=True,
+            check=True,
+        )  # fmt: skip
+        wall = time.perf_counter() - t0
+    first, warm = json.loads(res.stdout.strip().splitlines()[-1])
+    return {"cold_first_run_s": first, "warm_run_s": warm, "cold_process_wall_s": wall}
 
 
 def _load() -> float | None:
@@ -45,11 +85,13 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--end", type=float, default=30.0, help="simulated seconds per run")
     ap.add_argument("--repeat", type=int, default=2, help="best of this many runs")
     ap.add_argument("--only", nargs="*", default=None, help="scenario names (default: all)")
+    ap.add_argument("--cold", action="store_true", help="also the first run, empty tick cache")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     load0 = _load()
     rows: dict[str, dict] = {}
-    for name in args.only or builtin_names():
+    names = [x for n in args.only or builtin_names() for x in (FLEET if n == "fleet" else (n,))]
+    for name in names:
         try:
             load_simulation(name)
         except Exception as exc:  # noqa: BLE001 - SITL scenarios need their peer program
@@ -69,6 +111,10 @@ def main(argv: list[str] | None = None) -> dict:
         }
         print(f"{name:28s} compiled {wc:7.3f} s  python {wp:7.3f} s  "
               f"ratio {wp / wc:6.2f}x  compiled ticks {ticks}")  # fmt: skip
+        if args.cold and ticks:
+            rows[name].update(_cold(name))
+            print(f"{'':28s} cold: first compiled run {rows[name]['cold_first_run_s']:.1f} s "
+                  f"(empty tick cache; {rows[name]['warm_run_s']:.3f} s warm)")  # fmt: skip
     result = {"simulated_s": args.end, "scenarios": rows, "load_average": [load0, _load()]}
     cmd = "python benchmarks/bench_compiled.py " + " ".join(argv or [])
     return write_report("compiled", cmd.strip(), result, args.json)

@@ -36,7 +36,10 @@ from marinesim.core.state import VehicleState
 from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
 from marinesim.models.sixdof.pvs_vehicles import step_one
 
-__all__ = ["autopilot_laws", "autopilot_log", "autopilot_tick", "pvs_after", "pvs_laws", "pvs_substep"]
+__all__ = [
+    "autopilot_laws", "autopilot_log", "autopilot_tick", "pvs_after", "pvs_laws", "pvs_substep",
+    "rows_commit",
+]  # fmt: skip
 
 #: The model's divergence bounds in the plugin route (pvs.step_guarded's defaults) [m/s, rad/s].
 MAX_SPEED = 50.0
@@ -123,6 +126,27 @@ def pvs_after(k, j, t, h, x, eta, nu, xlog, elog):  # noqa: ANN001, ANN201
 
 
 # ------------------------------------------------------------------------------ declarations
+def rows_commit(sim: Any, blk: Any, st: dict[str, Any], a: dict[str, np.ndarray], kstop: int) -> None:
+    """The model's rows, specific force and truth at tick ``kstop`` (what the plugin's last
+    substep leaves): ``a["x"]`` the rows, ``a["xq"]`` those before the last substep,
+    ``a["tmodel"]`` the model's time (PythonVehicleSimulator models, REMUS 100 and fleet)."""
+    from marinesim.models.sixdof.motion import RowsState
+
+    clock = sim.clock
+    motion = st["motion"]
+    n = a["x"].shape[0]
+    x1 = RowsState(x=a["x"].copy(), alive=np.ones(n, dtype=bool), t=float(a["tmodel"][0]))
+    st["x"] = x1
+    pos, quat, vel, ang = motion.pose(x1)
+    xp = RowsState(x=a["xq"].copy(), alive=np.ones(n, dtype=bool))
+    st["accel"] = motion.specific_force(motion.nu(xp), x1, clock.h, sim.env.gravity, quat)
+    t_stop = clock.start + kstop * clock.dt
+    blk.truth = VehicleState(
+        pos.copy(), quat.copy(), vel.copy(), ang.copy(), st["accel"].copy(), t_stop
+    )
+    blk._truth_ro = None
+
+
 def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
     """The ``depth_heading_autopilot`` declaration (any rate; the motion owns the wires)."""
     from marinesim.engine.plugins.wrench import autopilot_gains
@@ -176,7 +200,7 @@ def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
 def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | None:
     """The ``fossen6dof`` (PythonVehicleSimulator REMUS 100) declaration; None for any other
     model (they run tick by tick)."""
-    from marinesim.models.sixdof.motion import PvsMotion, RowsState
+    from marinesim.models.sixdof.motion import PvsMotion
     from marinesim.models.sixdof.pvs import _kernel_params
 
     if not isinstance(plugin.motion, PvsMotion) or plugin.motion.name != "remus100":
@@ -220,20 +244,9 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | None:
         a["truth.nu"][...] = a["x"][:, 6:12]
 
     def commit(k: int, kstop: int, ticks: int) -> None:
-        clock = sim.clock
-        motion = st["motion"]
-        x1 = RowsState(x=a["x"].copy(), alive=np.ones(n, dtype=bool), t=float(a["tmodel"][0]))
-        st["x"] = x1
+        rows_commit(sim, blk, st, a, kstop)
         st["cmd"] = a["cmd"].copy()
         st["commanded"] = st["commanded"] | True
-        pos, quat, vel, ang = motion.pose(x1)
-        xp = RowsState(x=a["xq"].copy(), alive=np.ones(n, dtype=bool))
-        st["accel"] = motion.specific_force(motion.nu(xp), x1, clock.h, sim.env.gravity, quat)
-        t_stop = clock.start + kstop * clock.dt
-        blk.truth = VehicleState(
-            pos.copy(), quat.copy(), vel.copy(), ang.copy(), st["accel"].copy(), t_stop
-        )
-        blk._truth_ro = None
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
         xl, el = a["xlog"][:ticks], a["elog"][:ticks]

@@ -307,17 +307,31 @@ class SixDofMotion(Plugin):
     def compiled_laws(self, slot: Any, sim: Any) -> Any:
         """Its laws in the generated tick, or None (this model runs tick by tick).
 
-        Declared: the PythonVehicleSimulator REMUS 100 without an actuator bank, in a uniform
-        current (:mod:`marinesim.engine.plugins.remus_laws`); a Fossen model with a T200 plant
-        (:mod:`marinesim.engine.plugins.sixdof_laws`).
+        Declared: the PythonVehicleSimulator REMUS 100 in a uniform current
+        (:mod:`marinesim.engine.plugins.remus_laws`); the PythonVehicleSimulator fleet, any
+        ``control_system`` (:mod:`marinesim.engine.plugins.fleet_laws`); a Fossen model with
+        a T200 plant (:mod:`marinesim.engine.plugins.sixdof_laws`).  Any other setup: the
+        reason it runs tick by tick.
         """
+        from marinesim.models.sixdof.motion import FleetMotion, PvsMotion
+
         p: Any = self.params
         if p.thrusters is not None:
             from marinesim.engine.plugins.sixdof_laws import motion_laws
 
             return motion_laws(self, slot, sim)
-        if p.actuators is not None or sim.env.current_field is not None:
-            return None
+        if p.actuators is not None:
+            return "a UUV Simulator actuator set (thruster and fin banks step in numpy)"
+        if isinstance(self.motion, FleetMotion):
+            from marinesim.engine.plugins.fleet_laws import fleet_laws
+
+            return fleet_laws(self, slot, sim)
+        if not isinstance(self.motion, PvsMotion):
+            return "a Fossen model without a T200 thruster plant (wrench/cmd from the bus)"
+        if self.motion.name != "remus100":
+            return f"the {self.motion.name} (PythonVehicleSimulator) model has no compiled laws"
+        if sim.env.current_field is not None:
+            return "a current field (REMUS 100's compiled laws take a uniform current)"
         from marinesim.engine.plugins.remus_laws import pvs_laws
 
         return pvs_laws(self, slot, sim)
