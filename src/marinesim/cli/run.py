@@ -89,6 +89,7 @@ def _execute(
     progress: bool,
     fig_format: str = "png",
     live_port: int | None = None,
+    compiled: bool | None = None,
 ) -> int:
     """Load, run, save and plot; return the exit code (0 ok, 1 failed/diverged)."""
     from marinesim.cli.options import check_fig_format
@@ -106,6 +107,7 @@ def _execute(
     fig_format = check_fig_format(fig_format)
     check_source(source)
     sim = load_simulation(source, variables=variables or None, sets=sets or None, seed=seed)
+    sim.compiled = compiled
     if outdir is not None:  # the output rule: missing parents are created with a warning
         from marinesim.cli.options import out_folder
 
@@ -314,6 +316,14 @@ def register(app: typer.Typer) -> None:
             "loopback while it goes, paced at real time (or the scenario's time_warp).",
         ),
         port: int = live_port_option("--port"),
+        compiled: bool = typer.Option(
+            None,
+            "--compiled/--no-compiled",
+            help="Require the compiled tick (exit 2 saying why it does not apply) / run every "
+            "tick through the plugins. Default: compiled where it applies; the manifest's "
+            "compiled_why_not says why not.",
+            show_default=False,
+        ),
     ) -> None:
         """Run a scenario: progress bar, log (CSV/Parquet + manifest) and figures."""
         code = _execute(
@@ -327,6 +337,7 @@ def register(app: typer.Typer) -> None:
             fmt=fmt,
             progress=not no_progress,
             live_port=port if live else None,
+            compiled=compiled,
         )
         if code:
             raise typer.Exit(code)

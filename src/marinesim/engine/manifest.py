@@ -77,6 +77,7 @@ def build_manifest(sim: Simulation, status: str | None = None) -> dict[str, Any]
         "phases": list(PHASES),
         "log_every_ticks": sim._recorder.every,
         "compiled_ticks": getattr(sim._span, "ticks", 0) if sim._span else 0,
+        "compiled_why_not": getattr(sim, "compiled_why_not", None),
         "log_columns": list(sim.log_columns) if sim.log_columns is not None else None,
     }
     if sim.error is not None:

@@ -122,6 +122,9 @@ class Simulation:
         #: Compiled spans (:mod:`marinesim.engine.span`): None where one applies, True
         #: required, False never.  Set before :meth:`run`.
         self.compiled: bool | None = None
+        #: Why the run's ticks go through the plugins (None: the compiled tick applies, or
+        #: not decided yet); set when the run looks for its compiled route.
+        self.compiled_why_not: str | None = None
         self._span: Any = None
         self._span_next = 0  # step(): the next tick the compiled span is tried at
         self._span_gap = 0

@@ -13,6 +13,7 @@ runs every tick through the plugins.  Both routes give bit-identical results.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -42,23 +43,35 @@ def register_span(factory: Callable[[Any, bool | None], Span | None]) -> None:
 
 
 def find_span(sim: Any, compiled: bool | None) -> Span | None:
-    """The span for ``sim``, or None; ConfigError if ``compiled`` is True and none applies."""
-    if compiled is False:
-        return None
-    from marinesim.engine.compiled.route import route_for
+    """The span for ``sim``, or None; ConfigError if ``compiled`` is True and none applies.
 
-    route = route_for(sim, compiled)  # the generated tick, from the plugins' declared laws
+    When none applies, ``sim.compiled_why_not`` says why (the manifest reports it).
+    """
+    sim.compiled_why_not = None
+    if compiled is False:
+        sim.compiled_why_not = "compiled off (Simulation.compiled = False, --no-compiled)"
+        return None
+    from marinesim.engine.compiled.route import plan, route_for
+
+    try:
+        route = route_for(sim, compiled)  # the generated tick, from the plugins' declared laws
+    except ConfigError:
+        sim.compiled_why_not = plan(sim)[0]
+        raise
     if route is not None:
         return route
     for f in _FACTORIES:
         span = f(sim, compiled)
         if span is not None:
             return span
+    declares = any(hasattr(s.plugin, "compiled_laws") for s in sim.slots)
+    if not declares:
+        why = "no plugin of this scenario declares compiled laws"
+    elif compiled is None and os.environ.get("MARINESIM_JIT", "1") == "0":
+        why = "MARINESIM_JIT=0"
+    else:
+        why = plan(sim)[0] or "numba is not installed"
+    sim.compiled_why_not = why
     if compiled:
-        raise ConfigError(
-            "no compiled span applies to this scenario (compiled: the plugins that declare "
-            "their laws, e.g. fossen6dof (preset remus100) + depth_heading_autopilot "
-            "[+ waypoints]; sitl_vertical + rangefinder + surftrak)",
-            param="compiled",
-        )
+        raise ConfigError(f"the compiled tick does not apply: {why}", param="compiled")
     return None

@@ -1,0 +1,57 @@
+"""Why a run's ticks go through the plugins: ``Simulation.compiled_why_not`` and the manifest's
+``compiled_why_not``; ``marinesim run --compiled / --no-compiled``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from marinesim.cli.main import main
+from marinesim.core.errors import ConfigError
+from marinesim.scenario import load_simulation
+
+
+def _run(name: str, compiled: bool | None, **kw: object) -> dict:
+    sim = load_simulation(name, sets=["time.end=1"])
+    sim.compiled = compiled
+    return sim.run().manifest
+
+
+def test_two_blocks_say_so_and_required_is_an_error() -> None:
+    man = _run("bluerov2_thruster_failure", None)
+    assert man["compiled_ticks"] == 0
+    assert man["compiled_why_not"] == "it runs one block"
+    sim = load_simulation("bluerov2_thruster_failure", sets=["time.end=1"])
+    sim.compiled = True
+    with pytest.raises(ConfigError, match="does not apply: it runs one block") as exc:
+        sim.run()
+    assert exc.value.param == "compiled"
+    assert sim.manifest()["compiled_why_not"] == "it runs one block"
+
+
+def test_compiled_and_switched_off_runs_report_it() -> None:
+    on = _run("demo_survey", None)
+    assert on["compiled_ticks"] > 0 and on["compiled_why_not"] is None
+    off = _run("demo_survey", False)
+    assert off["compiled_ticks"] == 0 and "compiled off" in off["compiled_why_not"]
+
+
+def test_jit_0_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MARINESIM_JIT", "0")
+    man = _run("demo_survey", None)
+    assert man["compiled_ticks"] == 0 and man["compiled_why_not"] == "MARINESIM_JIT=0"
+
+
+def test_cli_compiled_flags(tmp_path, capsys) -> None:
+    rc = main(["run", "bluerov2_thruster_failure", "--set", "time.end=1", "--compiled",
+               "--no-plot", "--no-progress", "-o", str(tmp_path / "a")])  # fmt: skip
+    assert rc == 2
+    assert "the compiled tick does not apply: it runs one block" in capsys.readouterr().err
+    man = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert man["status"] == "failed" and man["compiled_why_not"] == "it runs one block"
+    rc = main(["run", "demo_survey", "--set", "time.end=5", "--no-compiled", "--no-plot",
+               "--no-progress", "-o", str(tmp_path / "b")])  # fmt: skip
+    assert rc == 0
+    man = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert man["compiled_ticks"] == 0 and man["compiled_why_not"].startswith("compiled off")
