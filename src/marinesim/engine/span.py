@@ -1,14 +1,16 @@
 """Compiled spans: many engine ticks of a whole block in one compiled call.
 
 The compiled route is the tick generated from the plugins' declared laws
-(:mod:`marinesim.engine.compiled`: the REMUS 100 block, the SURFTRAK block), tried first.
+(:mod:`marinesim.engine.compiled`), tried first.
 Plugin modules may still register a span factory here (a hand-written span: none is left in
 marinesim); :meth:`Simulation.run <marinesim.engine.simulation.Simulation.run>` asks once,
 then alternates compiled calls and plugin ticks.
 
 ``Simulation.compiled``: None (default) uses a span where one applies and numba is installed
 (``MARINESIM_JIT=0`` turns spans off), True requires one (ConfigError saying why not), False
-runs every tick through the plugins.  Both routes give bit-identical results.
+runs every tick through the plugins; ``Simulation.compiled_why_not`` (and the manifest) says
+why the ticks go through the plugins.  Both routes give the same results (bit-identical for
+the bundled laws).
 """
 
 from __future__ import annotations
