@@ -121,6 +121,7 @@ class EnginePlant:
         self._wend = -1
         self._dx: tuple[Any, ...] = ()  # their arrays (see _bind_direct)
         self._dframes = 0  # direct frames since the plugins' state was last brought in
+        self.direct_frames = 0  # frames made direct (all runs)
         self.fmt = fmt
         self.on_stream = on_stream
         self.stream_dir = None if stream_dir is None else Path(stream_dir)
@@ -310,6 +311,7 @@ class EnginePlant:
                 clock.k = k1
                 self.steps += 1
                 self._dframes += 1
+                self.direct_frames += 1
                 self._pwm = raw
                 t = clock.start + k1 * clock.dt
                 self._rep(x, xq, reading, cnt, h, g, self.sq_min, t, faults, self.out_of_range, out)
