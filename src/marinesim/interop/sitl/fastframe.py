@@ -4,7 +4,8 @@ A direct frame is three calls of compiled code, each with few arguments: :func:`
 (the datagram's pulses through the servo map into the servo law's array), the generated
 tick's ``tick_arena`` (:meth:`CompiledRoute.direct`), and :func:`engine_reply` (the reply's
 numbers from the motion law's state arrays, as the motion's ``commit`` and
-:meth:`EnginePlant.reply` would compute them from the truth).
+:meth:`EnginePlant.reply` would compute them from the truth, and its bytes as
+``encode_reply`` writes them: :mod:`~marinesim.interop.sitl.reprtext`).
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 import numba
+import numpy as np
 
 from marinesim.core.frames import euler_from_quat_c, rotation_quat_c
 from marinesim.interop.sitl.plant import sent_range
+from marinesim.interop.sitl.reprtext import write_reply
 from marinesim.models.sixdof.terms import cross3
 
-__all__ = ["engine_reply", "motor_pulses"]
+__all__ = ["engine_reply", "motor_pulses", "reply_pieces"]
 
 
 @numba.njit(cache=True)
@@ -37,13 +40,34 @@ def motor_pulses(data: Any, raw: Any, chan: Any, dirs: Any, apwm: Any, spwm: Any
         spwm[m] = v
 
 
+#: The reply's text between its numbers (:func:`engine_reply`): without ``rng_1`` (16
+#: numbers), then with it (17).
+_PIECES_NORNG = ('\n{"timestamp":', ',"imu":{"gyro":[', ",", ",", '],"accel_body":[', ",", ",",
+                 ']},"position":[', ",", ",", '],"attitude":[', ",", ",", '],"velocity":[', ",",
+                 ",", "]}\n")  # fmt: skip
+_PIECES_RNG = (*_PIECES_NORNG[:-1], '],"rng_1":', "}\n")
+
+
+def reply_pieces() -> tuple[np.ndarray, np.ndarray]:
+    """``(pieces, starts)`` of :func:`engine_reply`: the texts' bytes, and per layout (row 0
+    without ``rng_1``, row 1 with) where each text starts (and the last one ends)."""
+    texts = [*_PIECES_NORNG, *_PIECES_RNG]
+    blob = "".join(texts).encode("ascii")
+    ends = np.cumsum([0, *(len(t) for t in texts)])
+    starts = np.zeros((2, 19), dtype=np.int64)
+    starts[0, :18] = ends[: len(_PIECES_NORNG) + 1]
+    starts[1, :19] = ends[len(_PIECES_NORNG) :]
+    return np.frombuffer(blob, dtype=np.uint8).copy(), starts
+
+
 @numba.njit(cache=True)
 def engine_reply(
     x: Any, xq: Any, reading: Any, cnt: Any, h: float, g: float, sq_min: float, t: float,
-    faults: Any, oor: float, out: Any,
-) -> None:  # fmt: skip
+    faults: Any, oor: float, out: Any, pieces: Any, starts: Any, buf: Any,
+) -> int:  # fmt: skip
     """``out`` = [t, gyro (3), accel_body (3), position (3), attitude (3), NED velocity (3),
-    rng_1, have rng_1] of the first row.
+    rng_1, have rng_1] of the first row, and the reply's bytes in ``buf``: their length, or
+    −1 when a number needs Python's ``repr`` (:func:`~.reprtext.write_reply`).
 
     ``x`` / ``xq``: the Fossen motion law's state rows (position, quaternion, ν) at the end of
     the tick and at its last substep's start; the specific force is the motion's
@@ -68,9 +92,10 @@ def engine_reply(
     if cnt[0] > 0:
         out[16] = sent_range(reading[0], reading[1], sq_min, t, faults, oor)
         out[17] = 1.0
-    else:
-        out[16] = 0.0
-        out[17] = 0.0
+        return write_reply(out, 17, pieces, starts[1], buf)
+    out[16] = 0.0
+    out[17] = 0.0
+    return write_reply(out, 16, pieces, starts[0], buf)
 
 
 def entry(fn: Any) -> Any:

@@ -204,7 +204,7 @@ class EnginePlant:
         if self._dframes:
             self._dframes = 0
             self.sim._span.sync()
-            o = self._dx[-1]
+            o = self._dx[12]  # engine_reply's numbers of the last direct frame
             self._rng = float(o[16]) if o[17] else None
 
     def _open(self) -> None:
@@ -230,13 +230,14 @@ class EnginePlant:
         if wend <= clock.k:
             return
         fn, args = route.direct()
-        x, xq, reading, cnt, h, g, faults, out = self._dx[-8:]
+        x, xq, reading, cnt, h, g, faults, out, pieces, starts, buf = self._dx[-11:]
         from marinesim.interop.sitl.fastframe import engine_reply, entry
 
-        engine_reply(x, xq, reading, cnt, h, g, self.sq_min, self.t, faults,
-                     self.out_of_range, out)  # fmt: skip
-        if self._encode(out) != encode_reply(self.reply()):  # the builder reads what it should
-            self.direct = False
+        n = engine_reply(x, xq, reading, cnt, h, g, self.sq_min, self.t, faults,
+                         self.out_of_range, out, pieces, starts, buf)  # fmt: skip
+        plain = encode_reply(self.reply())
+        if self._encode(out) != plain or (n >= 0 and buf[:n].tobytes() != plain):
+            self.direct = False  # (the builder reads what it should: a check per window)
             return
         self._wend = wend
         self._tick = fn
@@ -245,7 +246,7 @@ class EnginePlant:
 
     def _bind_direct(self, route: Any) -> bool:
         """The arrays of the direct frames (False: this scenario has no direct frames)."""
-        from marinesim.interop.sitl.fastframe import motor_pulses
+        from marinesim.interop.sitl.fastframe import motor_pulses, reply_pieces
 
         sim = self.sim
         servo = motion = None
@@ -270,7 +271,7 @@ class EnginePlant:
             self._raw32, np.asarray(sm.channels, dtype=np.int64),
             np.asarray(sm.directions, dtype=float), servo.arrays["pwm"], self.servo.pwm,
             x, xq, servo.arrays["reading"], servo.arrays["cnt"], float(sim.clock.h), g,
-            self._faults, np.zeros(18),
+            self._faults, np.zeros(18), *reply_pieces(), np.zeros(1024, dtype=np.uint8),
         )  # fmt: skip
         return True
 
@@ -300,7 +301,8 @@ class EnginePlant:
         if k < self._wend and sim._stop_request is None:
             t0 = _perf()
             route = sim._span
-            raw, chan, dirs, apwm, spwm, x, xq, reading, cnt, h, g, faults, out = self._dx
+            (raw, chan, dirs, apwm, spwm, x, xq, reading, cnt, h, g, faults, out, pieces,
+             starts, buf) = self._dx  # fmt: skip
             if type(data) is not bytes:
                 data = bytes(data)
             self._dec(data, raw, chan, dirs, apwm, spwm)
@@ -314,13 +316,11 @@ class EnginePlant:
                 self.direct_frames += 1
                 self._pwm = raw
                 t = clock.start + k1 * clock.dt
-                self._rep(x, xq, reading, cnt, h, g, self.sq_min, t, faults, self.out_of_range, out)
-                o = out.tolist()
-                text = _FMT_RNG % tuple(o[:17]) if o[17] else _FMT_NORNG % tuple(o[:16])
-                if "nan" in text or "inf" in text:
-                    text = text.replace("nan", "NaN").replace("inf", "Infinity")
+                n = self._rep(x, xq, reading, cnt, h, g, self.sq_min, t, faults,
+                              self.out_of_range, out, pieces, starts, buf)  # fmt: skip
+                data = buf[:n].tobytes() if n >= 0 else self._encode(out)
                 sim._wall += _perf() - t0
-                return text.encode("ascii")
+                return data
             self._wend = -1  # handed back (nothing done): the plain step
         reply = self.step(decode_servo(data).pwm)
         out_bytes = encode_reply(reply)
