@@ -62,8 +62,8 @@ def reply_pieces() -> tuple[np.ndarray, np.ndarray]:
 
 @numba.njit(cache=True)
 def engine_reply(
-    x: Any, xq: Any, reading: Any, cnt: Any, h: float, g: float, sq_min: float, t: float,
-    faults: Any, oor: float, out: Any, pieces: Any, starts: Any, buf: Any,
+    x: Any, xq: Any, reading: Any, cnt: Any, cfg: Any, t: float, faults: Any, out: Any,
+    pieces: Any, starts: Any, buf: Any,
 ) -> int:  # fmt: skip
     """``out`` = [t, gyro (3), accel_body (3), position (3), attitude (3), NED velocity (3),
     rng_1, have rng_1] of the first row, and the reply's bytes in ``buf``: their length, or
@@ -73,7 +73,9 @@ def engine_reply(
     the tick and at its last substep's start; the specific force is the motion's
     ``specific_force`` (v̇ + ω × v − g Rᵀ e_z over the step, :mod:`models.sixdof.motion`) on
     the same floats; ``reading`` / ``cnt``: the servo law's newest rangefinder reading and
-    the readings seen."""
+    the readings seen; ``cfg``: [h (the substep) [s], g [m/s²], ``sq_min``,
+    ``out_of_range``]; ``t``: the reply's time [s]."""
+    h, g, sq_min, oor = cfg[0], cfg[1], cfg[2], cfg[3]
     q0, q1, q2, q3 = x[0, 3], x[0, 4], x[0, 5], x[0, 6]
     u, v, w = x[0, 7], x[0, 8], x[0, 9]
     p, q, r = x[0, 10], x[0, 11], x[0, 12]

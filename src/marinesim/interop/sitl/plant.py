@@ -194,8 +194,9 @@ class EnginePlant:
 
     @property
     def t(self) -> float:
-        """Physics time of the newest state [s]."""
-        return float(self.sim.clock.t)
+        """Physics time of the newest state [s] (the clock's ``time_of(k)``, inline)."""
+        c = self.sim.clock
+        return float(c.start + c.k * c.dt)
 
     # ------------------------------------------------------------------ direct frames
     def _sync(self) -> None:
@@ -204,7 +205,7 @@ class EnginePlant:
         if self._dframes:
             self._dframes = 0
             self.sim._span.sync()
-            o = self._dx[12]  # engine_reply's numbers of the last direct frame
+            o = self._dx[11]  # engine_reply's numbers of the last direct frame
             self._rng = float(o[16]) if o[17] else None
 
     def _open(self) -> None:
@@ -230,11 +231,10 @@ class EnginePlant:
         if wend <= clock.k:
             return
         fn, args = route.direct()
-        x, xq, reading, cnt, h, g, faults, out, pieces, starts, buf = self._dx[-11:]
+        x, xq, reading, cnt, cfg, faults, out, pieces, starts, buf = self._dx[-10:]
         from marinesim.interop.sitl.fastframe import engine_reply, entry
 
-        n = engine_reply(x, xq, reading, cnt, h, g, self.sq_min, self.t, faults,
-                         self.out_of_range, out, pieces, starts, buf)  # fmt: skip
+        n = engine_reply(x, xq, reading, cnt, cfg, self.t, faults, out, pieces, starts, buf)
         plain = encode_reply(self.reply())
         if self._encode(out) != plain or (n >= 0 and buf[:n].tobytes() != plain):
             self.direct = False  # (the builder reads what it should: a check per window)
@@ -270,8 +270,8 @@ class EnginePlant:
         self._dx = (
             self._raw32, np.asarray(sm.channels, dtype=np.int64),
             np.asarray(sm.directions, dtype=float), servo.arrays["pwm"], self.servo.pwm,
-            x, xq, servo.arrays["reading"], servo.arrays["cnt"], float(sim.clock.h), g,
-            self._faults, np.zeros(18), *reply_pieces(), np.zeros(1024, dtype=np.uint8),
+            x, xq, servo.arrays["reading"], servo.arrays["cnt"],
+            np.array([float(sim.clock.h), g, self.sq_min, self.out_of_range]), self._faults, np.zeros(18), *reply_pieces(), np.zeros(1024, dtype=np.uint8),
         )  # fmt: skip
         return True
 
@@ -301,7 +301,7 @@ class EnginePlant:
         if k < self._wend and sim._stop_request is None:
             t0 = _perf()
             route = sim._span
-            (raw, chan, dirs, apwm, spwm, x, xq, reading, cnt, h, g, faults, out, pieces,
+            (raw, chan, dirs, apwm, spwm, x, xq, reading, cnt, cfg, faults, out, pieces,
              starts, buf) = self._dx  # fmt: skip
             if type(data) is not bytes:
                 data = bytes(data)
@@ -316,8 +316,7 @@ class EnginePlant:
                 self.direct_frames += 1
                 self._pwm = raw
                 t = clock.start + k1 * clock.dt
-                n = self._rep(x, xq, reading, cnt, h, g, self.sq_min, t, faults,
-                              self.out_of_range, out, pieces, starts, buf)  # fmt: skip
+                n = self._rep(x, xq, reading, cnt, cfg, t, faults, out, pieces, starts, buf)
                 data = buf[:n].tobytes() if n >= 0 else self._encode(out)
                 sim._wall += _perf() - t0
                 return data

@@ -85,7 +85,8 @@ def _put(buf: Any, n: int, text: Any) -> int:
 def write_repr(x: float, buf: Any, n: int) -> int:
     """Write ``repr(x)`` (JSON's NaN / Infinity for the non-finite) at ``buf[n:]``; returns
     the end, or −1 when ``x`` is outside what this does exactly (then nothing is promised
-    about ``buf[n:]``)."""
+    about ``buf[n:]``).  The last 20 bytes of ``buf`` are scratch space (keep ``n`` + 26
+    below ``len(buf)`` − 20)."""
     if x != x:
         buf[n], buf[n + 1], buf[n + 2] = 78, 97, 78  # NaN
         return n + 3
@@ -149,7 +150,7 @@ def write_repr(x: float, buf: Any, n: int) -> int:
     if (vr == vm and not (even and vm_zeros)) or last >= 5:
         out = vr + _U(1)
     # digits of out, exponent: value = out·10^(removed − q)
-    digits = np.empty(20, dtype=np.uint8)
+    digits = buf[buf.shape[0] - 20 :]  # scratch at the buffer's end (no allocation)
     nd = 0
     v = out
     while v > _U(0):
