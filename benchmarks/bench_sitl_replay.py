@@ -31,7 +31,8 @@ Prints frames per CPU second (process time), µs/frame, the real-time factor at 
 the ratio to ``engine_plain``;
 ``--json PATH`` writes the report.  ::
 
-    python benchmarks/bench_sitl_replay.py [--engine-frames 20000] [--udp 60000] [--json PATH]
+    python benchmarks/bench_sitl_replay.py [--engine-frames 20000] [--engine-start 0] [--udp 60000]
+        [--json PATH]
 """
 
 from __future__ import annotations
@@ -167,6 +168,8 @@ def udp_route(pkts: list[bytes], n: int, csv: str) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--engine-frames", type=int, default=20000, help="frames of the engine routes")
+    ap.add_argument("--engine-start", type=int, default=0,
+                    help="first packet of the engine routes (60000: session c, the vehicle moving)")  # fmt: skip
     ap.add_argument("--udp", type=int, default=0, help="frames for the loopback UDP route")
     ap.add_argument("--json", type=Path, default=None, help="write the report here")
     args = ap.parse_args()
@@ -174,8 +177,8 @@ def main() -> None:
     print(f"{len(pkts)} recorded servo packets ({source})")
     results: dict[str, dict[str, float]] = {}
 
-    n_eng = min(args.engine_frames, len(pkts))
-    results.update(engine_routes(n_eng, pkts))
+    n_eng = min(args.engine_frames, len(pkts) - args.engine_start)
+    results.update(engine_routes(n_eng, pkts[args.engine_start :]))
 
     csv = os.environ.get("MARINESIM_T200_CSV") or (str(T200) if T200.exists() else None)
     if csv is None:
