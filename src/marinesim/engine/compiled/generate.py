@@ -4,9 +4,9 @@
 block's plugins, in :data:`~marinesim.engine.plugin.PHASES` order, into the source of one
 function that runs many ticks::
 
-    tick_loop(k0, kend, start, dt, h, nsub, sched, a0, a1, …, s0, s1, …) -> k
+    tick_loop(k0, kend, start, dt, h, nsub, sched, a0, a1, …, s0, s1, …, j0) -> k
 
-For each tick k: save the mutable state arrays (``s*``), the ``autonomy`` then the
+(tick k writes the laws' per-tick log row j = k − k0 + j0).  For each tick k: save the mutable state arrays (``s*``), the ``autonomy`` then the
 ``control`` laws due at k (``sched`` holds each of those laws' period and offset, in that
 order), the ``substep`` laws ``nsub`` times
 at t_k + s·h, the ``after_physics`` then the ``sense`` laws at t_{k+1}; a law returning non-zero restores the
@@ -20,6 +20,11 @@ compiles it with ``numba.njit(cache=True)``: numba's disk cache sits beside the 
 second process loads machine code instead of compiling, and editing any law gives a new
 digest (a new file) instead of stale code.  The cache folder is ``$MARINESIM_CACHE_DIR/ticks``
 (default ``~/.cache/marinesim/ticks``).
+
+Beside it the file holds ``tick_arena(k0, kend, start, dt, h, nsub, sched, addr, dims, j0)``:
+the same loop with its arrays given as their data addresses and shapes (``numba.carray``
+views of the same memory), so that a call of one tick unboxes ten arguments instead of one
+per array (:func:`compile_arena`, :func:`arena_tables`; ``CompiledRoute.direct``).
 """
 
 from __future__ import annotations

@@ -149,8 +149,9 @@ class CompiledRoute:
 
     def flush(self) -> None:
         """The deferred bookkeeping (frames, bus and hook-call counts, hook contexts) of the
-        ticks run since :attr:`defer` held it back, as one chunk: the laws' log rows of those
-        calls back in their log arrays, then what each call's commit would have done."""
+        ticks run since :attr:`defer` held it back, as one chunk (their log rows are in place:
+        each deferred call writes after the rows of the calls before it), after the commits
+        that :meth:`direct` ticks left waiting (:meth:`sync`)."""
         dn = self._dn
         if not dn:
             return
@@ -200,7 +201,7 @@ class CompiledRoute:
             fn = next(iter(ovl.values())).entry_point
             self._direct = (fn, addr, dims)
         c = self.sim.clock
-        return fn, (c.start, c.dt, c.h, int(c.substeps), self._sched, addr, dims)
+        return fn, (float(c.start), float(c.dt), float(c.h), int(c.substeps), self._sched, addr, dims)
 
     def sync(self) -> None:
         """The plugins' state after the ticks run through :meth:`direct` (one ``commit`` of
