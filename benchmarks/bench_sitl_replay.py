@@ -5,8 +5,13 @@ the shipped excerpt when that is absent) are renumbered 0, 1, 2, … (one packet
 and fed to :class:`~marinesim.interop.sitl.lockstep.Lockstep` exactly as the UDP loop does
 (decode, bookkeeping, physics step, encoded reply), with no sockets.  Routes, in one process:
 
-* ``engine`` — the ``ardusub_sawtooth`` scenario (BlueROV2 Heavy, Fossen 6-DOF, thruster
-  plant, rangefinder) through :class:`EnginePlant`: one engine tick per frame (the baseline);
+* ``engine_plain`` — the ``ardusub_sawtooth`` scenario (BlueROV2 Heavy, Fossen 6-DOF,
+  thruster plant, rangefinder) through :class:`EnginePlant` with ``direct = False``: one
+  ``Simulation.step(1)`` (the compiled tick), :meth:`EnginePlant.reply` and ``json.dumps``
+  per frame (the baseline);
+* ``engine`` — the same through the plant's direct frames (what ``marinesim sitl`` runs:
+  the pulses, one tick of the generated tick and the reply's numbers in compiled code, one
+  ``%`` format); its replies are checked to be the baseline's, byte for byte;
 * ``reference_reply`` — the recorded reference plant, compiled step, but the reply built as a
   :class:`SensorReply` and ``json.dumps`` (the generic path);
 * ``reference_pwm`` — the same plant through ``step_bytes`` (decoded packet object, compiled
@@ -23,10 +28,11 @@ and fed to :class:`~marinesim.interop.sitl.lockstep.Lockstep` exactly as the UDP
   SITL's own Python included).
 
 Prints frames per CPU second (process time), µs/frame, the real-time factor at 1200 Hz and
-the ratio to ``engine``;
+the ratio to ``engine_plain``;
 ``--json PATH`` writes the report.  ::
 
-    python benchmarks/bench_sitl_replay.py [--engine-frames 6000] [--udp 60000] [--json PATH]
+    python benchmarks/bench_sitl_replay.py [--engine-frames 20000] [--engine-start 0] [--udp 60000]
+        [--json PATH]
 """
 
 from __future__ import annotations
@@ -68,17 +74,48 @@ def packets() -> tuple[list[bytes], str]:
     return out, ", ".join(str(f.relative_to(f.parents[2])) for f in files)
 
 
-def run(lock: Lockstep, pkts: list[bytes]) -> float:
+def run(lock: Lockstep, pkts: list[bytes], replies: list[bytes] | None = None) -> float:
     """Frames per CPU second of ``lock.handle`` over ``pkts`` (process CPU time: on a shared
-    machine the wall clock mostly measures the other processes)."""
+    machine the wall clock mostly measures the other processes); ``replies`` collects the
+    replies."""
     addr = ("127.0.0.1", 1)
     handle = lock.handle
-    t0 = time.process_time()
-    for d in pkts:
-        handle(d, addr, 0.0)
+    if replies is None:
+        t0 = time.process_time()
+        for d in pkts:
+            handle(d, addr, 0.0)
+    else:
+        keep = replies.append
+        t0 = time.process_time()
+        for d in pkts:
+            keep(handle(d, addr, 0.0))
     wall = time.process_time() - t0
     assert lock.stats.frames == len(pkts), lock.stats.summary()
     return len(pkts) / wall
+
+
+def engine_routes(n: int, pkts: list[bytes]) -> dict[str, dict[str, float]]:
+    """``engine_plain`` and ``engine`` over the first ``n`` packets (same replies checked)."""
+    from marinesim.interop.sitl.plant import EnginePlant
+    from marinesim.scenario import load_simulation
+
+    def plant(direct: bool) -> EnginePlant:
+        p = EnginePlant(load_simulation("ardusub_sawtooth", variables=["end=36000"]))
+        p.direct = direct
+        return p
+
+    warm = Lockstep(plant(True))  # compile / load the generated tick and the direct frames
+    for d in pkts[:5]:
+        warm.handle(d, ("127.0.0.1", 1), 0.0)
+    out: dict[str, dict[str, float]] = {}
+    replies: dict[str, list[bytes]] = {"engine_plain": [], "engine": []}
+    for name in ("engine_plain", "engine"):
+        p = plant(name == "engine")
+        out[name] = {"frames": n, "fps": run(Lockstep(p), pkts[:n], replies[name])}
+        out[name]["direct_frames"] = p.direct_frames
+    if replies["engine"] != replies["engine_plain"]:
+        raise AssertionError("direct frames replied other bytes than the plain steps")
+    return out
 
 
 def udp_route(pkts: list[bytes], n: int, csv: str) -> dict[str, float]:
@@ -130,7 +167,9 @@ def udp_route(pkts: list[bytes], n: int, csv: str) -> dict[str, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--engine-frames", type=int, default=6000, help="frames for the engine route")
+    ap.add_argument("--engine-frames", type=int, default=20000, help="frames of the engine routes")
+    ap.add_argument("--engine-start", type=int, default=0,
+                    help="first packet of the engine routes (60000: session c, the vehicle moving)")  # fmt: skip
     ap.add_argument("--udp", type=int, default=0, help="frames for the loopback UDP route")
     ap.add_argument("--json", type=Path, default=None, help="write the report here")
     args = ap.parse_args()
@@ -138,14 +177,8 @@ def main() -> None:
     print(f"{len(pkts)} recorded servo packets ({source})")
     results: dict[str, dict[str, float]] = {}
 
-    from marinesim.interop.sitl.plant import EnginePlant
-    from marinesim.scenario import load_simulation
-
-    sim = load_simulation("ardusub_sawtooth", variables=["end=36000"])
-    n_eng = min(args.engine_frames, len(pkts))
-    Lockstep(EnginePlant(sim)).handle(pkts[0], ("127.0.0.1", 1), 0.0)  # warm-up
-    sim = load_simulation("ardusub_sawtooth", variables=["end=36000"])
-    results["engine"] = {"frames": n_eng, "fps": run(Lockstep(EnginePlant(sim)), pkts[:n_eng])}
+    n_eng = min(args.engine_frames, len(pkts) - args.engine_start)
+    results.update(engine_routes(n_eng, pkts[args.engine_start :]))
 
     csv = os.environ.get("MARINESIM_T200_CSV") or (str(T200) if T200.exists() else None)
     if csv is None:
@@ -193,15 +226,15 @@ def main() -> None:
             results["udp"] = full
             print(f"udp: {results['udp']['wall_fps']:.0f} frames/s of wall time with this "
                   f"script as SITL ({results['udp']['wall_fps'] / 1200:.1f}x real time)")  # fmt: skip
-    base = results["engine"]["fps"]
+    base = results["engine_plain"]["fps"]
     print(f"{'route':16s} {'frames':>8s} {'frames/s':>10s} {'us/frame':>9s} {'x real':>7s} "
-          f"{'vs engine':>9s}")  # fmt: skip
+          f"{'vs plain':>9s}")  # fmt: skip
     for name, r in results.items():
         r["us_per_frame"] = 1e6 / r["fps"]
         r["realtime_x_at_1200Hz"] = r["fps"] / 1200.0
-        r["ratio_vs_engine"] = r["fps"] / base
+        r["ratio_vs_engine_plain"] = r["fps"] / base
         print(f"{name:16s} {r['frames']:8d} {r['fps']:10.0f} {r['us_per_frame']:9.1f} "
-              f"{r['realtime_x_at_1200Hz']:7.1f} {r['ratio_vs_engine']:9.1f}")  # fmt: skip
+              f"{r['realtime_x_at_1200Hz']:7.1f} {r['ratio_vs_engine_plain']:9.1f}")  # fmt: skip
     write_report("bench_sitl_replay", " ".join(["python", *sys.argv]), results, args.json)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from marinesim.core.errors import ConfigError
-from marinesim.engine.compiled.generate import compile_tick
+from marinesim.engine.compiled.generate import arena_tables, compile_arena, compile_tick
 from marinesim.engine.compiled.law import MAX_TICKS, Laws, declared
 from marinesim.engine.compiled.notice import compiling
 
@@ -63,8 +63,8 @@ class CompiledRoute:
         self.defer = False
         self._dn, self._dk0 = 0, 0  # ticks deferred, their first tick
         self._truth: Any = None  # the truth object the last deferred call left
-        self._logs: list[np.ndarray] | None = None  # the laws' log arrays, and their stash
-        self._stash: list[np.ndarray] = []
+        self._direct: tuple[Any, ...] | None = None  # (tick_arena, addr, dims): see direct()
+        self._dc = 0  # ticks run through direct() whose commit waits (sync())
         self._sched = np.array(
             [x for hook in ("autonomy", "control") for s, laws in entries for law in laws.laws
              if law.hook == hook for x in (s.period, s.offset)],
@@ -113,6 +113,7 @@ class CompiledRoute:
         (nothing ran in Python since) skips the load, and the engine's bookkeeping waits for
         :meth:`flush`; one call per ``run``.
         """
+        self.sync()
         if self._dn:  # ticks whose bookkeeping waits (an externally clocked run: defer)
             if (
                 k == self._dk0 + self._dn
@@ -148,18 +149,72 @@ class CompiledRoute:
 
     def flush(self) -> None:
         """The deferred bookkeeping (frames, bus and hook-call counts, hook contexts) of the
-        ticks run since :attr:`defer` held it back, as one chunk: the laws' log rows of those
-        calls back in their log arrays, then what each call's commit would have done."""
+        ticks run since :attr:`defer` held it back, as one chunk (their log rows are in place:
+        each deferred call writes after the rows of the calls before it), after the commits
+        that :meth:`direct` ticks left waiting (:meth:`sync`)."""
         dn = self._dn
         if not dn:
             return
+        self.sync()
         self._dn = 0
-        for log, keep in zip(self._logs, self._stash, strict=True):
-            log[:dn] = keep[:dn]
         k0 = self._dk0
         self._account(
             k0, k0 + dn, {n: v for _s, laws in self.entries for n, v in laws.finish(dn).items()}
         )
+
+    # ------------------------------------------------------------- direct ticks (SITL)
+    def direct_window(self, kend: int) -> int:
+        """The tick up to which :meth:`direct` may run ticks now, from the clock's tick (that
+        tick itself when none may): a deferred run goes on (``Simulation.step`` left one, as
+        :meth:`run` would go on with it) up to its recorder chunk and ``max_ticks`` limit.
+
+        The caller of :meth:`direct` stands in for ``Simulation.step``: it checks the end
+        conditions and stop requests itself, fills the arrays that the declarations'
+        ``inputs`` fill before each tick, and calls :meth:`sync` before reading any plugin
+        state (the laws' ``commit`` waits for it), :meth:`flush` or ``Simulation.step``.
+        """
+        sim = self.sim
+        k = sim.clock.k
+        kern = self._kernel
+        if not self.defer or not self._dn or self.sparse or kern is None or kern[2]:
+            return k
+        if k != self._dk0 + self._dn or self.block.truth is not self._truth or sim.bus.pending:
+            return k
+        if self._direct is None:
+            fn = compile_arena([laws for _s, laws in self.entries])
+            tables = arena_tables(kern[1]) if fn is not None else None
+            self._direct = (None,) if tables is None else (fn, *tables)
+        if self._direct[0] is None:
+            return k
+        return self._limit(self._dk0, kend)
+
+    def direct(self) -> tuple[Any, ...]:
+        """``(fn, args)``: ``fn(k, k + 1, *args, j0)`` runs tick k of the deferred run (``j0``
+        = :attr:`_dn`, its log row) and returns the tick reached (k: handed back, nothing
+        done); after it the caller adds one to :attr:`_dn` and :attr:`_dc` and sets the
+        clock's tick.  Only inside :meth:`direct_window`.  ``fn`` is the generated
+        ``tick_arena``: after its first call its compiled entry point (no type dispatch)."""
+        assert self._direct is not None and self._direct[0] is not None
+        fn, addr, dims = self._direct
+        ovl = getattr(fn, "overloads", {})
+        if len(ovl) == 1:
+            fn = next(iter(ovl.values())).entry_point
+            self._direct = (fn, addr, dims)
+        c = self.sim.clock
+        return fn, (float(c.start), float(c.dt), float(c.h), int(c.substeps), self._sched, addr, dims)
+
+    def sync(self) -> None:
+        """The plugins' state after the ticks run through :meth:`direct` (one ``commit`` of
+        them all, as after one call of the generated tick that ran them)."""
+        dc = self._dc
+        if not dc:
+            return
+        self._dc = 0
+        k = self.sim.clock.k
+        for _slot, laws in self.entries:
+            laws.commit(k - dc, k, dc)
+        self._truth = self.block.truth
+        self.sim._last_finite[self.block.name] = self._truth.pos.copy()
 
     def _call(self, k: int, kend: int, *, load: bool) -> int:
         """One call of the generated tick from tick k (the state arrays loaded first unless
@@ -183,7 +238,9 @@ class CompiledRoute:
             self._kernel = (fn, (*arrays, *saves), _interpreted())
         fn, tail, interp = self._kernel
         clock = self.sim.clock
-        args = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched, *tail)
+        # a deferred call that goes on writes its log rows after those of the calls before
+        j0 = self._dn
+        args = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched, *tail, j0)
         if self._warm and not interp:  # typed: no compile notice to check (≈ 0.25 ms a call);
             kstop = int(fn(*args))  # machine code does not consult numpy's error state
         elif self._warm:
@@ -199,15 +256,10 @@ class CompiledRoute:
         for _slot, laws in self.entries:
             laws.commit(k, kstop, ticks)
         if self.defer and not self.sparse:  # the bookkeeping waits for flush()
-            if self._logs is None:
-                self._logs = [laws.arrays[n] for _s, laws in self.entries for n in laws.logs]
-                self._stash = [np.empty_like(x) for x in self._logs]
             dn = self._dn
             if not dn:
                 self._dk0 = k
-            for log, keep in zip(self._logs, self._stash, strict=True):
-                keep[dn : dn + ticks] = log[:ticks]
-            self._dn = dn + ticks
+            self._dn = dn + ticks  # (the log rows are in place: j0)
             self._truth = self.block.truth
             self.sim._last_finite[self.block.name] = self._truth.pos.copy()
             self.sim.clock.k = kstop
