@@ -18,7 +18,7 @@ import numpy as np
 from marinesim.core.frames import euler_from_quat_c, rotation_quat_c
 from marinesim.interop.sitl.plant import sent_range
 from marinesim.interop.sitl.reprtext import write_reply
-from marinesim.models.sixdof.terms import cross3
+from marinesim.models.sixdof.motion import specific_force_c
 
 __all__ = ["engine_reply", "motor_pulses", "reply_pieces"]
 
@@ -80,12 +80,11 @@ def engine_reply(
     u, v, w = x[0, 7], x[0, 8], x[0, 9]
     p, q, r = x[0, 10], x[0, 11], x[0, 12]
     rot = rotation_quat_c(q0, q1, q2, q3)
-    c0, c1, c2 = cross3(p, q, r, u, v, w)
     out[0] = t
     out[1], out[2], out[3] = p, q, r
-    out[4] = (u - xq[0, 7]) / h + c0 - g * rot[6]
-    out[5] = (v - xq[0, 8]) / h + c1 - g * rot[7]
-    out[6] = (w - xq[0, 9]) / h + c2 - g * rot[8]
+    out[4], out[5], out[6] = specific_force_c(
+        u, v, w, p, q, r, xq[0, 7], xq[0, 8], xq[0, 9], h, g, rot[6], rot[7], rot[8]
+    )
     out[7], out[8], out[9] = x[0, 0], x[0, 1], x[0, 2]
     out[10], out[11], out[12] = euler_from_quat_c(q0, q1, q2, q3)
     out[13] = rot[0] * u + rot[1] * v + rot[2] * w

@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from marinesim.core.compile import SERIAL, lazy_kernels
 from marinesim.core.errors import ConfigError
 from marinesim.core.frames import (
     euler_from_quat,
@@ -38,6 +39,7 @@ from marinesim.core.frames import (
     rotation_from_quat,
     rotation_quat_c,
 )
+from marinesim.core.jitable import jit_enabled, register_jitable
 from marinesim.models.sixdof.terms import cross3
 
 __all__ = [
@@ -49,6 +51,7 @@ __all__ = [
     "RowsState",
     "Water",
     "motion_model",
+    "specific_force_c",
 ]
 
 F64 = NDArray[np.float64]
@@ -201,11 +204,17 @@ class MotionModel:
         quat1 : ndarray, shape (N, 4), optional
             Attitude quaternion of ``state1`` (``pose(state1)[1]``) when the caller has it.
         """
-        nu1 = self.nu(state1)
-        v1, w1 = nu1[:, :3], nu1[:, 3:]
-        a = (v1 - nu0[:, :3]) / h + _cross(w1, v1)
-        g_body = self.gravity(gravity) * self.down_body(state1, quat1)  # Rᵀ [0, 0, g]
-        return a - g_body
+        nu1 = np.ascontiguousarray(self.nu(state1), dtype=float)
+        down = np.ascontiguousarray(self.down_body(state1, quat1), dtype=float)  # Rᵀ [0, 0, 1]
+        nu0 = np.ascontiguousarray(nu0, dtype=float)
+        out = np.empty((nu1.shape[0], 3))
+        args = (nu1, nu0, down, float(h), float(self.gravity(gravity)), out)
+        if out.shape[0] and jit_enabled():
+            _sf_kernels().launch("cpu", args)
+        else:
+            for i in range(out.shape[0]):
+                specific_force_rows(i, *args)
+        return out
 
     def actuator_log(self, state: Any) -> tuple[F64, str, tuple[str, ...]] | None:
         """Actual actuator values to log: (values (N, m), unit text, labels), or None."""
@@ -220,13 +229,38 @@ def _euler_rotation(e: F64) -> F64:
 # the same on floats as on arrays (no fused operations), so the bits are the batch path's.
 
 
-def _cross(a: F64, b: F64) -> F64:
-    """Row-wise a × b (N, 3) (:func:`~marinesim.models.sixdof.terms.cross3`, as ``np.cross``)."""
-    if a.shape[0] == 1:
-        return np.array([cross3(*a[0].tolist(), *b[0].tolist())])
-    out = np.empty(a.shape)
-    out[:, 0], out[:, 1], out[:, 2] = cross3(a[:, 0], a[:, 1], a[:, 2], b[:, 0], b[:, 1], b[:, 2])
-    return out
+@register_jitable
+def specific_force_c(
+    u: float, v: float, w: float, p: float, q: float, r: float, u0: float, v0: float,
+    w0: float, h: float, g: float, d0: float, d1: float, d2: float,
+) -> tuple[float, float, float]:  # fmt: skip
+    """Body specific force of one vehicle [m/s²] over a step of ``h`` [s]: v̇ + ω × v − g d,
+    with ν₁ = (u, v, w, p, q, r) at the step's end, (u0, v0, w0) at its start, and
+    d = Rᵀ e_z the NED down axis in body axes (the last row of the rotation).  The one copy:
+    :meth:`MotionModel.specific_force` walks it, the SITL reply's compiled builder calls it."""
+    c0, c1, c2 = cross3(p, q, r, u, v, w)
+    return (
+        (u - u0) / h + c0 - g * d0,
+        (v - v0) / h + c1 - g * d1,
+        (w - w0) / h + c2 - g * d2,
+    )
+
+
+@register_jitable
+def specific_force_rows(
+    i: int, nu1: Any, nu0: Any, down: Any, h: float, g: float, out: Any
+) -> int:  # fmt: skip
+    """:func:`specific_force_c` of row ``i`` into ``out[i]``."""
+    a, b, c = specific_force_c(
+        nu1[i, 0], nu1[i, 1], nu1[i, 2], nu1[i, 3], nu1[i, 4], nu1[i, 5], nu0[i, 0], nu0[i, 1],
+        nu0[i, 2], h, g, down[i, 0], down[i, 1], down[i, 2],
+    )  # fmt: skip
+    out[i, 0], out[i, 1], out[i, 2] = a, b, c
+    return 0
+
+
+#: The compiled loop of :func:`specific_force_rows` (built at the first call).
+_sf_kernels = lazy_kernels(specific_force_rows, 0, error_model="numpy", parallel_min=SERIAL)
 
 
 def _last_row(q: F64) -> F64:
