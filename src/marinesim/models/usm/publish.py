@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.frames import moos_angle360 as _angle360
+from marinesim.models.usm import rows as R
 from marinesim.models.usm.config import UsmConfig
 from marinesim.models.usm.declarations import (
     _BUOYANCY_DELAY,
@@ -70,7 +71,10 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
     all_run = bool(run.all())
     any_run = all_run or bool(run.any())
 
-    if any_run:
+    rows_ch = _rows_iteration(config, state, t) if all_run else None
+    if rows_ch is not None:
+        ch.update(rows_ch)
+    elif any_run:
         if state.pause_ticks.any():
             a = t - (state.pause_ticks // 100).astype(np.float64)
             dt = a - state.ts
@@ -122,6 +126,51 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
     new = _evolve(state, ch)
     new, pubs = _publish(config, new, t)
     return new, pubs
+
+
+def _rows_iteration(config: UsmConfig, state: UsmState, t: F64) -> dict[str, Any] | None:
+    """The propagation of every row through :func:`marinesim.models.usm.rows.
+    usm_propagate_map` (the state changes), or None where the rows do not take this
+    configuration or state (:func:`marinesim.models.usm.rows.why_not_propagate`)."""
+    if R.why_not_propagate(config) is not None:
+        return None
+    if state.diff_mode.any() or state.reverse.any() or state.pause_ticks.any():
+        return None
+    if state.water_depth.any() or state.current_active.any():
+        return None
+    t0 = float(t[0])
+    if t.strides != (0,) and not (t == t0).all():
+        return None
+    pc, mp = _config_rows(config)
+    u = np.empty((state.n, R.NU))
+    for c, f in enumerate(R.FIELDS):
+        u[:, c] = getattr(state, f)
+    it = state.iteration.copy()
+    if R.run_propagate(u, it, pc, mp, t0, state.drift_x, state.drift_y) != 0:
+        return None  # a step not positive: the numpy law
+    cols = u.T.copy()
+    ch: dict[str, Any] = {f: cols[c] for c, f in enumerate(R.FIELDS)}
+    ch["geo_x"], ch["geo_y"] = ch["x"], ch["y"]
+    ch["iteration"] = it
+    ch["propagated"] = np.ones(state.n, dtype=bool)
+    return ch
+
+
+def _config_rows(config: UsmConfig) -> tuple[F64, F64]:
+    """``pc`` and ``mp`` of ``config`` (computed once per configuration)."""
+    tm = config.thrust_map
+    if tm is not None and not getattr(tm, "_frozen", False):  # a map that can still change
+        return R.config_numbers(config), R.thrust_map_table(config)
+    got = _ROWS_CONFIG.get(id(config))
+    if got is None or got[0] is not config:
+        got = (config, R.config_numbers(config), R.thrust_map_table(config))
+        if len(_ROWS_CONFIG) > 64:
+            _ROWS_CONFIG.clear()
+        _ROWS_CONFIG[id(config)] = got
+    return got[1], got[2]
+
+
+_ROWS_CONFIG: dict[int, tuple[UsmConfig, F64, F64]] = {}
 
 
 # --------------------------------------------------------------------------------------

@@ -19,15 +19,20 @@ counts; ``pc`` holds the configuration numbers (:func:`config_numbers`).
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
 
-from marinesim.core.jitable import register_jitable
+from marinesim.core.compile import SERIAL, lazy_kernels
+from marinesim.core.jitable import jit_enabled, register_jitable
 from marinesim.models.usm.config import UsmConfig
 from marinesim.models.usm.declarations import _PI
 
-__all__ = ["FIELDS", "NU", "config_numbers", "usm_mail_cmd", "usm_propagate", "why_not_rows"]
+__all__ = [
+    "FIELDS", "NU", "config_numbers", "run_propagate", "thrust_map_table", "usm_mail_cmd",
+    "usm_propagate", "usm_propagate_map", "why_not_propagate", "why_not_rows",
+]  # fmt: skip
 
 #: Columns of ``u`` (UsmState fields).
 FIELDS = (
@@ -43,19 +48,75 @@ NU = len(FIELDS)
 NSCRATCH = 3
 
 
+#: Length of ``pc`` (:func:`config_numbers`).
+NPC = 13
+
+
 def config_numbers(config: UsmConfig) -> np.ndarray:
     """``pc``: thrust factor, turn loss, max accel/decel, max depth rate (and its speed),
-    rudder rate limit."""
+    rudder rate limit; then the thrust map's shape: rule (0: the factor rule, max(thrust,
+    0)/factor; 1: the map's lookup, :func:`thrust_map_table`), its positive and negative
+    pair counts, reflect (1/0), the top and bottom pair speeds."""
     tm = config.thrust_map
     f = 20.0 if tm is None else float(tm.thrust_factor)
+    rule = (
+        0.0
+        if tm is None or (tm.using_thrust_factor and not tm.neg_pairs and not tm.reflect)
+        else 1.0
+    )
+    npos = 0 if tm is None else len(tm.pos_pairs)
+    nneg = 0 if tm is None else len(tm.neg_pairs)
     return np.array([
         f, config.turn_loss, config.max_acceleration, config.max_deceleration,
         config.max_depth_rate, config.max_depth_rate_speed, config.max_rudder_degs_per_sec,
+        rule, float(npos), float(nneg), 1.0 if tm is not None and tm.reflect else 0.0,
+        tm.pos_pairs[-1][1] if npos else 0.0, tm.neg_pairs[0][1] if nneg else 0.0,
     ])  # fmt: skip
 
 
+def thrust_map_table(config: UsmConfig) -> np.ndarray:
+    """``mp`` (2, L, 5): the thrust map's segments, positive side (0) and negative side (1).
+
+    Per segment ``j``: the pair thrust searched (``j`` < pair count), the segment's left
+    thrust and speed, its slope and whether it is flat (1/0), as
+    :meth:`~marinesim.models.usm.thrustmap.ThrustMap.speed` computes them.
+    """
+    tm = config.thrust_map
+    if tm is None:
+        return np.zeros((2, 1, 5))
+    c = tm._arrays()
+    npos, nneg = len(tm.pos_pairs), len(tm.neg_pairs)
+    mp = np.zeros((2, max(npos, nneg) + 1, 5))
+    for side, key, cnt in ((0, "pos", npos), (1, "neg", nneg)):
+        if not cnt:
+            continue
+        mp[side, :cnt, 0] = c["pt" if side == 0 else "nt"]
+        mp[side, : cnt + 1, 1] = c[key + "_lt"]
+        mp[side, : cnt + 1, 2] = c[key + "_ls"]
+        mp[side, : cnt + 1, 3] = c[key + "_slope"]
+        mp[side, : cnt + 1, 4] = c[key + "_flat"]
+    return mp
+
+
+def why_not_propagate(config: UsmConfig) -> str | None:
+    """Why :func:`usm_propagate_map` does not propagate ``config`` (None: it does).
+
+    The compat mode changes the mail and the publications, not the propagation.
+    """
+    if config.variant != "usm":
+        return f"variant {config.variant!r}"
+    if config.dual_state:
+        return "dual_state (two records)"
+    if config.thrust_mode_diff or config.thrust_mode_reverse:
+        return "differential or reverse thrust"
+    if config.default_water_depth > 0:
+        return "water depth (altitude)"
+    return None
+
+
 def why_not_rows(config: UsmConfig) -> str | None:
-    """Why the rows do not take ``config`` (None: they do)."""
+    """Why the compiled tick (:func:`usm_mail_cmd`, :func:`usm_propagate`: the factor rule,
+    documented mail) does not take ``config`` (None: it does)."""
     if config.variant != "usm":
         return f"variant {config.variant!r} (only 'usm' is compiled)"
     if config.dual_state:
@@ -93,6 +154,46 @@ def _max0(a: float) -> float:
 @register_jitable
 def _deg2rad(d: float) -> float:
     return (d / 180.0) * _PI
+
+
+@register_jitable
+def _speed_pos(t: float, pc: Any, mp: Any) -> float:
+    """The map's positive side at thrust ``t`` (``ThrustMap._speed_pos``)."""
+    npos = int(pc[8])
+    if npos == 0:
+        return 0.0 if pc[0] == 0 else t / pc[0]
+    j = 0  # pairs with thrust <= t (searchsorted right)
+    while j < npos and mp[0, j, 0] <= t:
+        j += 1
+    out = ((t - mp[0, j, 1]) * mp[0, j, 3]) + mp[0, j, 2]
+    if mp[0, j, 4] != 0.0:
+        out = 0.0
+    if t >= 100.0:
+        out = pc[11]
+    return out
+
+
+@register_jitable
+def thrust_speed(t: float, pc: Any, mp: Any) -> float:
+    """Demanded speed [m/s] of thrust ``t`` [%] before the turn loss (§4.3)."""
+    if pc[7] == 0.0:  # the factor rule
+        return 0.0 if pc[0] == 0 else _max0(t) / pc[0]
+    if t > 0.0:
+        return _speed_pos(t, pc, mp)
+    if not t < 0.0:
+        return 0.0
+    nneg = int(pc[9])
+    if nneg == 0:
+        return -1.0 * _speed_pos(-t, pc, mp) if pc[10] != 0.0 else 0.0
+    r = 0  # pairs with thrust < t (searchsorted left)
+    while r < nneg and mp[1, r, 0] < t:
+        r += 1
+    out = ((t - mp[1, r, 1]) * mp[1, r, 3]) + mp[1, r, 2]
+    if mp[1, r, 4] != 0.0:
+        out = 0.0
+    if t <= -100.0:
+        out = pc[12]
+    return out
 
 
 @register_jitable
@@ -138,14 +239,23 @@ def usm_mail_cmd(u: Any, cmd: Any, t_msg: float, rate: float) -> None:
 
 @register_jitable
 def usm_propagate(u: Any, it: Any, pc: Any, t: float, dxt: Any, dyt: Any, w: Any) -> int:
+    """:func:`usm_propagate_map` with the factor rule (``pc[7]`` = 0: no map table)."""
+    return usm_propagate_map(u, it, pc, np.zeros((2, 1, 5)), t, dxt, dyt, w)
+
+
+@register_jitable
+def usm_propagate_map(
+    u: Any, it: Any, pc: Any, mp: Any, t: float, dxt: Any, dyt: Any, w: Any
+) -> int:
     """One iteration of every row at MOOS time ``t`` (propagate, ``ts``, counters).
 
-    ``dxt``, ``dyt`` (N,): the drift the record moves with (drift + current); ``w`` (N,
-    :data:`NSCRATCH`) scratch.  Returns 1 (nothing written) when a row's step is not
-    positive, else 0.
+    ``pc`` (:func:`config_numbers`) and ``mp`` (:func:`thrust_map_table`): the
+    configuration; ``dxt``, ``dyt`` (N,): the drift the record moves with (drift +
+    current); ``w`` (N, :data:`NSCRATCH`) scratch.  Returns 1 (nothing written) when a
+    row's step is not positive, else 0.
     """
     n = u.shape[0]
-    f, loss, macc, mdec, mdr, mdrs = pc[0], pc[1], pc[2], pc[3], pc[4], pc[5]
+    loss, macc, mdec, mdr, mdrs = pc[1], pc[2], pc[3], pc[4], pc[5]
     rud_any = False
     elev_any = False
     rot_any = False
@@ -165,7 +275,7 @@ def usm_propagate(u: Any, it: Any, pc: Any, t: float, dxt: Any, dyt: Any, w: Any
     for i in range(n):
         dt = t - u[i, TS]
         v0 = u[i, SPD]
-        vs = 0.0 if f == 0 else _max0(u[i, THR]) / f
+        vs = thrust_speed(u[i, THR], pc, mp)
         if rud_any:
             vs = (1.0 - ((abs(_clip(u[i, RUD], -100.0, 100.0)) / 100) * loss)) * vs
         if macc > 0 and vs > v0 and (vs - v0) / dt > macc:
@@ -204,7 +314,11 @@ def usm_propagate(u: Any, it: Any, pc: Any, t: float, dxt: Any, dyt: Any, w: Any
         else:
             r_pitch = -u[i, PSIN] * v1
             if elev_any:
-                pct_d = math.sqrt(min(v1 / mdrs, 1.0)) if mdrs > 0 else 1.0
+                if mdrs > 0:
+                    a = min(v1 / mdrs, 1.0)
+                    pct_d = math.sqrt(a) if a >= 0.0 else math.nan  # np.sqrt's NaN
+                else:
+                    pct_d = 1.0
                 r_act = (_clip(u[i, ELEV], -100.0, 100.0) / 100) * (pct_d * mdr)
                 total = ((-b) + r_pitch) + r_act
                 q = r_pitch + r_act
@@ -279,3 +393,44 @@ def usm_propagate(u: Any, it: Any, pc: Any, t: float, dxt: Any, dyt: Any, w: Any
         u[i, MT] = t
         it[i] += 1
     return 0
+
+
+@register_jitable
+def _propagate_once(
+    i: int, u: Any, it: Any, pc: Any, mp: Any, t: float, dxt: Any, dyt: Any, w: Any, ret: Any
+) -> int:
+    """:func:`usm_propagate_map` of the whole batch as the one row of a one-row kernel (its
+    batch-wide tests need every row: ``ret`` (1,) holds its result)."""
+    ret[i] = usm_propagate_map(u, it, pc, mp, t, dxt, dyt, w)
+    return 0
+
+
+#: The compiled :func:`usm_propagate_map` (cached on disk, built at the first call).
+_kernels = lazy_kernels(_propagate_once, 8, error_model="numpy", parallel_min=SERIAL)
+
+#: Rows from which :func:`run_propagate` loads the compiler when it is not loaded yet: fewer
+#: rows run interpreted, since importing numba (about 0.2 s of CPU) costs more than a short
+#: run of one vehicle saves (``marinesim moos`` never compiles).
+COMPILED_MIN = 16
+
+
+def run_propagate(
+    u: np.ndarray,
+    it: np.ndarray,
+    pc: np.ndarray,
+    mp: np.ndarray,
+    t: float,
+    dxt: np.ndarray,
+    dyt: np.ndarray,
+) -> int:
+    """:func:`usm_propagate_map` compiled (laws compiled, and numba loaded or N ≥
+    :data:`COMPILED_MIN`) or interpreted (``MARINESIM_JIT=0``, or a few rows without numba);
+    the same instructions, the same bits."""
+    n = u.shape[0]
+    w = np.empty((n, NSCRATCH))
+    ret = np.zeros(1, dtype=np.int64)
+    if (n >= COMPILED_MIN or "numba" in sys.modules) and jit_enabled():
+        _kernels().launch("cpu", (u, it, pc, mp, float(t), dxt, dyt, w, ret))
+        return int(ret[0])
+    with np.errstate(all="ignore"):  # numpy scalars: inf and NaN as the compiled code gives
+        return usm_propagate_map(u, it, pc, mp, float(t), dxt, dyt, w)
