@@ -68,14 +68,14 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
         run = state.enabled & ~state.paused & ~state.obstacle_hit
     else:
         run = ~state.obstacle_hit & ~state.paused
-    all_run = bool(run.all())
-    any_run = all_run or bool(run.any())
+    all_run = _all(run)
+    any_run = all_run or _any(run)
 
     rows_ch = _rows_iteration(config, state, t) if all_run else None
     if rows_ch is not None:
         ch.update(rows_ch)
     elif any_run:
-        if state.pause_ticks.any():
+        if _any(state.pause_ticks):
             a = t - (state.pause_ticks // 100).astype(np.float64)
             dt = a - state.ts
         elif t.strides == (0,) and float(state.ts.min()) == float(state.ts.max()):
@@ -89,7 +89,7 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
         dual = bool(config.dual_state)
         cur_x: Any = 0.0
         cur_y: Any = 0.0
-        cfield = config.current_field if bool(state.current_active.any()) else None
+        cfield = config.current_field if _any(state.current_active) else None
         if cfield is not None:
             sx = state.gt_x if dual else state.x
             sy = state.gt_y if dual else state.y
@@ -121,7 +121,7 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
 
     if v22:
         disabled = ~state.enabled
-        if disabled.any():
+        if _any(disabled):
             ch["ts"] = np.where(disabled, t, ch.get("ts", state.ts))
     new = _evolve(state, ch)
     new, pubs = _publish(config, new, t)
@@ -134,9 +134,9 @@ def _rows_iteration(config: UsmConfig, state: UsmState, t: F64) -> dict[str, Any
     configuration or state (:func:`marinesim.models.usm.rows.why_not_propagate`)."""
     if R.why_not_propagate(config) is not None:
         return None
-    if state.diff_mode.any() or state.reverse.any() or state.pause_ticks.any():
+    if _any(state.diff_mode) or _any(state.reverse) or _any(state.pause_ticks):
         return None
-    if state.water_depth.any() or state.current_active.any():
+    if _any(state.water_depth) or _any(state.current_active):
         return None
     t0 = float(t[0])
     if t.strides != (0,) and not (t == t0).all():
@@ -178,6 +178,31 @@ _ROWS_CONFIG: dict[int, tuple[UsmConfig, F64, F64]] = {}
 # --------------------------------------------------------------------------------------
 
 
+def _any(a: NDArray[Any]) -> bool:
+    """``a.any()`` of a 1-d array (one vehicle, the MOOS app's case: its element read)."""
+    return bool(a[0]) if a.shape[0] == 1 else bool(a.any())
+
+
+def _all(a: NDArray[Any]) -> bool:
+    """``a.all()`` of a 1-d array (one vehicle: its element read)."""
+    return bool(a[0]) if a.shape[0] == 1 else bool(a.all())
+
+
+def _latlon(geodesy: Any, x: F64, y: F64) -> tuple[F64, F64]:
+    """Lat/long [deg] of local x, y (one vehicle: the point projected without arrays)."""
+    if x.shape[0] == 1:
+        lat, lon = geodesy.local_to_latlon_1(x[0], y[0])
+        return np.array([lat]), np.array([lon])
+    return geodesy.local_to_latlon(x, y)
+
+
+def _wrap360(a: F64) -> F64:
+    """``angle360`` (one vehicle already in [0, 360): the array itself, as angle360 gives)."""
+    if a.shape[0] == 1 and 0.0 <= a[0] < 360.0:
+        return a
+    return _angle360(a)
+
+
 def _masked(mask: BoolA, all_true: bool, val: Any) -> F64:
     v = np.asarray(val, dtype=np.float64)
     if all_true:
@@ -202,12 +227,12 @@ def _publish(config: UsmConfig, st: UsmState, t: F64) -> tuple[UsmState, dict[st
         alive = st.enabled
     else:
         alive = st.enabled & ~st.obstacle_hit
-    any_alive = bool(alive.any())
+    any_alive = _any(alive)
     if not any_alive:
         return st, pubs
 
     # ---- buoyancy and trim handshake (usm; V22 needs an embedded depth PID: never completes)
-    if not v22 and bool((st.buoy_req | st.trim_req).any()):
+    if not v22 and (_any(st.buoy_req) or _any(st.trim_req)):
         buoy_req = st.buoy_req.copy()
         trim_req = st.trim_req.copy()
         last = st.last_report.copy()
@@ -243,17 +268,17 @@ def _publish(config: UsmConfig, st: UsmState, t: F64) -> tuple[UsmState, dict[st
 
     # ---- NAV (and GT) records
     nav_mask = alive & (st.iteration % 2 == 0) if v22 else alive
-    any_nav = bool(nav_mask.any())
+    any_nav = _any(nav_mask)
     if any_nav:
-        all_nav = bool(nav_mask.all())
+        all_nav = _all(nav_mask)
         heading, hog, yaw = st.heading, st.hog, st.yaw
-        if not v22 and bool(st.reverse.any()):
+        if not v22 and _any(st.reverse):
             rv = st.reverse
             heading = np.where(rv, _reverse_heading(heading), heading)
             hog = np.where(rv, _reverse_heading(hog), hog)
             yaw = np.where(rv, _reverse_yaw(yaw), yaw)
         speed = st.speed
-        if v22 and bool(st.obstacle_hit.any()):
+        if v22 and _any(st.obstacle_hit):
             speed = np.where(st.obstacle_hit, 0.0, speed)
         _post_record(
             config,
@@ -278,7 +303,7 @@ def _publish(config: UsmConfig, st: UsmState, t: F64) -> tuple[UsmState, dict[st
         )
         if config.dual_state:
             gspeed = st.gt_speed
-            if v22 and bool(st.obstacle_hit.any()):
+            if v22 and _any(st.obstacle_hit):
                 gspeed = np.where(st.obstacle_hit, 0.0, gspeed)
             _post_record(
                 config,
@@ -304,7 +329,7 @@ def _publish(config: UsmConfig, st: UsmState, t: F64) -> tuple[UsmState, dict[st
 
     # ---- drift summaries
     fresh = st.drift_fresh & alive
-    if bool(fresh.any()):
+    if _any(fresh):
         cache: dict[tuple[float, float], str] = {}
         texts: dict[int, str] = {}
         for i in np.flatnonzero(fresh):
@@ -349,9 +374,7 @@ def _post_record(
     pubs[prefix + "_Y"] = _masked(mask, all_true, y)
     if st.geodesy is not None:
         # usm projects the published x, y; V22 publishes the lat/long its model computed
-        lat, lon = (
-            st.geodesy.local_to_latlon(geo_x, geo_y) if v22 else st.geodesy.local_to_latlon(x, y)
-        )
+        lat, lon = _latlon(st.geodesy, geo_x, geo_y) if v22 else _latlon(st.geodesy, x, y)
         pubs[prefix + "_LAT"] = _masked(mask, all_true, lat)
         pubs[prefix + "_LONG"] = _masked(mask, all_true, lon)
     pubs[prefix + "_HEADING"] = _masked(mask, all_true, heading)
@@ -373,8 +396,8 @@ def _post_record(
     pubs[prefix + "_YAW"] = _masked(mask, all_true, yaw)
     pubs["TRUE_X"] = _masked(mask, all_true, x)
     pubs["TRUE_Y"] = _masked(mask, all_true, y)
-    pubs[prefix + "_HEADING_OVER_GROUND"] = _masked(mask, all_true, _angle360(hog))
+    pubs[prefix + "_HEADING_OVER_GROUND"] = _masked(mask, all_true, _wrap360(hog))
     pubs[prefix + "_SPEED_OVER_GROUND"] = _masked(mask, all_true, sog)
     alt_mask = mask & altitude_set
-    if bool(alt_mask.any()):
-        pubs[prefix + "_ALTITUDE"] = _masked(alt_mask, bool(alt_mask.all()), altitude)
+    if _any(alt_mask):
+        pubs[prefix + "_ALTITUDE"] = _masked(alt_mask, _all(alt_mask), altitude)
