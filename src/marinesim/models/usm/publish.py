@@ -54,7 +54,10 @@ def iterate(
         last).  A variable nobody published this iteration is absent.
     """
     n = state.n
-    t = np.broadcast_to(np.asarray(moos_time, dtype=np.float64), (n,))
+    if n == 1 and isinstance(moos_time, float):
+        t = np.array([moos_time])  # (the MOOS app's call; cheaper than a broadcast)
+    else:
+        t = np.broadcast_to(np.asarray(moos_time, dtype=np.float64), (n,))
     return _iterate_rows(config, state, t)
 
 
@@ -142,17 +145,20 @@ def _rows_iteration(config: UsmConfig, state: UsmState, t: F64) -> dict[str, Any
     if t.strides != (0,) and not (t == t0).all():
         return None
     pc, mp = _config_rows(config)
-    u = np.empty((state.n, R.NU))
-    for c, f in enumerate(R.FIELDS):
-        u[:, c] = getattr(state, f)
+    n = state.n
+    d = state.__dict__
+    u = np.concatenate([d[f] for f in R.FIELDS]).reshape(R.NU, n).T  # (N, NU)
+    if n > 1:
+        u = np.ascontiguousarray(u)
     it = state.iteration.copy()
     if R.run_propagate(u, it, pc, mp, t0, state.drift_x, state.drift_y) != 0:
         return None  # a step not positive: the numpy law
     cols = u.T.copy()
-    ch: dict[str, Any] = {f: cols[c] for c, f in enumerate(R.FIELDS)}
+    ch: dict[str, Any] = {R.FIELDS[c]: cols[c] for c in R.WRITTEN}
     ch["geo_x"], ch["geo_y"] = ch["x"], ch["y"]
     ch["iteration"] = it
-    ch["propagated"] = np.ones(state.n, dtype=bool)
+    if not _all(state.propagated):
+        ch["propagated"] = np.ones(n, dtype=bool)
     return ch
 
 

@@ -44,6 +44,8 @@ FIELDS = (
 NU = len(FIELDS)
 (X, Y, HDG, SPD, DEP, PIT, YAW, SOG, HOG, HSIN, HCOS, HKEY, PSIN, PKEY, TS, THR, RUD, RPREV,
  RTS, ELEV, TAU, ROT, BUOY, DRX, DRY, CURX, CURY, MT) = range(NU)  # fmt: skip
+#: Columns :func:`usm_propagate_map` writes (the others it only reads).
+WRITTEN = (X, Y, HDG, SPD, DEP, PIT, YAW, SOG, HOG, HSIN, HCOS, HKEY, PSIN, PKEY, TS, MT)
 #: Scratch columns of :func:`usm_propagate` (per row: new speed, drift east, drift north).
 NSCRATCH = 3
 
