@@ -154,7 +154,8 @@ def _rows_iteration(config: UsmConfig, state: UsmState, t: F64) -> dict[str, Any
     if R.run_propagate(u, it, pc, mp, t0, state.drift_x, state.drift_y) != 0:
         return None  # a step not positive: the numpy law
     cols = u.T.copy()
-    ch: dict[str, Any] = {R.FIELDS[c]: cols[c] for c in R.WRITTEN}
+    written = R.WRITTEN_V22 if config.variant == "usm_v22" else R.WRITTEN
+    ch: dict[str, Any] = {R.FIELDS[c]: cols[c] for c in written}
     ch["geo_x"], ch["geo_y"] = ch["x"], ch["y"]
     ch["iteration"] = it
     if not _all(state.propagated):

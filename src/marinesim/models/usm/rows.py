@@ -27,7 +27,7 @@ import numpy as np
 from marinesim.core.compile import SERIAL, lazy_kernels
 from marinesim.core.jitable import jit_enabled, register_jitable
 from marinesim.models.usm.config import UsmConfig
-from marinesim.models.usm.declarations import _PI
+from marinesim.models.usm.declarations import _PI, _V22_FULL_SPEED
 
 __all__ = [
     "FIELDS", "NU", "config_numbers", "run_propagate", "thrust_map_table", "usm_mail_cmd",
@@ -39,26 +39,30 @@ FIELDS = (
     "x", "y", "heading", "speed", "depth", "pitch", "yaw", "sog", "hog", "hsin", "hcos",
     "hkey", "psin", "pkey", "ts", "thrust", "rudder", "rudder_prev", "rudder_tstamp",
     "elevator", "turn_rate", "rotate_speed", "buoyancy_rate", "drift_x", "drift_y",
-    "current_x", "current_y", "moos_time",
+    "current_x", "current_y", "moos_time", "turn_radius", "tsm_full_rate", "tsm_null_rate",
+    "tsm_null_speed",
 )  # fmt: skip
 NU = len(FIELDS)
 (X, Y, HDG, SPD, DEP, PIT, YAW, SOG, HOG, HSIN, HCOS, HKEY, PSIN, PKEY, TS, THR, RUD, RPREV,
- RTS, ELEV, TAU, ROT, BUOY, DRX, DRY, CURX, CURY, MT) = range(NU)  # fmt: skip
+ RTS, ELEV, TAU, ROT, BUOY, DRX, DRY, CURX, CURY, MT, TRAD, TSMF, TSMN, TSMS) = range(NU)  # fmt: skip
 #: Columns :func:`usm_propagate_map` writes (the others it only reads).
 WRITTEN = (X, Y, HDG, SPD, DEP, PIT, YAW, SOG, HOG, HSIN, HCOS, HKEY, PSIN, PKEY, TS, MT)
+#: ... and with the variant ``usm_v22`` (its turn-speed map).
+WRITTEN_V22 = (*WRITTEN, TSMF, TSMN, TSMS)
 #: Scratch columns of :func:`usm_propagate` (per row: new speed, drift east, drift north).
 NSCRATCH = 3
 
 
 #: Length of ``pc`` (:func:`config_numbers`).
-NPC = 13
+NPC = 15
 
 
 def config_numbers(config: UsmConfig) -> np.ndarray:
     """``pc``: thrust factor, turn loss, max accel/decel, max depth rate (and its speed),
     rudder rate limit; then the thrust map's shape: rule (0: the factor rule, max(thrust,
     0)/factor; 1: the map's lookup, :func:`thrust_map_table`), its positive and negative
-    pair counts, reflect (1/0), the top and bottom pair speeds."""
+    pair counts, reflect (1/0), the top and bottom pair speeds; the variant (1: ``usm_v22``,
+    its turn-speed map and turn-radius limit) and its ``max_speed``."""
     tm = config.thrust_map
     f = 20.0 if tm is None else float(tm.thrust_factor)
     rule = (
@@ -73,6 +77,7 @@ def config_numbers(config: UsmConfig) -> np.ndarray:
         config.max_depth_rate, config.max_depth_rate_speed, config.max_rudder_degs_per_sec,
         rule, float(npos), float(nneg), 1.0 if tm is not None and tm.reflect else 0.0,
         tm.pos_pairs[-1][1] if npos else 0.0, tm.neg_pairs[0][1] if nneg else 0.0,
+        1.0 if config.variant == "usm_v22" else 0.0, config.max_speed,
     ])  # fmt: skip
 
 
@@ -105,8 +110,6 @@ def why_not_propagate(config: UsmConfig) -> str | None:
 
     The compat mode changes the mail and the publications, not the propagation.
     """
-    if config.variant != "usm":
-        return f"variant {config.variant!r}"
     if config.dual_state:
         return "dual_state (two records)"
     if config.thrust_mode_diff or config.thrust_mode_reverse:
@@ -223,6 +226,92 @@ def rel_ang_c(xa: float, ya: float, xb: float, yb: float) -> float:
 
 
 @register_jitable
+def _turn_speed_map(u: Any, i: int, v1: float) -> float:
+    """V22's turn rate [%] at speed ``v1`` from the row's turn-speed map, which it updates
+    (a turn rate in (0, 100] is the full rate; the null rate at most the full rate; the
+    null speed at most the full speed)."""
+    fr = u[i, TSMF]
+    nr = u[i, TSMN]
+    ns = u[i, TSMS]
+    tr = u[i, TAU]
+    if tr > 0 and tr <= 100:
+        fr = tr
+        if nr > fr:
+            nr = fr
+    if not ns < _V22_FULL_SPEED and ns == ns:  # np.minimum (NaN passes)
+        ns = _V22_FULL_SPEED
+    den = _V22_FULL_SPEED - ns
+    if den <= 0.0:
+        rate = 0.0
+    else:
+        rate = (((v1 - ns) / den) * (fr - nr)) + nr
+    if v1 >= _V22_FULL_SPEED:
+        rate = fr
+    if v1 <= ns:
+        rate = nr
+    u[i, TSMF] = fr
+    u[i, TSMN] = nr
+    u[i, TSMS] = ns
+    return _clip(rate, 0.0, 100.0)
+
+
+@register_jitable
+def _project_point_c(deg: float, dist: float, cx: float, cy: float) -> tuple[float, float]:
+    """MOOS-IvP ``projectPoint`` of one point, with its exact axis cases."""
+    deg = angle360_moos(deg)
+    r = _deg2rad(deg)
+    rx = cx + math.sin(r) * dist
+    ry = cy + math.cos(r) * dist
+    if deg == 0:
+        rx, ry = cx, cy + dist
+    elif deg == 90:
+        rx, ry = cx + dist, cy
+    elif deg == 180:
+        rx, ry = cx, cy - dist
+    elif deg == 270:
+        rx, ry = cx - dist, cy
+    return rx, ry
+
+
+@register_jitable
+def _turn_limit_c(
+    radius: float,
+    ms: float,
+    x0: float,
+    y0: float,
+    h0: float,
+    v_prev: float,
+    v_new: float,
+    nx: float,
+    ny: float,
+    h1: float,
+) -> tuple[float, float, float]:
+    """V22 ``enforceTurnLimit`` of one row whose heading changed (``radius`` > 0): the new
+    x, y and heading, clamped to the (speed-scaled) turn radius."""
+    osv = (v_prev + v_new) / 2
+    r_eff = radius
+    if ms > 0 and osv < ms:
+        r_eff = (1 - ((ms - osv) / ms)) * radius
+    dist = np.hypot(x0 - nx, y0 - ny)
+    a1 = angle360_moos(rel_ang_c(x0, y0, nx, ny))
+    a2 = angle360_moos(h0)
+    adiff = a2 - a1 if a2 > a1 else a1 - a2
+    if adiff >= 180:
+        adiff = 360 - adiff
+    den = 2 * r_eff
+    q = dist / den if den != 0.0 else math.nan  # (dist / 0 is ±inf or NaN: no arcsine)
+    phi = ((math.asin(q) if -1.0 <= q <= 1.0 else math.nan) / _PI) * 180.0
+    if phi >= adiff:
+        return nx, ny, h1
+    osh = angle360_moos(h0)
+    hdg = angle360_moos(h1)
+    port = not ((hdg - osh) < 180) if hdg > osh else not ((osh - hdg) > 180)
+    phix = h0 - phi if port else h0 + phi
+    px, py = _project_point_c(phix, dist, x0, y0)
+    return px, py, angle360_moos(h0 - phi * 2 if port else h0 + phi * 2)
+
+
+@register_jitable
 def usm_mail_cmd(u: Any, cmd: Any, t_msg: float, rate: float) -> None:
     """``DESIRED_RUDDER``, ``DESIRED_THRUST``, ``DESIRED_ELEVATOR`` double mail (every row;
     ``cmd`` (N, 3) = rudder, thrust, elevator), in that order, at MOOS time ``t_msg``."""
@@ -258,6 +347,7 @@ def usm_propagate_map(
     """
     n = u.shape[0]
     loss, macc, mdec, mdr, mdrs = pc[1], pc[2], pc[3], pc[4], pc[5]
+    v22 = pc[13] != 0.0
     rud_any = False
     elev_any = False
     rot_any = False
@@ -295,11 +385,12 @@ def usm_propagate_map(
         v0 = u[i, SPD]
         v1 = w[i, 0]
         h0 = u[i, HDG]
-        # ---- heading (§3.2)
+        # ---- heading (§3.2; V22: the turn rate of the turn-speed map, §12)
+        tau = _turn_speed_map(u, i, v1) if v22 else u[i, TAU]
         if turning:
             rud = u[i, RUD] if v1 != 0.0 else 0.0
             gain = ((u[i, THR] - 50) / 50) + 1
-            dh = ((_clip(rud, -100.0, 100.0) * (u[i, TAU] / 100)) * dt) * gain
+            dh = ((_clip(rud, -100.0, 100.0) * (tau / 100)) * dt) * gain
         else:
             dh = 0.0
         if rot_any:
@@ -380,9 +471,12 @@ def usm_propagate_map(
             gy = ydot + dyt[i]
         u[i, SOG] = math.sqrt((gx * gx) + (gy * gy))
         u[i, HOG] = rel_ang_c(x0, y0, nx, ny)
+        h_new = h1  # (the turn limit moves x, y and the heading, not the caches of h1)
+        if v22 and u[i, TRAD] > 0 and h0 != h1:
+            nx, ny, h_new = _turn_limit_c(u[i, TRAD], pc[14], x0, y0, h0, v1, sp, nx, ny, h1)
         u[i, X] = nx
         u[i, Y] = ny
-        u[i, HDG] = h1
+        u[i, HDG] = h_new
         u[i, SPD] = sp
         u[i, DEP] = depth
         u[i, PIT] = pitch
