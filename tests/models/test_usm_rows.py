@@ -67,7 +67,7 @@ def test_rows_match_the_numpy_model_bit_for_bit(params: dict, level: bool) -> No
     rng = np.random.default_rng(7)
     n = 40
     st = _state(cfg, n, rng, level=level)
-    u = np.empty((n, R.NU))
+    u = np.zeros((n, R.NU))  # PAUSE and HOLD columns 0: every row runs
     for c, f in enumerate(R.FIELDS):
         u[:, c] = getattr(st, f)
     it = st.iteration.copy()

@@ -74,7 +74,7 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
     all_run = _all(run)
     any_run = all_run or _any(run)
 
-    rows_ch = _rows_iteration(config, state, t) if all_run else None
+    rows_ch = _rows_iteration(config, state, t, run) if any_run else None
     if rows_ch is not None:
         ch.update(rows_ch)
     elif any_run:
@@ -131,35 +131,67 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
     return new, pubs
 
 
-def _rows_iteration(config: UsmConfig, state: UsmState, t: F64) -> dict[str, Any] | None:
-    """The propagation of every row through :func:`marinesim.models.usm.rows.
-    usm_propagate_map` (the state changes), or None where the rows do not take this
-    configuration or state (:func:`marinesim.models.usm.rows.why_not_propagate`)."""
-    if R.why_not_propagate(config) is not None:
-        return None
-    if _any(state.diff_mode) or _any(state.reverse) or _any(state.pause_ticks):
-        return None
-    if _any(state.water_depth) or _any(state.current_active):
-        return None
+def _rows_iteration(
+    config: UsmConfig, state: UsmState, t: F64, run: BoolA
+) -> dict[str, Any] | None:
+    """The propagation of the ``run`` rows through :func:`marinesim.models.usm.rows.
+    usm_propagate_map` (the state changes; the NAV and, with ``dual_state``, the GT record),
+    or None where a row's step is not positive or the rows' clocks differ (the numpy law)."""
     t0 = float(t[0])
     if t.strides != (0,) and not (t == t0).all():
         return None
     pc, mp = _config_rows(config)
     n = state.n
     d = state.__dict__
-    u = np.concatenate([d[f] for f in R.FIELDS]).reshape(R.NU, n).T  # (N, NU)
+    hold = ~run
+    pause = (state.pause_ticks // 100).astype(np.float64)
+    u = np.concatenate([d[f] for f in R.FIELDS] + [pause, hold]).reshape(R.NU, n).T  # (N, NU)
     if n > 1:
         u = np.ascontiguousarray(u)
+    dual = bool(config.dual_state)
+    ch: dict[str, Any] = {}
+    dx = state.drift_x
+    dy = state.drift_y
+    cfield = config.current_field if _any(state.current_active) else None
+    if cfield is not None:
+        fx, fy = cfield.force(state.gt_x if dual else state.x, state.gt_y if dual else state.y)
+        cur_x = np.where(state.current_active, np.asarray(fx, dtype=np.float64), 0.0)
+        cur_y = np.where(state.current_active, np.asarray(fy, dtype=np.float64), 0.0)
+        all_run = _all(run)
+        ch["current_x"] = _select(run, all_run, cur_x, state.current_x)
+        ch["current_y"] = _select(run, all_run, cur_y, state.current_y)
+        dx = dx + cur_x
+        dy = dy + cur_y
     it = state.iteration.copy()
-    if R.run_propagate(u, it, pc, mp, t0, state.drift_x, state.drift_y) != 0:
+    if dual:
+        g = u.copy()  # the GT record in the record's columns, moving with the drift
+        for c in R.RECORD:
+            g[:, c] = d["gt_" + R.FIELDS[c]]
+        if R.run_propagate(g, it.copy(), pc, mp, t0, dx, dy, 1) != 0:
+            return None
+        gcols = g.T
+        for c in R.RECORD:
+            ch["gt_" + R.FIELDS[c]] = gcols[c].copy()
+        ch["gt_geo_x"], ch["gt_geo_y"] = ch["gt_x"], ch["gt_y"]
+        if _any(state.water_depth):
+            ch["gt_altitude_set"] = state.gt_altitude_set | (run & (state.water_depth > 0))
+    if R.run_propagate(u, it, pc, mp, t0, dx, dy, 0 if dual else 1) != 0:
         return None  # a step not positive: the numpy law
     cols = u.T.copy()
     written = R.WRITTEN_V22 if config.variant == "usm_v22" else R.WRITTEN
-    ch: dict[str, Any] = {R.FIELDS[c]: cols[c] for c in written}
+    ch.update({R.FIELDS[c]: cols[c] for c in written})
     ch["geo_x"], ch["geo_y"] = ch["x"], ch["y"]
+    if not _all(run):  # the held rows keep their positions of the last propagation
+        ch["geo_x"] = np.where(run, ch["x"], state.geo_x)
+        ch["geo_y"] = np.where(run, ch["y"], state.geo_y)
+        if dual:
+            ch["gt_geo_x"] = np.where(run, ch["gt_x"], state.gt_geo_x)
+            ch["gt_geo_y"] = np.where(run, ch["gt_y"], state.gt_geo_y)
     ch["iteration"] = it
+    if _any(state.water_depth):
+        ch["altitude_set"] = state.altitude_set | (run & (state.water_depth > 0))
     if not _all(state.propagated):
-        ch["propagated"] = np.ones(n, dtype=bool)
+        ch["propagated"] = state.propagated | run
     return ch
 
 

@@ -27,11 +27,11 @@ import numpy as np
 from marinesim.core.compile import SERIAL, lazy_kernels
 from marinesim.core.jitable import jit_enabled, register_jitable
 from marinesim.models.usm.config import UsmConfig
-from marinesim.models.usm.declarations import _PI, _V22_FULL_SPEED
+from marinesim.models.usm.declarations import _DIFF_FULL_RATE, _PI, _PI_TRUNC, _V22_FULL_SPEED
 
 __all__ = [
     "FIELDS", "NU", "config_numbers", "run_propagate", "thrust_map_table", "usm_mail_cmd",
-    "usm_propagate", "usm_propagate_map", "why_not_propagate", "why_not_rows",
+    "usm_propagate", "usm_propagate_map", "why_not_rows",
 ]  # fmt: skip
 
 #: Columns of ``u`` (UsmState fields).
@@ -40,15 +40,20 @@ FIELDS = (
     "hkey", "psin", "pkey", "ts", "thrust", "rudder", "rudder_prev", "rudder_tstamp",
     "elevator", "turn_rate", "rotate_speed", "buoyancy_rate", "drift_x", "drift_y",
     "current_x", "current_y", "moos_time", "turn_radius", "tsm_full_rate", "tsm_null_rate",
-    "tsm_null_speed",
+    "tsm_null_speed", "thrust_l", "thrust_r", "diff_mode", "reverse", "water_depth", "altitude",
 )  # fmt: skip
-NU = len(FIELDS)
+#: Columns after :data:`FIELDS`: the paused time to take off the clock [s]
+#: (``pause_ticks // 100``) and HOLD (1: the row does not propagate this iteration).
+NU = len(FIELDS) + 2
 (X, Y, HDG, SPD, DEP, PIT, YAW, SOG, HOG, HSIN, HCOS, HKEY, PSIN, PKEY, TS, THR, RUD, RPREV,
- RTS, ELEV, TAU, ROT, BUOY, DRX, DRY, CURX, CURY, MT, TRAD, TSMF, TSMN, TSMS) = range(NU)  # fmt: skip
+ RTS, ELEV, TAU, ROT, BUOY, DRX, DRY, CURX, CURY, MT, TRAD, TSMF, TSMN, TSMS, THRL, THRR, DIFF,
+ REV, WD, ALT, PAUSE, HOLD) = range(NU)  # fmt: skip
 #: Columns :func:`usm_propagate_map` writes (the others it only reads).
-WRITTEN = (X, Y, HDG, SPD, DEP, PIT, YAW, SOG, HOG, HSIN, HCOS, HKEY, PSIN, PKEY, TS, MT)
+WRITTEN = (X, Y, HDG, SPD, DEP, PIT, YAW, SOG, HOG, HSIN, HCOS, HKEY, PSIN, PKEY, TS, MT, ALT)
 #: ... and with the variant ``usm_v22`` (its turn-speed map).
 WRITTEN_V22 = (*WRITTEN, TSMF, TSMN, TSMS)
+#: The record's columns (the ``gt_`` fields of ``dual_state``'s second record).
+RECORD = (X, Y, HDG, SPD, DEP, PIT, YAW, SOG, HOG, HSIN, HCOS, HKEY, PSIN, PKEY, ALT)
 #: Scratch columns of :func:`usm_propagate` (per row: new speed, drift east, drift north).
 NSCRATCH = 3
 
@@ -103,20 +108,6 @@ def thrust_map_table(config: UsmConfig) -> np.ndarray:
         mp[side, : cnt + 1, 3] = c[key + "_slope"]
         mp[side, : cnt + 1, 4] = c[key + "_flat"]
     return mp
-
-
-def why_not_propagate(config: UsmConfig) -> str | None:
-    """Why :func:`usm_propagate_map` does not propagate ``config`` (None: it does).
-
-    The compat mode changes the mail and the publications, not the propagation.
-    """
-    if config.dual_state:
-        return "dual_state (two records)"
-    if config.thrust_mode_diff or config.thrust_mode_reverse:
-        return "differential or reverse thrust"
-    if config.default_water_depth > 0:
-        return "water depth (altitude)"
-    return None
 
 
 def why_not_rows(config: UsmConfig) -> str | None:
@@ -226,14 +217,13 @@ def rel_ang_c(xa: float, ya: float, xb: float, yb: float) -> float:
 
 
 @register_jitable
-def _turn_speed_map(u: Any, i: int, v1: float) -> float:
-    """V22's turn rate [%] at speed ``v1`` from the row's turn-speed map, which it updates
-    (a turn rate in (0, 100] is the full rate; the null rate at most the full rate; the
-    null speed at most the full speed)."""
-    fr = u[i, TSMF]
-    nr = u[i, TSMN]
-    ns = u[i, TSMS]
-    tr = u[i, TAU]
+def _turn_speed_map(
+    tr: float, fr: float, nr: float, ns: float, v1: float
+) -> tuple[float, float, float, float]:
+    """V22's turn rate [%] at speed ``v1`` from a turn-speed map (full rate ``fr``, null
+    rate ``nr``, null speed ``ns``) and the map as the model keeps it (a turn rate ``tr``
+    in (0, 100] is the full rate; the null rate at most the full rate; the null speed at
+    most the full speed)."""
     if tr > 0 and tr <= 100:
         fr = tr
         if nr > fr:
@@ -249,10 +239,7 @@ def _turn_speed_map(u: Any, i: int, v1: float) -> float:
         rate = fr
     if v1 <= ns:
         rate = nr
-    u[i, TSMF] = fr
-    u[i, TSMN] = nr
-    u[i, TSMS] = ns
-    return _clip(rate, 0.0, 100.0)
+    return _clip(rate, 0.0, 100.0), fr, nr, ns
 
 
 @register_jitable
@@ -330,20 +317,24 @@ def usm_mail_cmd(u: Any, cmd: Any, t_msg: float, rate: float) -> None:
 
 @register_jitable
 def usm_propagate(u: Any, it: Any, pc: Any, t: float, dxt: Any, dyt: Any, w: Any) -> int:
-    """:func:`usm_propagate_map` with the factor rule (``pc[7]`` = 0: no map table)."""
-    return usm_propagate_map(u, it, pc, np.zeros((2, 1, 5)), t, dxt, dyt, w)
+    """:func:`usm_propagate_map` with the factor rule (``pc[7]`` = 0: no map table), the
+    record moving with ``dxt``, ``dyt``."""
+    return usm_propagate_map(u, it, pc, np.zeros((2, 1, 5)), t, dxt, dyt, w, 1)
 
 
 @register_jitable
 def usm_propagate_map(
-    u: Any, it: Any, pc: Any, mp: Any, t: float, dxt: Any, dyt: Any, w: Any
+    u: Any, it: Any, pc: Any, mp: Any, t: float, dxt: Any, dyt: Any, w: Any, drift: int
 ) -> int:
     """One iteration of every row at MOOS time ``t`` (propagate, ``ts``, counters).
 
     ``pc`` (:func:`config_numbers`) and ``mp`` (:func:`thrust_map_table`): the
-    configuration; ``dxt``, ``dyt`` (N,): the drift the record moves with (drift +
-    current); ``w`` (N, :data:`NSCRATCH`) scratch.  Returns 1 (nothing written) when a
-    row's step is not positive, else 0.
+    configuration.  ``drift`` 1: the record moves with ``dxt``, ``dyt`` (N,) (drift +
+    current) and its SOG is the norm of its ground velocity; 0: no drift, SOG = |speed| (the
+    NAV record of ``dual_state``).  ``w`` (N, :data:`NSCRATCH`) scratch.  Rows with
+    ``HOLD`` set (paused, disabled, stopped by an obstacle) take part in the batch-wide
+    tests but keep their record.  Returns 1 (nothing written) when a row's step is not
+    positive, else 0.
     """
     n = u.shape[0]
     loss, macc, mdec, mdr, mdrs = pc[1], pc[2], pc[3], pc[4], pc[5]
@@ -354,46 +345,77 @@ def usm_propagate_map(
     dx_on = False
     dy_on = False
     for i in range(n):
-        if t - u[i, TS] <= 0.0:
+        if (t - u[i, PAUSE]) - u[i, TS] <= 0.0:
             return 1
-        rud_any = rud_any or u[i, RUD] != 0.0
         elev_any = elev_any or u[i, ELEV] != 0.0
         rot_any = rot_any or u[i, ROT] != 0.0
-        dx_on = dx_on or dxt[i] != 0.0
-        dy_on = dy_on or dyt[i] != 0.0
-    # ---- speed (§3.1), the pitch cache; which heading and depth formulas apply
+        if drift != 0:
+            dx_on = dx_on or dxt[i] != 0.0
+            dy_on = dy_on or dyt[i] != 0.0
+    # ---- speed (§3.1, differential §3.3), the pitch cache; the batch-wide formula choices
+    for i in range(n):
+        if u[i, DIFF] != 0.0:
+            r_sp = (u[i, THRL] - u[i, THRR]) / 2
+        else:
+            r_sp = u[i, RUD]
+        rud_any = rud_any or r_sp != 0.0
     turning = False
     psin_any = False
     for i in range(n):
-        dt = t - u[i, TS]
+        dt = (t - u[i, PAUSE]) - u[i, TS]
         v0 = u[i, SPD]
-        vs = thrust_speed(u[i, THR], pc, mp)
+        if u[i, DIFF] != 0.0:
+            t_sp = (u[i, THRL] + u[i, THRR]) / 2.0
+            r_sp = (u[i, THRL] - u[i, THRR]) / 2
+        else:
+            t_sp = u[i, THR]
+            r_sp = u[i, RUD]
+        if u[i, REV] != 0.0:
+            t_sp = -t_sp
+            r_sp = -r_sp
+        vs = thrust_speed(t_sp, pc, mp)
         if rud_any:
-            vs = (1.0 - ((abs(_clip(u[i, RUD], -100.0, 100.0)) / 100) * loss)) * vs
+            vs = (1.0 - ((abs(_clip(r_sp, -100.0, 100.0)) / 100) * loss)) * vs
         if macc > 0 and vs > v0 and (vs - v0) / dt > macc:
             vs = (macc * dt) + v0
         if mdec > 0 and vs < v0 and (v0 - vs) / dt > mdec:
             vs = (mdec * dt * -1) + v0
         w[i, 0] = vs
         turning = turning or (vs != 0.0 and u[i, RUD] != 0.0)
-        if u[i, PKEY] != u[i, PIT]:
-            u[i, PSIN] = math.sin(u[i, PIT])  # the cache's refresh (pitch in radians)
-        psin_any = psin_any or u[i, PSIN] != 0.0
+        # the pitch cache, refreshed (pitch in radians) where stale
+        ps = math.sin(u[i, PIT]) if u[i, PKEY] != u[i, PIT] else u[i, PSIN]
+        w[i, 1] = ps
+        psin_any = psin_any or ps != 0.0
     level = not (elev_any or psin_any)
     for i in range(n):
-        dt = t - u[i, TS]
+        dt = (t - u[i, PAUSE]) - u[i, TS]
         v0 = u[i, SPD]
         v1 = w[i, 0]
+        ps = w[i, 1]
         h0 = u[i, HDG]
+        rev = u[i, REV] != 0.0
         # ---- heading (§3.2; V22: the turn rate of the turn-speed map, §12)
-        tau = _turn_speed_map(u, i, v1) if v22 else u[i, TAU]
+        tau = u[i, TAU]
+        fr = u[i, TSMF]
+        nr = u[i, TSMN]
+        ns = u[i, TSMS]
+        if v22:
+            tau, fr, nr, ns = _turn_speed_map(tau, fr, nr, ns, v1)
         if turning:
             rud = u[i, RUD] if v1 != 0.0 else 0.0
-            gain = ((u[i, THR] - 50) / 50) + 1
+            thr = u[i, THR]
+            if rev:
+                rud = -rud
+                thr = -thr
+            gain = ((thr - 50) / 50) + 1
             dh = ((_clip(rud, -100.0, 100.0) * (tau / 100)) * dt) * gain
         else:
             dh = 0.0
-        if rot_any:
+        if u[i, DIFF] != 0.0:  # differential thrust (§3.3): its own turn rate
+            tl = -u[i, THRR] if rev else u[i, THRL]
+            tr = u[i, THRL] if rev else u[i, THRR]
+            dh = ((_DIFF_FULL_RATE * ((tl - tr) / 200)) * dt) + (dt * u[i, ROT])
+        elif rot_any:
             dh = dh + (dt * u[i, ROT])
         h1 = angle360_moos(dh + h0)
         yaw = ((h1 - (360.0 if h1 > 180.0 else 0.0)) / -180.0) * _PI
@@ -403,9 +425,9 @@ def usm_propagate_map(
         if level:
             depth = d0 if b == 0 else d0 + ((-b) * dt)
             pitch = u[i, PIT]
-            psin1 = u[i, PSIN]
+            psin1 = ps
         else:
-            r_pitch = -u[i, PSIN] * v1
+            r_pitch = -ps * v1
             if elev_any:
                 if mdrs > 0:
                     a = min(v1 / mdrs, 1.0)
@@ -432,6 +454,12 @@ def usm_propagate_map(
                 pitch = 0.0
                 psin1 = 0.0
         depth = _max0(depth) if depth < 0.0 or depth == 0.0 else depth
+        # ---- V22 reverse thrust: the heading turned by 180 inside the model (§12)
+        if v22 and rev:
+            h1 = angle360_moos(h1 + 180)
+            yaw = yaw + _PI_TRUNC
+            if yaw > 2 * _PI_TRUNC:
+                yaw = yaw - 2 * _PI_TRUNC
         # ---- position, speed averaging, SOG, HOG (§3.5)
         if u[i, HKEY] != h0:
             hs0 = math.sin(_deg2rad(h0))
@@ -461,19 +489,28 @@ def usm_propagate_map(
         y0 = u[i, Y]
         nx = (xdot * dt) + x0
         ny = (ydot * dt) + y0
-        gx = xdot
-        gy = ydot
-        if dx_on:
-            nx = nx + (dxt[i] * dt)
-            gx = xdot + dxt[i]
-        if dy_on:
-            ny = ny + (dyt[i] * dt)
-            gy = ydot + dyt[i]
-        u[i, SOG] = math.sqrt((gx * gx) + (gy * gy))
-        u[i, HOG] = rel_ang_c(x0, y0, nx, ny)
+        if drift != 0:
+            gx = xdot
+            gy = ydot
+            if dx_on:
+                nx = nx + (dxt[i] * dt)
+                gx = xdot + dxt[i]
+            if dy_on:
+                ny = ny + (dyt[i] * dt)
+                gy = ydot + dyt[i]
+            sog = math.sqrt((gx * gx) + (gy * gy))
+        else:
+            sog = abs(sp)
+        hog = rel_ang_c(x0, y0, nx, ny)
         h_new = h1  # (the turn limit moves x, y and the heading, not the caches of h1)
         if v22 and u[i, TRAD] > 0 and h0 != h1:
             nx, ny, h_new = _turn_limit_c(u[i, TRAD], pc[14], x0, y0, h0, v1, sp, nx, ny, h1)
+        u[i, MT] = t
+        it[i] += 1
+        if u[i, HOLD] != 0.0:
+            continue
+        u[i, SOG] = sog
+        u[i, HOG] = hog
         u[i, X] = nx
         u[i, Y] = ny
         u[i, HDG] = h_new
@@ -487,23 +524,37 @@ def usm_propagate_map(
         u[i, PSIN] = psin1
         u[i, PKEY] = pitch
         u[i, TS] = u[i, TS] + dt
-        u[i, MT] = t
-        it[i] += 1
+        u[i, TSMF] = fr
+        u[i, TSMN] = nr
+        u[i, TSMS] = ns
+        # ---- altitude (§3.6)
+        if u[i, WD] > 0:
+            u[i, ALT] = _max0(u[i, WD] - depth)
     return 0
 
 
 @register_jitable
 def _propagate_once(
-    i: int, u: Any, it: Any, pc: Any, mp: Any, t: float, dxt: Any, dyt: Any, w: Any, ret: Any
+    i: int,
+    u: Any,
+    it: Any,
+    pc: Any,
+    mp: Any,
+    t: float,
+    dxt: Any,
+    dyt: Any,
+    w: Any,
+    drift: int,
+    ret: Any,
 ) -> int:
     """:func:`usm_propagate_map` of the whole batch as the one row of a one-row kernel (its
     batch-wide tests need every row: ``ret`` (1,) holds its result)."""
-    ret[i] = usm_propagate_map(u, it, pc, mp, t, dxt, dyt, w)
+    ret[i] = usm_propagate_map(u, it, pc, mp, t, dxt, dyt, w, drift)
     return 0
 
 
 #: The compiled :func:`usm_propagate_map` (cached on disk, built at the first call).
-_kernels = lazy_kernels(_propagate_once, 8, error_model="numpy", parallel_min=SERIAL)
+_kernels = lazy_kernels(_propagate_once, 9, error_model="numpy", parallel_min=SERIAL)
 
 #: Rows from which :func:`run_propagate` loads the compiler when it is not loaded yet: fewer
 #: rows run interpreted, since importing numba (about 0.2 s of CPU) costs more than a short
@@ -519,6 +570,7 @@ def run_propagate(
     t: float,
     dxt: np.ndarray,
     dyt: np.ndarray,
+    drift: int = 1,
 ) -> int:
     """:func:`usm_propagate_map` compiled (laws compiled, and numba loaded or N ≥
     :data:`COMPILED_MIN`) or interpreted (``MARINESIM_JIT=0``, or a few rows without numba);
@@ -527,7 +579,7 @@ def run_propagate(
     w = np.empty((n, NSCRATCH))
     ret = np.zeros(1, dtype=np.int64)
     if (n >= COMPILED_MIN or "numba" in sys.modules) and jit_enabled():
-        _kernels().launch("cpu", (u, it, pc, mp, float(t), dxt, dyt, w, ret))
+        _kernels().launch("cpu", (u, it, pc, mp, float(t), dxt, dyt, w, int(drift), ret))
         return int(ret[0])
     # through memoryviews: Python floats, the same IEEE arithmetic as numpy's scalars at a
     # third of the cost (the law divides by nothing that can be 0 and takes no root or
@@ -535,5 +587,5 @@ def run_propagate(
     return usm_propagate_map(
         memoryview(u), memoryview(it), memoryview(pc), memoryview(mp), float(t),
         memoryview(np.ascontiguousarray(dxt)), memoryview(np.ascontiguousarray(dyt)),
-        memoryview(w),
+        memoryview(w), int(drift),
     )  # fmt: skip
