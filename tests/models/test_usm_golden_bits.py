@@ -49,6 +49,13 @@ CASES: dict[str, tuple[dict, str, str, tuple[str, ...]]] = {
     "v22_turn_radius": ({"turn_radius": 8.0, "max_speed": 3.0}, "usm_v22", "moos", ("radius",)),
     "v22_diff_reverse": ({}, "usm_v22", "moos", ("diff", "reverse")),
     "v22_dual_pause": ({"dual_state": "true"}, "usm_v22", "doc", ("drift", "pause")),
+    # steps of zero and negative length, and a clock per vehicle
+    "usm_clock_limits": ({"max_acceleration": 0.3, "max_deceleration": 0.2}, "usm", "moos",
+                         ("clock", "elev", "diff", "reverse")),
+    "usm_clock_dual_map": ({"dual_state": "true", "drift_x": 0.2, "max_deceleration": 0.4,
+                            "thrust_map": "-100:-2, 20:1, 100:3"}, "usm", "doc", ("clock",)),
+    "v22_clock_radius": ({"turn_radius": 5.0}, "usm_v22", "moos",
+                         ("clock", "diff", "reverse")),
 }  # fmt: skip
 
 
@@ -57,7 +64,11 @@ def _feed(h: Any, v: object) -> None:
     if a.dtype == object:
         h.update(repr(a.tolist()).encode())
     else:
-        h.update(np.ascontiguousarray(a.astype(np.float64)).view(np.uint8).tobytes())
+        # every NaN as one pattern: which NaN an invalid operation gives (its sign bit)
+        # differs between numpy, libm and compiled code, and carries no value
+        b = np.array(a, dtype=np.float64)
+        b[np.isnan(b)] = np.nan
+        h.update(b.view(np.uint8).tobytes())
 
 
 def digest(name: str, n: int) -> str:
@@ -66,9 +77,19 @@ def digest(name: str, n: int) -> str:
     rng = np.random.default_rng([len(name), sum(map(ord, name)), n])
     st = usm.init(cfg, n, moos_time=100.0, datum=_DATUM)
     t = 100.0
+    clocks = np.full(n, 100.0)
     h = hashlib.sha256()
     for step in range(150):
         t += float(rng.choice([0.1, 0.25, 0.05]))
+        if "clock" in kinds:  # the same time again, back in time, or a clock per vehicle
+            kind = int(rng.integers(0, 5))
+            if kind == 1:
+                clocks = clocks - 0.05
+            elif kind == 2:
+                clocks = clocks + rng.uniform(0.0, 0.2, n) * (rng.random(n) < 0.6)
+            elif kind > 2:
+                clocks = clocks + 0.1
+            t = float(clocks.max())
         mail: list[tuple[str, object]] = []
         if step % 6 == 0:
             rud = rng.uniform(-120, 120, n) * (rng.random(n) < 0.7)
@@ -95,7 +116,7 @@ def digest(name: str, n: int) -> str:
             for pname, pv in posts:
                 h.update(pname.encode())
                 _feed(h, pv)
-        st, pubs = usm.iterate(cfg, st, t)
+        st, pubs = usm.iterate(cfg, st, clocks.copy() if "clock" in kinds and n > 1 else t)
         for pname, pv in pubs.items():
             h.update(pname.encode())
             _feed(h, pv)

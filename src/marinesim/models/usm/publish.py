@@ -137,15 +137,12 @@ def _rows_iteration(
     """The propagation of the ``run`` rows through :func:`marinesim.models.usm.rows.
     usm_propagate_map` (the state changes; the NAV and, with ``dual_state``, the GT record),
     or None where a row's step is not positive or the rows' clocks differ (the numpy law)."""
-    t0 = float(t[0])
-    if t.strides != (0,) and not (t == t0).all():
-        return None
     pc, mp = _config_rows(config)
     n = state.n
     d = state.__dict__
     hold = ~run
     pause = (state.pause_ticks // 100).astype(np.float64)
-    u = np.concatenate([d[f] for f in R.FIELDS] + [pause, hold]).reshape(R.NU, n).T  # (N, NU)
+    u = np.concatenate([d[f] for f in R.FIELDS] + [pause, hold, t]).reshape(R.NU, n).T  # (N, NU)
     if n > 1:
         u = np.ascontiguousarray(u)
     dual = bool(config.dual_state)
@@ -167,16 +164,14 @@ def _rows_iteration(
         g = u.copy()  # the GT record in the record's columns, moving with the drift
         for c in R.RECORD:
             g[:, c] = d["gt_" + R.FIELDS[c]]
-        if R.run_propagate(g, it.copy(), pc, mp, t0, dx, dy, 1) != 0:
-            return None
+        R.run_propagate(g, it.copy(), pc, mp, dx, dy, 1)
         gcols = g.T
         for c in R.RECORD:
             ch["gt_" + R.FIELDS[c]] = gcols[c].copy()
         ch["gt_geo_x"], ch["gt_geo_y"] = ch["gt_x"], ch["gt_y"]
         if _any(state.water_depth):
             ch["gt_altitude_set"] = state.gt_altitude_set | (run & (state.water_depth > 0))
-    if R.run_propagate(u, it, pc, mp, t0, dx, dy, 0 if dual else 1) != 0:
-        return None  # a step not positive: the numpy law
+    R.run_propagate(u, it, pc, mp, dx, dy, 0 if dual else 1)
     cols = u.T.copy()
     written = R.WRITTEN_V22 if config.variant == "usm_v22" else R.WRITTEN
     ch.update({R.FIELDS[c]: cols[c] for c in written})

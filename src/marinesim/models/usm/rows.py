@@ -43,11 +43,12 @@ FIELDS = (
     "tsm_null_speed", "thrust_l", "thrust_r", "diff_mode", "reverse", "water_depth", "altitude",
 )  # fmt: skip
 #: Columns after :data:`FIELDS`: the paused time to take off the clock [s]
-#: (``pause_ticks // 100``) and HOLD (1: the row does not propagate this iteration).
-NU = len(FIELDS) + 2
+#: (``pause_ticks // 100``), HOLD (1: the row does not propagate this iteration) and CLK, the
+#: MOOS time of this iteration [s].
+NU = len(FIELDS) + 3
 (X, Y, HDG, SPD, DEP, PIT, YAW, SOG, HOG, HSIN, HCOS, HKEY, PSIN, PKEY, TS, THR, RUD, RPREV,
  RTS, ELEV, TAU, ROT, BUOY, DRX, DRY, CURX, CURY, MT, TRAD, TSMF, TSMN, TSMS, THRL, THRR, DIFF,
- REV, WD, ALT, PAUSE, HOLD) = range(NU)  # fmt: skip
+ REV, WD, ALT, PAUSE, HOLD, CLK) = range(NU)  # fmt: skip
 #: Columns :func:`usm_propagate_map` writes (the others it only reads).
 WRITTEN = (X, Y, HDG, SPD, DEP, PIT, YAW, SOG, HOG, HSIN, HCOS, HKEY, PSIN, PKEY, TS, MT, ALT)
 #: ... and with the variant ``usm_v22`` (its turn-speed map).
@@ -193,6 +194,16 @@ def thrust_speed(t: float, pc: Any, mp: Any) -> float:
 
 
 @register_jitable
+def _quot(a: float, b: float) -> float:
+    """``a / b`` as numpy divides (±inf or NaN for a zero ``b``, no exception)."""
+    if b != 0.0 or b != b:
+        return a / b
+    if a == 0.0 or a != a:
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+@register_jitable
 def angle360_moos(a: float) -> float:
     """MOOS ``angle360`` of one angle (:func:`~marinesim.core.frames.moos_angle360`)."""
     while a >= 360.0:
@@ -317,24 +328,27 @@ def usm_mail_cmd(u: Any, cmd: Any, t_msg: float, rate: float) -> None:
 
 @register_jitable
 def usm_propagate(u: Any, it: Any, pc: Any, t: float, dxt: Any, dyt: Any, w: Any) -> int:
-    """:func:`usm_propagate_map` with the factor rule (``pc[7]`` = 0: no map table), the
-    record moving with ``dxt``, ``dyt``."""
-    return usm_propagate_map(u, it, pc, np.zeros((2, 1, 5)), t, dxt, dyt, w, 1)
+    """:func:`usm_propagate_map` of every row at MOOS time ``t``, with the factor rule
+    (``pc[7]`` = 0: no map table), the record moving with ``dxt``, ``dyt``."""
+    for i in range(u.shape[0]):
+        u[i, CLK] = t
+    return usm_propagate_map(u, it, pc, np.zeros((2, 1, 5)), dxt, dyt, w, 1)
 
 
 @register_jitable
 def usm_propagate_map(
-    u: Any, it: Any, pc: Any, mp: Any, t: float, dxt: Any, dyt: Any, w: Any, drift: int
+    u: Any, it: Any, pc: Any, mp: Any, dxt: Any, dyt: Any, w: Any, drift: int
 ) -> int:
-    """One iteration of every row at MOOS time ``t`` (propagate, ``ts``, counters).
+    """One iteration of every row at its MOOS time ``u[i, CLK]`` (propagate, ``ts``,
+    counters).  A step that is not positive propagates as the program's formulas give it,
+    at the last speed (a differential turn not at all).
 
     ``pc`` (:func:`config_numbers`) and ``mp`` (:func:`thrust_map_table`): the
     configuration.  ``drift`` 1: the record moves with ``dxt``, ``dyt`` (N,) (drift +
     current) and its SOG is the norm of its ground velocity; 0: no drift, SOG = |speed| (the
     NAV record of ``dual_state``).  ``w`` (N, :data:`NSCRATCH`) scratch.  Rows with
     ``HOLD`` set (paused, disabled, stopped by an obstacle) take part in the batch-wide
-    tests but keep their record.  Returns 1 (nothing written) when a row's step is not
-    positive, else 0.
+    tests but keep their record.  Returns 0.
     """
     n = u.shape[0]
     loss, macc, mdec, mdr, mdrs = pc[1], pc[2], pc[3], pc[4], pc[5]
@@ -345,8 +359,6 @@ def usm_propagate_map(
     dx_on = False
     dy_on = False
     for i in range(n):
-        if (t - u[i, PAUSE]) - u[i, TS] <= 0.0:
-            return 1
         elev_any = elev_any or u[i, ELEV] != 0.0
         rot_any = rot_any or u[i, ROT] != 0.0
         if drift != 0:
@@ -362,7 +374,7 @@ def usm_propagate_map(
     turning = False
     psin_any = False
     for i in range(n):
-        dt = (t - u[i, PAUSE]) - u[i, TS]
+        dt = (u[i, CLK] - u[i, PAUSE]) - u[i, TS]
         v0 = u[i, SPD]
         if u[i, DIFF] != 0.0:
             t_sp = (u[i, THRL] + u[i, THRR]) / 2.0
@@ -376,10 +388,12 @@ def usm_propagate_map(
         vs = thrust_speed(t_sp, pc, mp)
         if rud_any:
             vs = (1.0 - ((abs(_clip(r_sp, -100.0, 100.0)) / 100) * loss)) * vs
-        if macc > 0 and vs > v0 and (vs - v0) / dt > macc:
+        if macc > 0 and vs > v0 and _quot(vs - v0, dt) > macc:
             vs = (macc * dt) + v0
-        if mdec > 0 and vs < v0 and (v0 - vs) / dt > mdec:
+        if mdec > 0 and vs < v0 and _quot(v0 - vs, dt) > mdec:
             vs = (mdec * dt * -1) + v0
+        if not dt > 0.0:
+            vs = v0  # a step not positive keeps the speed
         w[i, 0] = vs
         turning = turning or (vs != 0.0 and u[i, RUD] != 0.0)
         # the pitch cache, refreshed (pitch in radians) where stale
@@ -388,7 +402,7 @@ def usm_propagate_map(
         psin_any = psin_any or ps != 0.0
     level = not (elev_any or psin_any)
     for i in range(n):
-        dt = (t - u[i, PAUSE]) - u[i, TS]
+        dt = (u[i, CLK] - u[i, PAUSE]) - u[i, TS]
         v0 = u[i, SPD]
         v1 = w[i, 0]
         ps = w[i, 1]
@@ -417,8 +431,12 @@ def usm_propagate_map(
             dh = ((_DIFF_FULL_RATE * ((tl - tr) / 200)) * dt) + (dt * u[i, ROT])
         elif rot_any:
             dh = dh + (dt * u[i, ROT])
-        h1 = angle360_moos(dh + h0)
-        yaw = ((h1 - (360.0 if h1 > 180.0 else 0.0)) / -180.0) * _PI
+        if u[i, DIFF] != 0.0 and not dt > 0.0:  # no differential turn on such a step
+            h1 = h0
+            yaw = u[i, YAW]
+        else:
+            h1 = angle360_moos(dh + h0)
+            yaw = ((h1 - (360.0 if h1 > 180.0 else 0.0)) / -180.0) * _PI
         # ---- depth and pitch (§3.4)
         d0 = u[i, DEP]
         b = u[i, BUOY]
@@ -505,7 +523,7 @@ def usm_propagate_map(
         h_new = h1  # (the turn limit moves x, y and the heading, not the caches of h1)
         if v22 and u[i, TRAD] > 0 and h0 != h1:
             nx, ny, h_new = _turn_limit_c(u[i, TRAD], pc[14], x0, y0, h0, v1, sp, nx, ny, h1)
-        u[i, MT] = t
+        u[i, MT] = u[i, CLK]
         it[i] += 1
         if u[i, HOLD] != 0.0:
             continue
@@ -540,7 +558,6 @@ def _propagate_once(
     it: Any,
     pc: Any,
     mp: Any,
-    t: float,
     dxt: Any,
     dyt: Any,
     w: Any,
@@ -549,12 +566,12 @@ def _propagate_once(
 ) -> int:
     """:func:`usm_propagate_map` of the whole batch as the one row of a one-row kernel (its
     batch-wide tests need every row: ``ret`` (1,) holds its result)."""
-    ret[i] = usm_propagate_map(u, it, pc, mp, t, dxt, dyt, w, drift)
+    ret[i] = usm_propagate_map(u, it, pc, mp, dxt, dyt, w, drift)
     return 0
 
 
 #: The compiled :func:`usm_propagate_map` (cached on disk, built at the first call).
-_kernels = lazy_kernels(_propagate_once, 9, error_model="numpy", parallel_min=SERIAL)
+_kernels = lazy_kernels(_propagate_once, 8, error_model="numpy", parallel_min=SERIAL)
 
 #: Rows from which :func:`run_propagate` loads the compiler when it is not loaded yet: fewer
 #: rows run interpreted, since importing numba (about 0.2 s of CPU) costs more than a short
@@ -567,7 +584,6 @@ def run_propagate(
     it: np.ndarray,
     pc: np.ndarray,
     mp: np.ndarray,
-    t: float,
     dxt: np.ndarray,
     dyt: np.ndarray,
     drift: int = 1,
@@ -579,13 +595,14 @@ def run_propagate(
     w = np.empty((n, NSCRATCH))
     ret = np.zeros(1, dtype=np.int64)
     if (n >= COMPILED_MIN or "numba" in sys.modules) and jit_enabled():
-        _kernels().launch("cpu", (u, it, pc, mp, float(t), dxt, dyt, w, int(drift), ret))
+        _kernels().launch("cpu", (u, it, pc, mp, dxt, dyt, w, int(drift), ret))
         return int(ret[0])
     # through memoryviews: Python floats, the same IEEE arithmetic as numpy's scalars at a
-    # third of the cost (the law divides by nothing that can be 0 and takes no root or
-    # arcsine out of its domain, so no Python float error can differ from numpy's inf/NaN)
+    # third of the cost (the law divides by nothing that can be 0 but through _quot and
+    # takes no root or arcsine out of its domain: no Python float error where numpy gives
+    # inf or NaN)
     return usm_propagate_map(
-        memoryview(u), memoryview(it), memoryview(pc), memoryview(mp), float(t),
+        memoryview(u), memoryview(it), memoryview(pc), memoryview(mp),
         memoryview(np.ascontiguousarray(dxt)), memoryview(np.ascontiguousarray(dyt)),
         memoryview(w), int(drift),
     )  # fmt: skip
