@@ -14,19 +14,13 @@ from marinesim.models.usm.config import UsmConfig
 from marinesim.models.usm.declarations import (
     _BUOYANCY_DELAY,
     _PI,
+    _PI_TRUNC,
     _REPORT_INTERVAL,
     F64,
     BoolA,
 )
 from marinesim.models.usm.moos_math import _const_strings, drift_summary, snap_speed
-from marinesim.models.usm.propagate import (
-    _actuator_terms,
-    _propagate_record,
-    _reverse_heading,
-    _reverse_yaw,
-    _select,
-)
-from marinesim.models.usm.state import _RECORD, UsmState, _evolve
+from marinesim.models.usm.state import UsmState, _evolve
 
 
 def iterate(
@@ -74,53 +68,8 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
     all_run = _all(run)
     any_run = all_run or _any(run)
 
-    rows_ch = _rows_iteration(config, state, t, run) if any_run else None
-    if rows_ch is not None:
-        ch.update(rows_ch)
-    elif any_run:
-        if _any(state.pause_ticks):
-            a = t - (state.pause_ticks // 100).astype(np.float64)
-            dt = a - state.ts
-        elif t.strides == (0,) and float(state.ts.min()) == float(state.ts.max()):
-            # one clock and one time stamp for every vehicle (the usual case): dt is one
-            # number (a 0-d array, broadcast below; the same bits as the element-wise form)
-            dt = np.asarray(t[0] - state.ts[0])
-        else:
-            dt = t - state.ts
-        rec = {k: getattr(state, k) for k in _RECORD}
-        tsm = [state.tsm_full_rate, state.tsm_null_rate, state.tsm_null_speed]
-        dual = bool(config.dual_state)
-        cur_x: Any = 0.0
-        cur_y: Any = 0.0
-        cfield = config.current_field if _any(state.current_active) else None
-        if cfield is not None:
-            sx = state.gt_x if dual else state.x
-            sy = state.gt_y if dual else state.y
-            fx, fy = cfield.force(sx, sy)
-            cur_x = np.where(state.current_active, np.asarray(fx, dtype=np.float64), 0.0)
-            cur_y = np.where(state.current_active, np.asarray(fy, dtype=np.float64), 0.0)
-            ch["current_x"] = _select(run, all_run, cur_x, state.current_x)
-            ch["current_y"] = _select(run, all_run, cur_y, state.current_y)
-        dx = state.drift_x + cur_x if cfield is not None else state.drift_x
-        dy = state.drift_y + cur_y if cfield is not None else state.drift_y
-        act_ch, act = _actuator_terms(config, state)
-        ch.update(act_ch)
-        if dual:
-            new_nav = _propagate_record(config, state, rec, dt, 0.0, 0.0, tsm, act)
-            grec = {k: getattr(state, "gt_" + k) for k in _RECORD}
-            new_gt = _propagate_record(config, state, grec, dt, dx, dy, tsm, act)
-            for k in _RECORD:
-                ch["gt_" + k] = _select(run, all_run, new_gt[k], grec[k])
-        else:
-            new_nav = _propagate_record(config, state, rec, dt, dx, dy, tsm, act)
-        for k in _RECORD:
-            ch[k] = _select(run, all_run, new_nav[k], rec[k])
-        ch["ts"] = _select(run, all_run, state.ts + dt, state.ts)
-        ch["propagated"] = state.propagated | run
-        if v22:
-            ch["tsm_full_rate"] = _select(run, all_run, tsm[0], state.tsm_full_rate)
-            ch["tsm_null_rate"] = _select(run, all_run, tsm[1], state.tsm_null_rate)
-            ch["tsm_null_speed"] = _select(run, all_run, tsm[2], state.tsm_null_speed)
+    if any_run:
+        ch.update(_propagate(config, state, t, run))
 
     if v22:
         disabled = ~state.enabled
@@ -131,12 +80,14 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
     return new, pubs
 
 
-def _rows_iteration(
-    config: UsmConfig, state: UsmState, t: F64, run: BoolA
-) -> dict[str, Any] | None:
-    """The propagation of the ``run`` rows through :func:`marinesim.models.usm.rows.
-    usm_propagate_map` (the state changes; the NAV and, with ``dual_state``, the GT record),
-    or None where a row's step is not positive or the rows' clocks differ (the numpy law)."""
+def _propagate(config: UsmConfig, state: UsmState, t: F64, run: BoolA) -> dict[str, Any]:
+    """The propagation of the ``run`` rows (spec §2.3, §2.4, §3): the state changes.
+
+    The law is :func:`marinesim.models.usm.rows.usm_propagate_map`, over the state packed as
+    rows (compiled or interpreted, :func:`~marinesim.models.usm.rows.run_propagate`), once
+    for the NAV record and, with ``dual_state``, once more for the GT record.  The current
+    field's force is added to the drift here.
+    """
     pc, mp = _config_rows(config)
     n = state.n
     d = state.__dict__
@@ -210,6 +161,24 @@ _ROWS_CONFIG: dict[int, tuple[UsmConfig, F64, F64]] = {}
 # --------------------------------------------------------------------------------------
 # publication (§2.2 steps 5-8, §7)
 # --------------------------------------------------------------------------------------
+
+
+def _reverse_heading(h: F64) -> F64:
+    """Reverse mode's heading [deg]: angle360(h + 180)."""
+    return _angle360(h + 180)
+
+
+def _reverse_yaw(yaw: F64) -> F64:
+    """Reverse mode's yaw [rad]: yaw + π with the program's π = 3.1415926, less 2π once
+    above 2π."""
+    ny = yaw + _PI_TRUNC
+    return np.where(ny > 2 * _PI_TRUNC, ny - 2 * _PI_TRUNC, ny)
+
+
+def _select(mask: BoolA, all_true: bool, new: Any, old: Any) -> Any:
+    if all_true:
+        return new
+    return np.where(mask, new, old)
 
 
 def _any(a: NDArray[Any]) -> bool:
