@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -93,9 +94,11 @@ def _propagate(config: UsmConfig, state: UsmState, t: F64, run: BoolA) -> dict[s
     d = state.__dict__
     hold = ~run
     pause = (state.pause_ticks // 100).astype(np.float64)
-    u = np.concatenate([d[f] for f in R.FIELDS] + [pause, hold, t]).reshape(R.NU, n).T  # (N, NU)
-    if n > 1:
-        u = np.ascontiguousarray(u)
+    # one column per row of ``cols``; ``u`` = its transpose (N, NU), a view in column order
+    # (no transposing copy: the rows law indexes u[i, c] whatever the layout)
+    cols = _scratch(n)
+    np.concatenate([d[f] for f in R.FIELDS] + [pause, hold, t], out=cols.reshape(R.NU * n))
+    u = cols.T
     dual = bool(config.dual_state)
     ch: dict[str, Any] = {}
     dx = state.drift_x
@@ -112,20 +115,18 @@ def _propagate(config: UsmConfig, state: UsmState, t: F64, run: BoolA) -> dict[s
         dy = dy + cur_y
     it = state.iteration.copy()
     if dual:
-        g = u.copy()  # the GT record in the record's columns, moving with the drift
+        gcols = cols.copy()  # the GT record in the record's columns, moving with the drift
         for c in R.RECORD:
-            g[:, c] = d["gt_" + R.FIELDS[c]]
-        R.run_propagate(g, it.copy(), pc, mp, dx, dy, 1)
-        gcols = g.T
+            gcols[c] = d["gt_" + R.FIELDS[c]]
+        R.run_propagate(gcols.T, it.copy(), pc, mp, dx, dy, 1)
         for c in R.RECORD:
             ch["gt_" + R.FIELDS[c]] = gcols[c].copy()
         ch["gt_geo_x"], ch["gt_geo_y"] = ch["gt_x"], ch["gt_y"]
         if _any(state.water_depth):
             ch["gt_altitude_set"] = state.gt_altitude_set | (run & (state.water_depth > 0))
     R.run_propagate(u, it, pc, mp, dx, dy, 0 if dual else 1)
-    cols = u.T.copy()
     written = R.WRITTEN_V22 if config.variant == "usm_v22" else R.WRITTEN
-    ch.update({R.FIELDS[c]: cols[c] for c in written})
+    ch.update({R.FIELDS[c]: cols[c].copy() for c in written})
     ch["geo_x"], ch["geo_y"] = ch["x"], ch["y"]
     if not _all(run):  # the held rows keep their positions of the last propagation
         ch["geo_x"] = np.where(run, ch["x"], state.geo_x)
@@ -139,6 +140,22 @@ def _propagate(config: UsmConfig, state: UsmState, t: F64, run: BoolA) -> dict[s
     if not _all(state.propagated):
         ch["propagated"] = state.propagated | run
     return ch
+
+
+def _scratch(n: int) -> F64:
+    """The (NU, n) matrix the rows are packed into, kept per thread and size: a fresh one per
+    iteration costs its page faults (about 20 ms for 100 000 vehicles).  Nothing of it
+    outlives the iteration (the state keeps copies)."""
+    bufs = _SCRATCH.__dict__.setdefault("bufs", {})
+    buf = bufs.get(n)
+    if buf is None:
+        if len(bufs) > 4:
+            bufs.clear()
+        buf = bufs[n] = np.empty((R.NU, n))
+    return buf
+
+
+_SCRATCH = threading.local()
 
 
 def _config_rows(config: UsmConfig) -> tuple[F64, F64]:

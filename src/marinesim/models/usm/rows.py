@@ -1,19 +1,29 @@
-"""The uSimMarine ``usm`` iteration over structure-of-arrays rows, for compiled code.
+"""The uSimMarine iteration law, once, over structure-of-arrays rows (compiled or not).
 
-:func:`usm_mail_cmd` (the three actuator messages an autopilot sends each tick) and
-:func:`usm_propagate` (one ``propagateNodeRecord`` of every vehicle plus the iteration's
-bookkeeping) are ``register_jitable`` transcriptions of :func:`~marinesim.models.usm.mail.
-apply_mail` (``DESIRED_RUDDER``, ``DESIRED_THRUST``, ``DESIRED_ELEVATOR``) and of
-:func:`~marinesim.models.usm.publish.iterate` (:mod:`.propagate`) for the configurations
-the compiled tick takes: variant ``usm``, one NAV record (no ``dual_state``), the thrust
-factor map, no differential or reverse thrust, nothing paused, no water depth.  Each
-operation is the numpy route's, in the same order, including which formula a batch-wide
-test (``r.any()``, ``elevator.any()``…) selects, so the rows get the same bits
-(``tests/models/usm/test_usm_rows.py`` checks them against the numpy route).
+:func:`usm_propagate_map` is the model's propagation (``propagateNodeRecord``, spec §2.3,
+§2.4, §3, §12) of every vehicle plus the iteration's bookkeeping, for every configuration:
+variants ``usm`` and ``usm_v22`` (turn-speed map, turn-radius limit, reverse heading), the
+thrust factor rule and thrust maps with pairs and reflection, differential and reverse
+thrust, water depth (altitude), the pause clock and rows held this iteration, steps of zero
+or negative length, a clock per row; with ``dual_state`` it runs once per record (the NAV
+record without drift).  :func:`usm_mail_cmd` is the three actuator messages an autopilot
+sends each tick (``DESIRED_RUDDER``, ``DESIRED_THRUST``, ``DESIRED_ELEVATOR``).  Both are
+``register_jitable`` functions: :func:`~marinesim.models.usm.publish.iterate` runs the
+propagation through :func:`run_propagate` (compiled, or interpreted with
+``MARINESIM_JIT=0`` and for a few rows while numba is not loaded, as ``marinesim moos``
+runs), and the engine's compiled tick (``engine/plugins/usm_laws.py``) calls
+:func:`usm_propagate` and :func:`usm_mail_cmd` for the configurations :func:`why_not_rows`
+accepts (its mail and publications are the documented mode's).
+
+Each operation is the program's, in its order, including which formula a batch-wide test
+(``r.any()``, ``elevator.any()``…) selects: the rows compute those tests first, over every
+row, held rows included.  ``tests/models/test_usm_golden_bits.py`` checks the iteration
+against digests written by the numpy law these rows replaced.
 
 The state is one float matrix ``u`` (N, :data:`NU`) whose columns are :data:`FIELDS`
-(:class:`~marinesim.models.usm.state.UsmState` field names) and ``it`` (N,) the iteration
-counts; ``pc`` holds the configuration numbers (:func:`config_numbers`).
+(:class:`~marinesim.models.usm.state.UsmState` field names, flags as 0/1) then ``PAUSE``,
+``HOLD`` and ``CLK``, and ``it`` (N,) the iteration counts; ``pc`` holds the configuration
+numbers (:func:`config_numbers`) and ``mp`` the thrust map (:func:`thrust_map_table`).
 """
 
 from __future__ import annotations
