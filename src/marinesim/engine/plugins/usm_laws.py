@@ -3,8 +3,8 @@
 ``usm`` (motion), ``heading_speed_depth_pid`` (controller), ``waypoints`` (autonomy) and
 ``event_script`` join the generated tick (:mod:`marinesim.engine.compiled`) through these
 declarations.  The laws call L1 row functions: :func:`marinesim.models.usm.rows.usm_mail_cmd`
-and :func:`marinesim.models.usm.rows.usm_propagate` (the model's mail and iteration, tested
-bit for bit against the numpy model the plugin calls),
+and :func:`marinesim.models.usm.rows.usm_propagate` (the model's mail and its one
+propagation law, which the plugin's ``iterate`` runs too),
 :func:`marinesim.environment.current.force_row` (the current field),
 :func:`marinesim.control.pid.pid_row` and :func:`marinesim.control.guidance.waypoint_row`
 (the one copy of those laws: the plugins' ``pid_update`` and ``waypoint_update`` walk them).
