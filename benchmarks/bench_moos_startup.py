@@ -87,7 +87,10 @@ def _one(cmd: list[str], port: int, warp: float, duration: float, cwd: Path) -> 
         if first is not None:
             break
     time.sleep(max(duration / warp - (time.time() - t0), 0.0))
-    proc.send_signal(2)  # SIGINT, as pAntler's shutdown
+    # SIGINT, as pAntler's shutdown; os.kill, not Popen.send_signal: that polls first, which
+    # reaps a child that has just ended its --duration by itself, and wait4 then has no
+    # child (and no CPU figure) left to read
+    os.kill(proc.pid, 2)
     cpu, rss = _wait4(proc, 20.0)
     sub.close()
     return {"first_nav_s": first, "cpu_s": cpu, "max_rss_mb": rss, "wall_s": time.time() - t0}

@@ -149,38 +149,33 @@ def test_mixed_batch_equals_single_runs(
                     )
 
 
-def test_actuator_cache_follows_mail_turn_rate_and_config() -> None:
-    """The cached thrust/rudder terms never outlive a change of actuator, turn rate or config."""
-    c1 = UsmConfig(compat="moos", max_rudder_degs_per_sec=0.0)  # type: ignore[arg-type]
-    c2 = UsmConfig(compat="moos", max_rudder_degs_per_sec=0.0, turn_loss=0.3)  # type: ignore[arg-type]
+def test_demanded_speed_follows_mail_turn_rate_and_config() -> None:
+    """Each iteration's demanded speed follows the latest thrust, rudder and configuration."""
+    kw = {"max_rudder_degs_per_sec": 0.0, "max_deceleration": 0.0}  # no rate limits
+    c1 = UsmConfig(compat="moos", **kw)  # type: ignore[arg-type]
+    c2 = UsmConfig(compat="moos", turn_loss=0.3, **kw)  # type: ignore[arg-type]
     s = km.init(c1, 3)
     s, _p, _w = km.apply_mail(c1, s, "DESIRED_THRUST", np.array([50.0, 60.0, 70.0]), moos_time=0.1)
     s, _p, _w = km.apply_mail(c1, s, "DESIRED_RUDDER", 20.0, moos_time=0.1)
     s, _pubs = km.iterate(c1, s, 0.1)
-    assert s.act_config is c1
     steps = [
         (c1, "DESIRED_THRUST", 90.0, [1]),
         (c1, "DESIRED_RUDDER", -35.0, [2]),
         (c1, "USM_TURN_RATE", 10.0, [0]),
-        (c2, "DESIRED_THRUST", 40.0, [0]),  # another configuration: the cache is rebuilt
+        (c2, "DESIRED_THRUST", 40.0, [0]),  # another configuration: its turn loss at once
     ]
     for k, (cfg, var, val, rows) in enumerate(steps, start=2):
         t = 0.1 * k
         s, _p, _w = km.apply_mail(cfg, s, var, val, moos_time=t, rows=rows)
-        cold = km._evolve(s, {"act_config": None})  # forces the terms to be recomputed
-        hot, _ = km.iterate(cfg, s, t)
-        want, _ = km.iterate(cfg, cold, t)
-        for name in ("speed", "heading", "x", "y", "yaw"):
-            np.testing.assert_array_equal(getattr(hot, name), getattr(want, name), err_msg=var)
-        np.testing.assert_array_equal(hot.act_vs, want.act_vs)
-        # and the cached speed is the documented formula
-        v_map = np.maximum(hot.thrust, 0.0) / 20.0
-        loss = (np.abs(np.clip(hot.rudder, -100, 100)) / 100) * cfg.turn_loss
-        np.testing.assert_allclose(hot.act_vs, v_map * (1.0 - loss), rtol=1e-15)
-        s = hot
+        new, _ = km.iterate(cfg, s, t)
+        # the documented demanded speed (factor 20, turn loss), averaged with the last speed
+        v_map = np.maximum(new.thrust, 0.0) / 20.0
+        loss = (np.abs(np.clip(new.rudder, -100, 100)) / 100) * cfg.turn_loss
+        np.testing.assert_allclose(new.speed, (v_map * (1.0 - loss) + s.speed) / 2, rtol=1e-15)
+        s = new
 
 
-def test_actuator_cache_ignores_a_thrust_map_that_still_changes() -> None:
+def test_a_thrust_map_that_still_changes_is_read_at_every_iteration() -> None:
     from marinesim.models.usm.thrustmap import ThrustMap
 
     tm = ThrustMap(20.0, False)  # not frozen: the user may still edit it
@@ -188,10 +183,10 @@ def test_actuator_cache_ignores_a_thrust_map_that_still_changes() -> None:
     s = km.init(c, 2)
     s, _p, _w = km.apply_mail(c, s, "DESIRED_THRUST", 60.0, moos_time=0.1)
     s, _pubs = km.iterate(c, s, 0.1)
-    assert float(s.act_vs[0]) == 3.0  # 60 / 20
+    assert float(s.speed[0]) == 1.5  # (60 / 20 + 0) / 2
     tm.set_thrust_factor(10.0)
     s, _pubs = km.iterate(c, s, 0.2)
-    assert float(s.act_vs[0]) == 6.0  # the edited map is used at once
+    assert float(s.speed[0]) == 3.75  # (60 / 10 + 1.5) / 2: the edited map is used at once
 
 
 def test_batch_mail_with_a_non_finite_value_rejects_only_that_vehicle() -> None:

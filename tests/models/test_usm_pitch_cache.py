@@ -32,7 +32,7 @@ def test_external_pitch_enters_the_depth_law_in_radians(pitch: float) -> None:
          "pitch": np.full(n, pitch)},
     )  # fmt: skip
     assert (st.pkey != st.pitch).all()  # the cache is stale: the model must refresh it
-    u = np.empty((n, R.NU))
+    u = np.zeros((n, R.NU))  # PAUSE and HOLD columns 0: every row runs
     for c, f in enumerate(R.FIELDS):
         u[:, c] = getattr(st, f)
     it = st.iteration.copy()

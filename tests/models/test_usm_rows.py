@@ -1,7 +1,8 @@
-"""The uSimMarine rows (:mod:`marinesim.models.usm.rows`) against the numpy model, bit for bit.
+"""The engine's uSimMarine rows against the model's API, bit for bit.
 
-The compiled tick runs :func:`usm_mail_cmd` and :func:`usm_propagate`; the plugins run
-:func:`apply_mail` and :func:`iterate`.  Random states (turning and straight rows, stopped
+The compiled tick runs :func:`usm_mail_cmd` and :func:`usm_propagate` on its own rows
+matrix; the plugins run :func:`apply_mail` and :func:`iterate` (whose propagation is the same
+law, ``usm_propagate_map``, over the state packed by ``publish``).  Random states (turning and straight rows, stopped
 rows, diving and level rows, drift on some rows, headings across 0/360) go through both for
 many steps; every state column must hold the same bits.  The rows run interpreted here
 (``register_jitable`` functions are plain Python); tests/engine/test_compiled_usm.py runs
@@ -67,7 +68,7 @@ def test_rows_match_the_numpy_model_bit_for_bit(params: dict, level: bool) -> No
     rng = np.random.default_rng(7)
     n = 40
     st = _state(cfg, n, rng, level=level)
-    u = np.empty((n, R.NU))
+    u = np.zeros((n, R.NU))  # PAUSE and HOLD columns 0: every row runs
     for c, f in enumerate(R.FIELDS):
         u[:, c] = getattr(st, f)
     it = st.iteration.copy()

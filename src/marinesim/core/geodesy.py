@@ -129,6 +129,15 @@ class MoosGeodesy:
         lon = np.asarray(lon_r, dtype=np.float64) * _RAD2DEG
         return lat, lon
 
+    def local_to_latlon_1(self, x: float, y: float) -> tuple[float, float]:
+        """:meth:`local_to_latlon` of one point, without arrays (the same PROJ operation
+        and the same bits, ``tests/core/test_geodesy_scalar.py``; about 2 µs instead of 14).
+        """
+        lon_r, lat_r = self._inv.transform(
+            float(x) + self.origin_easting, float(y) + self.origin_northing, radians=True
+        )
+        return float(lat_r) * _RAD2DEG, float(lon_r) * _RAD2DEG
+
     def latlon_to_local(
         self, lat: ArrayLike, lon: ArrayLike
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

@@ -3,8 +3,8 @@
 ``usm`` (motion), ``heading_speed_depth_pid`` (controller), ``waypoints`` (autonomy) and
 ``event_script`` join the generated tick (:mod:`marinesim.engine.compiled`) through these
 declarations.  The laws call L1 row functions: :func:`marinesim.models.usm.rows.usm_mail_cmd`
-and :func:`marinesim.models.usm.rows.usm_propagate` (the model's mail and iteration, tested
-bit for bit against the numpy model the plugin calls),
+and :func:`marinesim.models.usm.rows.usm_propagate` (the model's mail and its one
+propagation law, which the plugin's ``iterate`` runs too),
 :func:`marinesim.environment.current.force_row` (the current field),
 :func:`marinesim.control.pid.pid_row` and :func:`marinesim.control.guidance.waypoint_row`
 (the one copy of those laws: the plugins' ``pid_update`` and ``waypoint_update`` walk them).
@@ -432,6 +432,10 @@ def _state_reason(ust: Any) -> str | None:
     return None
 
 
+#: Columns of ``u`` the compiled tick writes (the others are read only).
+_TICK_WRITTEN = (*R.WRITTEN, R.THR, R.RUD, R.RPREV, R.RTS, R.ELEV, R.CURX, R.CURY)
+
+
 def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     """``usm`` (one NAV record, documented mode): mail, current field, iteration, truth."""
     cfg0 = plugin.params.config  # type: ignore[attr-defined]
@@ -497,7 +501,8 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         u = a["u"]
-        ch: dict[str, Any] = {f: u[:, c].copy() for c, f in enumerate(R.FIELDS)}
+        # the columns the tick writes (the mail, the current and the propagation)
+        ch: dict[str, Any] = {R.FIELDS[c]: u[:, c].copy() for c in _TICK_WRITTEN}
         ch["geo_x"], ch["geo_y"] = ch["x"].copy(), ch["y"].copy()
         ch["iteration"] = a["it"].copy()
         ch["propagated"] = np.ones(n, dtype=bool)

@@ -156,7 +156,6 @@ def configure(
     return cfg, warnings
 
 
-
 def _thrust_map_pairs(value: Sequence[Any], *, file: Any, line: Any, param: str) -> str:
     """A YAML ``thrust_map`` list of ``[thrust, speed]`` pairs as the MOOS text ``t:s, ...``.
 
@@ -184,6 +183,7 @@ def _thrust_map_pairs(value: Sequence[Any], *, file: Any, line: Any, param: str)
             )
         parts.append(f"{item[0]}:{item[1]}")
     return ", ".join(parts)
+
 
 def config_from_mapping(
     mapping: Mapping[str, Any] | None,

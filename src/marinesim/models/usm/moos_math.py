@@ -76,7 +76,14 @@ def snap_speed(v: ArrayLike) -> F64:
     ndarray
         Snapped speed [m/s].
     """
-    q = np.asarray(v, dtype=np.float64) / 0.01
+    a = np.asarray(v, dtype=np.float64)
+    if a.shape == (1,):
+        x = float(a[0]) / 0.01
+        if math.isfinite(x):
+            # trunc(q ± 0.5) of one float; a zero keeps the sign of its argument, as np.trunc
+            r = float(math.trunc(x + math.copysign(0.5, x))) or math.copysign(0.0, x)
+            return np.array([r * 0.01])
+    q = a / 0.01
     if q.ndim == 0:
         return np.trunc(q + np.copysign(0.5, q)) * 0.01
     # q ± 0.5 away from zero (copysign: q - 0.5 for q < 0, q + 0.5 otherwise; -0.0 gives

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -9,23 +10,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.core.frames import moos_angle360 as _angle360
+from marinesim.models.usm import rows as R
 from marinesim.models.usm.config import UsmConfig
 from marinesim.models.usm.declarations import (
     _BUOYANCY_DELAY,
     _PI,
+    _PI_TRUNC,
     _REPORT_INTERVAL,
     F64,
     BoolA,
 )
 from marinesim.models.usm.moos_math import _const_strings, drift_summary, snap_speed
-from marinesim.models.usm.propagate import (
-    _actuator_terms,
-    _propagate_record,
-    _reverse_heading,
-    _reverse_yaw,
-    _select,
-)
-from marinesim.models.usm.state import _RECORD, UsmState, _evolve
+from marinesim.models.usm.state import UsmState, _evolve
 
 
 def iterate(
@@ -53,7 +49,10 @@ def iterate(
         last).  A variable nobody published this iteration is absent.
     """
     n = state.n
-    t = np.broadcast_to(np.asarray(moos_time, dtype=np.float64), (n,))
+    if n == 1 and isinstance(moos_time, float):
+        t = np.array([moos_time])  # (the MOOS app's call; cheaper than a broadcast)
+    else:
+        t = np.broadcast_to(np.asarray(moos_time, dtype=np.float64), (n,))
     return _iterate_rows(config, state, t)
 
 
@@ -67,66 +66,161 @@ def _iterate_rows(config: UsmConfig, state: UsmState, t: F64) -> tuple[UsmState,
         run = state.enabled & ~state.paused & ~state.obstacle_hit
     else:
         run = ~state.obstacle_hit & ~state.paused
-    all_run = bool(run.all())
-    any_run = all_run or bool(run.any())
+    all_run = _all(run)
+    any_run = all_run or _any(run)
 
     if any_run:
-        if state.pause_ticks.any():
-            a = t - (state.pause_ticks // 100).astype(np.float64)
-            dt = a - state.ts
-        elif t.strides == (0,) and float(state.ts.min()) == float(state.ts.max()):
-            # one clock and one time stamp for every vehicle (the usual case): dt is one
-            # number (a 0-d array, broadcast below; the same bits as the element-wise form)
-            dt = np.asarray(t[0] - state.ts[0])
-        else:
-            dt = t - state.ts
-        rec = {k: getattr(state, k) for k in _RECORD}
-        tsm = [state.tsm_full_rate, state.tsm_null_rate, state.tsm_null_speed]
-        dual = bool(config.dual_state)
-        cur_x: Any = 0.0
-        cur_y: Any = 0.0
-        cfield = config.current_field if bool(state.current_active.any()) else None
-        if cfield is not None:
-            sx = state.gt_x if dual else state.x
-            sy = state.gt_y if dual else state.y
-            fx, fy = cfield.force(sx, sy)
-            cur_x = np.where(state.current_active, np.asarray(fx, dtype=np.float64), 0.0)
-            cur_y = np.where(state.current_active, np.asarray(fy, dtype=np.float64), 0.0)
-            ch["current_x"] = _select(run, all_run, cur_x, state.current_x)
-            ch["current_y"] = _select(run, all_run, cur_y, state.current_y)
-        dx = state.drift_x + cur_x if cfield is not None else state.drift_x
-        dy = state.drift_y + cur_y if cfield is not None else state.drift_y
-        act_ch, act = _actuator_terms(config, state)
-        ch.update(act_ch)
-        if dual:
-            new_nav = _propagate_record(config, state, rec, dt, 0.0, 0.0, tsm, act)
-            grec = {k: getattr(state, "gt_" + k) for k in _RECORD}
-            new_gt = _propagate_record(config, state, grec, dt, dx, dy, tsm, act)
-            for k in _RECORD:
-                ch["gt_" + k] = _select(run, all_run, new_gt[k], grec[k])
-        else:
-            new_nav = _propagate_record(config, state, rec, dt, dx, dy, tsm, act)
-        for k in _RECORD:
-            ch[k] = _select(run, all_run, new_nav[k], rec[k])
-        ch["ts"] = _select(run, all_run, state.ts + dt, state.ts)
-        ch["propagated"] = state.propagated | run
-        if v22:
-            ch["tsm_full_rate"] = _select(run, all_run, tsm[0], state.tsm_full_rate)
-            ch["tsm_null_rate"] = _select(run, all_run, tsm[1], state.tsm_null_rate)
-            ch["tsm_null_speed"] = _select(run, all_run, tsm[2], state.tsm_null_speed)
+        ch.update(_propagate(config, state, t, run))
 
     if v22:
         disabled = ~state.enabled
-        if disabled.any():
+        if _any(disabled):
             ch["ts"] = np.where(disabled, t, ch.get("ts", state.ts))
     new = _evolve(state, ch)
     new, pubs = _publish(config, new, t)
     return new, pubs
 
 
+def _propagate(config: UsmConfig, state: UsmState, t: F64, run: BoolA) -> dict[str, Any]:
+    """The propagation of the ``run`` rows (spec §2.3, §2.4, §3): the state changes.
+
+    The law is :func:`marinesim.models.usm.rows.usm_propagate_map`, over the state packed as
+    rows (compiled or interpreted, :func:`~marinesim.models.usm.rows.run_propagate`), once
+    for the NAV record and, with ``dual_state``, once more for the GT record.  The current
+    field's force is added to the drift here.
+    """
+    pc, mp = _config_rows(config)
+    n = state.n
+    d = state.__dict__
+    hold = ~run
+    pause = (state.pause_ticks // 100).astype(np.float64)
+    # one column per row of ``cols``; ``u`` = its transpose (N, NU), a view in column order
+    # (no transposing copy: the rows law indexes u[i, c] whatever the layout)
+    cols = _scratch(n)
+    np.concatenate([d[f] for f in R.FIELDS] + [pause, hold, t], out=cols.reshape(R.NU * n))
+    u = cols.T
+    dual = bool(config.dual_state)
+    ch: dict[str, Any] = {}
+    dx = state.drift_x
+    dy = state.drift_y
+    cfield = config.current_field if _any(state.current_active) else None
+    if cfield is not None:
+        fx, fy = cfield.force(state.gt_x if dual else state.x, state.gt_y if dual else state.y)
+        cur_x = np.where(state.current_active, np.asarray(fx, dtype=np.float64), 0.0)
+        cur_y = np.where(state.current_active, np.asarray(fy, dtype=np.float64), 0.0)
+        all_run = _all(run)
+        ch["current_x"] = _select(run, all_run, cur_x, state.current_x)
+        ch["current_y"] = _select(run, all_run, cur_y, state.current_y)
+        dx = dx + cur_x
+        dy = dy + cur_y
+    it = state.iteration.copy()
+    if dual:
+        gcols = cols.copy()  # the GT record in the record's columns, moving with the drift
+        for c in R.RECORD:
+            gcols[c] = d["gt_" + R.FIELDS[c]]
+        R.run_propagate(gcols.T, it.copy(), pc, mp, dx, dy, 1)
+        for c in R.RECORD:
+            ch["gt_" + R.FIELDS[c]] = gcols[c].copy()
+        ch["gt_geo_x"], ch["gt_geo_y"] = ch["gt_x"], ch["gt_y"]
+        if _any(state.water_depth):
+            ch["gt_altitude_set"] = state.gt_altitude_set | (run & (state.water_depth > 0))
+    R.run_propagate(u, it, pc, mp, dx, dy, 0 if dual else 1)
+    written = R.WRITTEN_V22 if config.variant == "usm_v22" else R.WRITTEN
+    ch.update({R.FIELDS[c]: cols[c].copy() for c in written})
+    ch["geo_x"], ch["geo_y"] = ch["x"], ch["y"]
+    if not _all(run):  # the held rows keep their positions of the last propagation
+        ch["geo_x"] = np.where(run, ch["x"], state.geo_x)
+        ch["geo_y"] = np.where(run, ch["y"], state.geo_y)
+        if dual:
+            ch["gt_geo_x"] = np.where(run, ch["gt_x"], state.gt_geo_x)
+            ch["gt_geo_y"] = np.where(run, ch["gt_y"], state.gt_geo_y)
+    ch["iteration"] = it
+    if _any(state.water_depth):
+        ch["altitude_set"] = state.altitude_set | (run & (state.water_depth > 0))
+    if not _all(state.propagated):
+        ch["propagated"] = state.propagated | run
+    return ch
+
+
+def _scratch(n: int) -> F64:
+    """The (NU, n) matrix the rows are packed into, kept per thread and size: a fresh one per
+    iteration costs its page faults (about 20 ms for 100 000 vehicles).  Nothing of it
+    outlives the iteration (the state keeps copies)."""
+    bufs = _SCRATCH.__dict__.setdefault("bufs", {})
+    buf = bufs.get(n)
+    if buf is None:
+        if len(bufs) > 4:
+            bufs.clear()
+        buf = bufs[n] = np.empty((R.NU, n))
+    return buf
+
+
+_SCRATCH = threading.local()
+
+
+def _config_rows(config: UsmConfig) -> tuple[F64, F64]:
+    """``pc`` and ``mp`` of ``config`` (computed once per configuration)."""
+    tm = config.thrust_map
+    if tm is not None and not getattr(tm, "_frozen", False):  # a map that can still change
+        return R.config_numbers(config), R.thrust_map_table(config)
+    got = _ROWS_CONFIG.get(id(config))
+    if got is None or got[0] is not config:
+        got = (config, R.config_numbers(config), R.thrust_map_table(config))
+        if len(_ROWS_CONFIG) > 64:
+            _ROWS_CONFIG.clear()
+        _ROWS_CONFIG[id(config)] = got
+    return got[1], got[2]
+
+
+_ROWS_CONFIG: dict[int, tuple[UsmConfig, F64, F64]] = {}
+
+
 # --------------------------------------------------------------------------------------
 # publication (§2.2 steps 5-8, §7)
 # --------------------------------------------------------------------------------------
+
+
+def _reverse_heading(h: F64) -> F64:
+    """Reverse mode's heading [deg]: angle360(h + 180)."""
+    return _angle360(h + 180)
+
+
+def _reverse_yaw(yaw: F64) -> F64:
+    """Reverse mode's yaw [rad]: yaw + π with the program's π = 3.1415926, less 2π once
+    above 2π."""
+    ny = yaw + _PI_TRUNC
+    return np.where(ny > 2 * _PI_TRUNC, ny - 2 * _PI_TRUNC, ny)
+
+
+def _select(mask: BoolA, all_true: bool, new: Any, old: Any) -> Any:
+    if all_true:
+        return new
+    return np.where(mask, new, old)
+
+
+def _any(a: NDArray[Any]) -> bool:
+    """``a.any()`` of a 1-d array (one vehicle, the MOOS app's case: its element read)."""
+    return bool(a[0]) if a.shape[0] == 1 else bool(a.any())
+
+
+def _all(a: NDArray[Any]) -> bool:
+    """``a.all()`` of a 1-d array (one vehicle: its element read)."""
+    return bool(a[0]) if a.shape[0] == 1 else bool(a.all())
+
+
+def _latlon(geodesy: Any, x: F64, y: F64) -> tuple[F64, F64]:
+    """Lat/long [deg] of local x, y (one vehicle: the point projected without arrays)."""
+    if x.shape[0] == 1:
+        lat, lon = geodesy.local_to_latlon_1(x[0], y[0])
+        return np.array([lat]), np.array([lon])
+    return geodesy.local_to_latlon(x, y)
+
+
+def _wrap360(a: F64) -> F64:
+    """``angle360`` (one vehicle already in [0, 360): the array itself, as angle360 gives)."""
+    if a.shape[0] == 1 and 0.0 <= a[0] < 360.0:
+        return a
+    return _angle360(a)
 
 
 def _masked(mask: BoolA, all_true: bool, val: Any) -> F64:
@@ -153,12 +247,12 @@ def _publish(config: UsmConfig, st: UsmState, t: F64) -> tuple[UsmState, dict[st
         alive = st.enabled
     else:
         alive = st.enabled & ~st.obstacle_hit
-    any_alive = bool(alive.any())
+    any_alive = _any(alive)
     if not any_alive:
         return st, pubs
 
     # ---- buoyancy and trim handshake (usm; V22 needs an embedded depth PID: never completes)
-    if not v22 and bool((st.buoy_req | st.trim_req).any()):
+    if not v22 and (_any(st.buoy_req) or _any(st.trim_req)):
         buoy_req = st.buoy_req.copy()
         trim_req = st.trim_req.copy()
         last = st.last_report.copy()
@@ -194,17 +288,17 @@ def _publish(config: UsmConfig, st: UsmState, t: F64) -> tuple[UsmState, dict[st
 
     # ---- NAV (and GT) records
     nav_mask = alive & (st.iteration % 2 == 0) if v22 else alive
-    any_nav = bool(nav_mask.any())
+    any_nav = _any(nav_mask)
     if any_nav:
-        all_nav = bool(nav_mask.all())
+        all_nav = _all(nav_mask)
         heading, hog, yaw = st.heading, st.hog, st.yaw
-        if not v22 and bool(st.reverse.any()):
+        if not v22 and _any(st.reverse):
             rv = st.reverse
             heading = np.where(rv, _reverse_heading(heading), heading)
             hog = np.where(rv, _reverse_heading(hog), hog)
             yaw = np.where(rv, _reverse_yaw(yaw), yaw)
         speed = st.speed
-        if v22 and bool(st.obstacle_hit.any()):
+        if v22 and _any(st.obstacle_hit):
             speed = np.where(st.obstacle_hit, 0.0, speed)
         _post_record(
             config,
@@ -229,7 +323,7 @@ def _publish(config: UsmConfig, st: UsmState, t: F64) -> tuple[UsmState, dict[st
         )
         if config.dual_state:
             gspeed = st.gt_speed
-            if v22 and bool(st.obstacle_hit.any()):
+            if v22 and _any(st.obstacle_hit):
                 gspeed = np.where(st.obstacle_hit, 0.0, gspeed)
             _post_record(
                 config,
@@ -255,7 +349,7 @@ def _publish(config: UsmConfig, st: UsmState, t: F64) -> tuple[UsmState, dict[st
 
     # ---- drift summaries
     fresh = st.drift_fresh & alive
-    if bool(fresh.any()):
+    if _any(fresh):
         cache: dict[tuple[float, float], str] = {}
         texts: dict[int, str] = {}
         for i in np.flatnonzero(fresh):
@@ -300,9 +394,7 @@ def _post_record(
     pubs[prefix + "_Y"] = _masked(mask, all_true, y)
     if st.geodesy is not None:
         # usm projects the published x, y; V22 publishes the lat/long its model computed
-        lat, lon = (
-            st.geodesy.local_to_latlon(geo_x, geo_y) if v22 else st.geodesy.local_to_latlon(x, y)
-        )
+        lat, lon = _latlon(st.geodesy, geo_x, geo_y) if v22 else _latlon(st.geodesy, x, y)
         pubs[prefix + "_LAT"] = _masked(mask, all_true, lat)
         pubs[prefix + "_LONG"] = _masked(mask, all_true, lon)
     pubs[prefix + "_HEADING"] = _masked(mask, all_true, heading)
@@ -324,8 +416,8 @@ def _post_record(
     pubs[prefix + "_YAW"] = _masked(mask, all_true, yaw)
     pubs["TRUE_X"] = _masked(mask, all_true, x)
     pubs["TRUE_Y"] = _masked(mask, all_true, y)
-    pubs[prefix + "_HEADING_OVER_GROUND"] = _masked(mask, all_true, _angle360(hog))
+    pubs[prefix + "_HEADING_OVER_GROUND"] = _masked(mask, all_true, _wrap360(hog))
     pubs[prefix + "_SPEED_OVER_GROUND"] = _masked(mask, all_true, sog)
     alt_mask = mask & altitude_set
-    if bool(alt_mask.any()):
-        pubs[prefix + "_ALTITUDE"] = _masked(alt_mask, bool(alt_mask.all()), altitude)
+    if _any(alt_mask):
+        pubs[prefix + "_ALTITUDE"] = _masked(alt_mask, _all(alt_mask), altitude)

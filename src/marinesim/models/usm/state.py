@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -75,12 +74,6 @@ class UsmState:
     ``enabled``, ``obstacle_hit``, ``reset_count``, ``iteration``, ``moos_time`` [s, the time
     of the last iteration or start-up], and the buoyancy/trim handshake (``buoy_req``,
     ``buoy_req_time``, ``trim_req``, ``trim_req_time``, ``last_report``).
-
-    Actuator cache (refreshed automatically when stale, like ``hsin``): for the thrust
-    ``act_thrust``, rudder ``act_rudder`` and turn rate ``act_tau`` it holds the demanded
-    speed ``act_vs`` [m/s] (thrust map and turn loss), the thrust gain ``act_gain``
-    (1 + (thrust − 50)/50) and ``act_rt`` = clip(rudder)·turn_rate/100 [deg/s]; valid for
-    the configuration ``act_config`` only.
 
     Non-array fields: ``geodesy`` (a :class:`~marinesim.core.geodesy.MoosGeodesy` or None),
     ``drift_sources`` (V22: per vehicle, the senders of drift mail seen so far) and ``warned``
@@ -162,16 +155,9 @@ class UsmState:
     trim_req: BoolA
     trim_req_time: F64
     last_report: F64
-    act_thrust: F64
-    act_rudder: F64
-    act_tau: F64
-    act_vs: F64
-    act_gain: F64
-    act_rt: F64
     geodesy: Any = None
     drift_sources: tuple[frozenset[str], ...] = ()
     warned: frozenset[str] = frozenset()
-    act_config: Any = None
 
     @property
     def n(self) -> int:
@@ -330,12 +316,6 @@ def init(
         trim_req=flag(False),
         trim_req_time=zeros.copy(),
         last_report=zeros.copy(),
-        act_thrust=full(math.nan),
-        act_rudder=full(math.nan),
-        act_tau=full(math.nan),
-        act_vs=zeros.copy(),
-        act_gain=zeros.copy(),
-        act_rt=zeros.copy(),
         geodesy=_geodesy_for(config, datum),
         drift_sources=tuple(frozenset() for _ in range(n)),
         warned=frozenset(),
