@@ -122,6 +122,47 @@ def test_lockstep_over_udp_repeats_faults_and_restart():
     assert not th.is_alive()
 
 
+def test_resends_queued_during_a_slow_frame_get_no_second_reply():
+    """SITL resends a frame after ~1 s without a reply; when the frame itself was slow (a
+    first-run compile), the resend waits in the socket while the reply goes out: answering it
+    too would hand SITL a second reply that it takes for its next frame (one frame late for
+    good). It is dropped and counted as a repeat."""
+    import time
+
+    lock, port, stop, th = _start()
+    try:
+        sitl = FakeSitl(port)
+        for i in range(3):
+            assert sitl.frame(i) is not None
+        orig = lock._raw
+        calls = [0]
+
+        def slow(data: bytes) -> bytes:
+            calls[0] += 1
+            if calls[0] == 1:
+                time.sleep(0.8)  # longer than SLOW_FRAME_S
+            return orig(data)
+
+        lock._raw = slow
+        pkt = encode_servo(1200, 3, PWM)
+        sitl.sock.sendto(pkt, ("127.0.0.1", port))
+        time.sleep(0.3)
+        sitl.sock.sendto(pkt, ("127.0.0.1", port))  # the resend, queued behind the slow frame
+        sitl.sock.settimeout(5.0)
+        first = parse_reply_like_sitl(sitl.sock.recv(65535), first=False)
+        assert first["timestamp"] == pytest.approx(4 / 1200)
+        sitl.sock.settimeout(0.3)
+        with pytest.raises(TimeoutError):
+            sitl.sock.recv(65535)  # no second reply for frame 3
+        assert lock.stats.repeats == 1
+        r = parse_reply_like_sitl(sitl.frame(4), first=False)
+        assert r["timestamp"] == pytest.approx(5 / 1200)  # in step: the next reply is frame 4's
+        sitl.close()
+    finally:
+        stop.set()
+        th.join(5)
+
+
 def test_two_instances_at_once():
     """One backend per SITL instance (ports 9002 + 10·I), each with its own scenario."""
     assert [instance_port(i) for i in range(3)] == [9002, 9012, 9022]

@@ -56,9 +56,9 @@ def test_signal_mid_flight_leaves_complete_logs(tmp_path, sig, code):
             try:
                 sock.recv(65535)
             except TimeoutError:
-                if count > 0:
+                if proc.poll() is not None:
                     return  # the backend stopped
-                continue  # still loading the scenario
+                continue  # still loading the scenario, or compiling: resend, as SITL does
             replies[0] += 1
             count += 1
             if count == 1500:

@@ -33,7 +33,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HOOKS", "Law", "Laws", "MAX_TICKS"]
+from marinesim.core.jitable import register_jitable
+
+__all__ = ["HOOKS", "Law", "Laws", "MAX_TICKS", "copy_log"]
 
 #: Hooks a law may run in, in the order of the tick (engine spec §4.2: autonomy, control,
 #: then the physics substeps, then what describes t_{k+1}).  ``autonomy`` and ``control``
@@ -143,3 +145,13 @@ def declared(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
     """
     fn = getattr(plugin, "compiled_laws", None)
     return None if fn is None else fn(slot, sim)
+
+
+@register_jitable
+def copy_log(k, j, t, h, cur, log):  # noqa: ANN001, ANN201
+    """An ``after_physics`` law for any plugin: the frame at t_{k+1} logs ``cur`` (N, c), the
+    values the plugin holds after the tick, into row ``j`` of ``log`` (ticks, N, c)."""
+    for i in range(cur.shape[0]):
+        for c in range(cur.shape[1]):
+            log[j, i, c] = cur[i, c]
+    return 0

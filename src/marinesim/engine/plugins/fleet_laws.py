@@ -27,11 +27,11 @@ import numpy as np
 from numba.extending import register_jitable
 
 from marinesim.control.pvs_fleet import STATE_SIZE, control_row, law
-from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
+from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, copy_log
 from marinesim.engine.plugins.remus_laws import MAX_RATE, MAX_SPEED, pvs_after, rows_commit
 from marinesim.models.sixdof.fleet.kernel import REMUS_CA_ZERO, STEP_OF
 
-__all__ = ["SUBSTEP", "fleet_laws", "fleet_log"]
+__all__ = ["SUBSTEP", "fleet_laws"]
 
 _SRC = Path(__file__).resolve().parents[2]
 
@@ -76,15 +76,6 @@ def _substep(step: Any, name: str) -> Any:
 #: The substep law of each vehicle kind (``fleet_substep_tanker`` ...), by kind.
 SUBSTEP = {kd: _substep(fn, f"fleet_substep_{fn.__name__[5:]}") for kd, fn in STEP_OF.items()}
 globals().update({fn.__name__: fn for fn in SUBSTEP.values()})
-
-
-@register_jitable
-def fleet_log(k, j, t, h, ost, slog):  # noqa: ANN001, ANN201
-    """The controller states the frame at t_{k+1} logs (after the last substep's call)."""
-    for i in range(ost.shape[0]):
-        for c in range(ost.shape[1]):
-            slog[j, i, c] = ost[i, c]
-    return 0
 
 
 # ------------------------------------------------------------------------------ declaration
@@ -173,7 +164,7 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
                 "nsub", "kind", "par", "zero", "code", "cpar", "table", "commanded", "cmd", "u",
                 "ost", "x", "xb", "xq", "alive", "status", "size", "tmodel")),
             Law("after_physics", pvs_after, ("x", "truth.eta", "truth.nu", "xlog", "elog")),
-            Law("after_physics", fleet_log, ("ost", "slog")),
+            Law("after_physics", copy_log, ("ost", "slog")),
         ],
         arrays=a,
         state=("u", "ost", "x", "xb", "xq", "alive", "status", "size", "tmodel", "truth.eta",

@@ -197,14 +197,19 @@ def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
     )  # fmt: skip
 
 
-def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | None:
-    """The ``fossen6dof`` (PythonVehicleSimulator REMUS 100) declaration; None for any other
-    model (they run tick by tick)."""
+def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
+    """The ``fossen6dof`` (PythonVehicleSimulator REMUS 100) declaration; the reason for
+    another PythonVehicleSimulator model or a current field (they run tick by tick); None for
+    a model that is not PythonVehicleSimulator's."""
     from marinesim.models.sixdof.motion import PvsMotion
     from marinesim.models.sixdof.pvs import _kernel_params
 
-    if not isinstance(plugin.motion, PvsMotion) or plugin.motion.name != "remus100":
+    if not isinstance(plugin.motion, PvsMotion):
         return None
+    if plugin.motion.name != "remus100":
+        return f"the {plugin.motion.name} (PythonVehicleSimulator) model has no compiled laws"
+    if sim.env.current_field is not None:
+        return "a current field (REMUS 100's compiled laws take a uniform current)"
 
     n = slot.block.n
     st = slot.ctx.state

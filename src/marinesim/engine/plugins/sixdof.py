@@ -328,10 +328,6 @@ class SixDofMotion(Plugin):
             return fleet_laws(self, slot, sim)
         if not isinstance(self.motion, PvsMotion):
             return "a Fossen model without a T200 thruster plant (wrench/cmd from the bus)"
-        if self.motion.name != "remus100":
-            return f"the {self.motion.name} (PythonVehicleSimulator) model has no compiled laws"
-        if sim.env.current_field is not None:
-            return "a current field (REMUS 100's compiled laws take a uniform current)"
         from marinesim.engine.plugins.remus_laws import pvs_laws
 
         return pvs_laws(self, slot, sim)

@@ -343,8 +343,8 @@ class BaroParams(ParamsBase):
     estimator: Literal["noise", "ekf3"] = Field(
         "noise",
         description="'noise': belief z = the reading; 'ekf3': height and climb rate as "
-        "ArduSub's EKF3 reports them from the reading and the heave acceleration "
-        "(marinesim.sensors.ekf3_height)",
+        "ArduSub's EKF3 reports them from the reading and the heave acceleration (the "
+        "EKF3 height model)",
     )
     ekf3: Ekf3HeightParams = Field(
         default_factory=Ekf3HeightParams, description="EKF3 vertical channel (estimator ekf3)"

@@ -34,7 +34,7 @@ from marinesim.control.pid import PidState, pid_row
 from marinesim.core.frames import angle180_c, angle360_c, quat_from_euler_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
-from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
+from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, copy_log
 from marinesim.environment.current import force_row
 from marinesim.models.usm import rows as R
 from marinesim.models.usm.state import _evolve
@@ -143,15 +143,6 @@ def waypoints_tick(
         cur[i, 1] = out[i, 2]
         cur[i, 2] = float(idx[i])
         cur[i, 3] = 1.0 if done[i] else 0.0
-    return 0
-
-
-@register_jitable
-def copy_log(k, j, t, h, cur, log):  # noqa: ANN001, ANN201
-    """The values the frame at t_{k+1} holds: the last ones the plugin logged (every tick)."""
-    for i in range(cur.shape[0]):
-        for c in range(cur.shape[1]):
-            log[j, i, c] = cur[i, c]
     return 0
 
 
