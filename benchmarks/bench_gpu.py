@@ -31,21 +31,10 @@ from typing import Any
 
 import numpy as np
 
+from bench_pvs_fleet import MAIN_PY  # the fleet's main.py constructors
 from marinesim.core.errors import ConfigError
 from marinesim.models.sixdof import fleet
 from marinesim.reference import pvs_fleet_loop as closed
-
-#: PythonVehicleSimulator main.py constructors (as ``bench_pvs_fleet.py``).
-MAIN_PY: dict[str, tuple[Any, ...]] = {
-    "DSRV": ("depthAutopilot", 60.0),
-    "frigate": ("headingAutopilot", 10.0, 100.0),
-    "ROVzefakkel": ("headingAutopilot", 3.0, 100.0),
-    "semisub": ("DPcontrol", 10.0, 10.0, 40.0, 0.5, 190.0),
-    "shipClarke83": ("headingAutopilot", -20.0, 70, 8, 6, 0.7, 0.5, 10.0, 1e5),
-    "supply": ("DPcontrol", 4.0, 4.0, 50.0, 0.5, 20.0),
-    "tanker": ("headingAutopilot", -20, 0.5, 150, 20, 80),
-    "torpedo": ("depthHeadingAutopilot", 30, 50, 1525, 0.5, 170),
-}
 
 
 def _start(v: fleet.FleetVehicle, n: int) -> np.ndarray:
