@@ -27,8 +27,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from marinesim.actuators.t200 import V_MAX, V_MIN, T200Cubic, check_voltage, u_from_pwm
 from marinesim.actuators.t200_law import horner3
-from marinesim.core.compile import lazy_kernels
-from marinesim.core.jitable import jit_enabled, register_jitable
+from marinesim.core.compile import lazy_kernels, walk_rows
+from marinesim.core.jitable import register_jitable
 
 __all__ = ["PlantStep", "T200Plant", "chain", "chain_row", "esc_command", "pwm_demand", "row_params", "step"]
 
@@ -185,11 +185,7 @@ def chain(
     current = np.empty((n, k))
     wrench = np.empty((n, 6))
     args = (row_params(plant, h), u, v, out, thrust, current, wrench)
-    if n and jit_enabled():
-        _kernels().launch("cpu", args)
-    else:
-        for i in range(n):
-            chain_row(i, *args)
+    walk_rows(_kernels, n, args)
     return out, thrust, current, wrench
 
 

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from marinesim.core.compile import SERIAL, lazy_kernels
+from marinesim.core.compile import SERIAL, lazy_kernels, walk_rows
 from marinesim.core.errors import ConfigError
 from marinesim.core.frames import angle360, angle360_c
-from marinesim.core.jitable import jit_enabled, register_jitable
+from marinesim.core.jitable import register_jitable
 
 __all__ = [
     "WaypointState",
@@ -214,11 +214,7 @@ def waypoint_update(
         idx, loops, min_dist, done, prev_pt, float(capture_radius), float(slip_radius),
         float(lead), int(repeat), out, code,
     )  # fmt: skip
-    if n and jit_enabled():
-        _kernels().launch("cpu", args)
-    else:
-        for i in range(n):
-            waypoint_rows(i, *args)
+    walk_rows(_kernels, n, args)
     state = WaypointState(idx, loops, min_dist, done, prev_pt)
     return state, out[:, 0], out[:, 1:], code > 0
 

@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from marinesim.core.compile import SERIAL, lazy_kernels
+from marinesim.core.compile import SERIAL, lazy_kernels, walk_rows
 from marinesim.core.frames import angle180
-from marinesim.core.jitable import jit_enabled, register_jitable
+from marinesim.core.jitable import register_jitable
 
 __all__ = [
     "PidGains",
@@ -144,11 +144,7 @@ def pid_update(
     e2 = np.ascontiguousarray(np.broadcast_to(e, shape).reshape(n, k))
     out = np.empty((n, k))
     args = (e2, on, g, float(dt), mem, out)
-    if n and jit_enabled():
-        _kernels().launch("cpu", args)
-    else:
-        for i in range(n):
-            pid_rows(i, *args)
+    walk_rows(_kernels, n, args)
     return out.reshape(shape), PidState(mem[:, 0].reshape(shape), mem[:, 1].reshape(shape))
 
 

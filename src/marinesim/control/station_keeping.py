@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from marinesim.core.compile import lazy_kernels
+from marinesim.core.compile import lazy_kernels, walk_rows
 from marinesim.core.frames import rotate_t_c, rotation_quat_c, wrap_pi_c
-from marinesim.core.jitable import jit_enabled, register_jitable
+from marinesim.core.jitable import register_jitable
 
 __all__ = [
     "GAINS",
@@ -135,11 +135,7 @@ def station_keeping_pid(
         np.ascontiguousarray(active, dtype=np.bool_), float(h), int_ned, int_yaw, wrench,
         e_ned, e_yaw,
     )  # fmt: skip
-    if n and jit_enabled():
-        _kernels().launch("cpu", args)
-    else:
-        for i in range(n):
-            station_keeping_row(i, *args)
+    walk_rows(_kernels, n, args)
     return StationKeepingOutput(wrench, e_ned, e_yaw), StationKeepingState(int_ned, int_yaw)
 
 

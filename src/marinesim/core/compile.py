@@ -55,6 +55,7 @@ __all__ = [
     "package_digest",
     "run_cuda",
     "source_stamp",
+    "walk_rows",
     "tree_digest",
 ]
 
@@ -173,7 +174,21 @@ def lazy_kernels(one: Any, size: int | tuple[int, int], **options: Any) -> Any:
             built.append(kernels(one, size, **options))
         return built[0]
 
+    get.one = one  # type: ignore[attr-defined]  # (walk_rows interprets it without numba)
     return get
+
+
+def walk_rows(get: Any, n: int, args: tuple) -> None:
+    """``one(i, *args)`` for every row i < ``n`` of a :func:`lazy_kernels` law: its compiled
+    kernel when compiled laws are on (:func:`~marinesim.core.jitable.jit_enabled`), else the
+    same function interpreted (``MARINESIM_JIT=0``), row by row."""
+    from marinesim.core.jitable import jit_enabled
+
+    if n and jit_enabled():
+        get().launch("cpu", args)
+    else:
+        for i in range(n):
+            get.one(i, *args)
 
 
 @dataclass

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from marinesim.core.compile import SERIAL, lazy_kernels
+from marinesim.core.compile import SERIAL, lazy_kernels, walk_rows
 from marinesim.core.errors import ConfigError
 from marinesim.core.frames import (
     euler_from_quat,
@@ -39,7 +39,7 @@ from marinesim.core.frames import (
     rotation_from_quat,
     rotation_quat_c,
 )
-from marinesim.core.jitable import jit_enabled, register_jitable
+from marinesim.core.jitable import register_jitable
 from marinesim.models.sixdof.terms import cross3
 
 __all__ = [
@@ -209,11 +209,7 @@ class MotionModel:
         nu0 = np.ascontiguousarray(nu0, dtype=float)
         out = np.empty((nu1.shape[0], 3))
         args = (nu1, nu0, down, float(h), float(self.gravity(gravity)), out)
-        if out.shape[0] and jit_enabled():
-            _sf_kernels().launch("cpu", args)
-        else:
-            for i in range(out.shape[0]):
-                specific_force_rows(i, *args)
+        walk_rows(_sf_kernels, out.shape[0], args)
         return out
 
     def actuator_log(self, state: Any) -> tuple[F64, str, tuple[str, ...]] | None:
