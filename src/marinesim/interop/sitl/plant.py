@@ -31,6 +31,7 @@ from marinesim.core.jitable import register_jitable
 from marinesim.interop.sitl.frame import ServoMap
 from marinesim.interop.sitl.plugin import SitlServo
 from marinesim.interop.sitl.protocol import SensorReply, decode_servo, encode_reply
+from marinesim.models.sixdof.motion import FossenMotion
 
 __all__ = ["TRUTH_COLUMNS", "EnginePlant", "ScenarioEnded", "sent_range"]
 
@@ -253,7 +254,9 @@ class EnginePlant:
         for slot, laws in route.entries:
             if slot.plugin is self.servo:
                 servo = laws
-            elif slot.plugin.kind == "motion" and type(slot.plugin.motion).__name__ == "FossenMotion":
+            elif slot.plugin.kind == "motion" and isinstance(
+                getattr(slot.plugin, "motion", None), FossenMotion
+            ):
                 motion = (slot, laws)
             elif laws.inputs is not type(laws).inputs:
                 return False  # another array an outside program sets: the plain route
