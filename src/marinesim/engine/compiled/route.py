@@ -405,7 +405,8 @@ def plan(sim: Any) -> tuple[str | None, list[tuple[Any, Laws]], list[Any]]:
     if not blocks:
         return "the scenario has no entity block", [], []
     if sim.world_slots:
-        return "the scenario has world plugins", [], []
+        names = ", ".join(repr(s.plugin.name) for s in sim.world_slots)
+        return f"the scenario has world plugins (metrics, interactions: {names})", [], []
     if sim.clock.time_warp:
         return "time_warp (paced runs)", [], []
     if sim._recorder.select is not None:
