@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> dict:
             print(f"{'':28s} cold: first compiled run {rows[name]['cold_first_run_s']:.1f} s "
                   f"(empty tick cache; {rows[name]['warm_run_s']:.3f} s warm)")  # fmt: skip
     result = {"simulated_s": args.end, "scenarios": rows, "load_average": [load0, _load()]}
-    cmd = "python benchmarks/bench_compiled.py " + " ".join(argv or [])
+    given = sys.argv[1:] if argv is None else argv
+    cmd = "python benchmarks/bench_compiled.py " + " ".join(given)
     return write_report("compiled", cmd.strip(), result, args.json)
 
 
