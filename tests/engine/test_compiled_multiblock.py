@@ -110,6 +110,33 @@ def _check(pa: Any, a: Any, pb: Any, b: Any) -> None:
     assert _end_state(pa) == _end_state(pb)
 
 
+# ------------------------------------------------------------------ the composed source
+def test_one_source_for_both_blocks_with_wires_of_their_own() -> None:
+    from marinesim.engine.compiled.generate import array_of, tick_source
+
+    sim = _sim(_two("bluerov2_station_keeping", 1.0), None, "bluerov2_station_keeping")
+    why, entries, _sparse = plan(sim)
+    assert why is None
+    # the plugins' tick order: the chain position by position over the blocks, then motion
+    assert [(s.block.name, s.plugin.name) for s, _laws in entries] == [
+        ("rov", "hold"), ("rov_b", "hold"), ("rov", "alloc"), ("rov_b", "alloc"),
+        ("rov", "fossen6dof"), ("rov_b", "fossen6dof"),
+    ]  # fmt: skip
+    decls = [laws for _s, laws in entries]
+    src, order, state = tick_source(decls)
+    wires = [k for k in order if k.startswith(("bus.", "truth."))]
+    assert wires and all(k.rpartition("@")[2] in ("rov", "rov_b") for k in wires)
+    rov = sorted(k.rpartition("@")[0] for k in wires if k.endswith("@rov"))
+    assert rov == sorted(k.rpartition("@")[0] for k in wires if k.endswith("@rov_b"))
+    # each block's wire is its own array, owned by a declaration of that block
+    for k in wires:
+        arr = array_of(decls, k)
+        owner = next(ls for ls in decls if any(a is arr for a in ls.arrays.values()))
+        assert owner.scope == k.rpartition("@")[2]
+    assert src.count("for s in range(nsub)") == 2  # each block's motion, all substeps
+    assert all(f"copy_into(a{i}, s{i})" in src for i in state)  # a hand-back restores both
+
+
 # ------------------------------------------------------------------ plugin set 1: BlueROV2
 def test_two_bluerov2_blocks_compile_and_equal_the_plugin_ticks() -> None:
     def edit(first: dict, added: dict) -> None:  # the second holds another heading
