@@ -12,11 +12,17 @@ shows ratio ≈ 1 and ``compiled_ticks`` 0.  The issue's aim is ≥ 10× for eac
 ``MARINESIM_CACHE_DIR`` (the generated tick compiled from scratch; the models' own kernels
 stay in numba's cache), 2 s simulated: ``cold_first_run_s`` (mostly compiling) against the
 same run warm in that process (``warm_run_s``).  ``--only fleet`` names the three
-PythonVehicleSimulator fleet scenarios (tanker, torpedo, supply).
+PythonVehicleSimulator fleet scenarios (tanker, torpedo, supply).  ``--set PATH=VALUE``
+(repeatable, as ``marinesim run --set``) overrides every scenario run, e.g. the two-block
+``bluerov2_thruster_failure`` with its second allocator on ``pinv`` (two blocks compiled
+into one tick)::
+
+    python benchmarks/bench_compiled.py --only bluerov2_thruster_failure \
+        --set entities.1.controllers.1.params.mode=pinv
 
 Usage::
 
-    python benchmarks/bench_compiled.py [--end 30] [--repeat 2] [--only NAME ...] [--cold] [--json PATH]
+    python benchmarks/bench_compiled.py [--end 30] [--repeat 2] [--only NAME ...] [--set PATH=VALUE ...] [--cold] [--json PATH]
 """
 
 from __future__ import annotations
@@ -71,8 +77,8 @@ def _load() -> float | None:
         return None
 
 
-def _run(name: str, end: float, compiled: bool | None) -> tuple[float, int]:
-    sim = load_simulation(name, sets={"time.end": end})
+def _run(name: str, end: float, compiled: bool | None, sets: list[str]) -> tuple[float, int]:
+    sim = load_simulation(name, sets=[*sets, f"time.end={end!r}"])
     sim.compiled = compiled
     t0 = time.perf_counter()
     res = sim.run()
@@ -85,6 +91,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--end", type=float, default=30.0, help="simulated seconds per run")
     ap.add_argument("--repeat", type=int, default=2, help="best of this many runs")
     ap.add_argument("--only", nargs="*", default=None, help="scenario names (default: all)")
+    ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                    help="override in every scenario (as marinesim run --set); repeatable")  # fmt: skip
     ap.add_argument("--cold", action="store_true", help="also the first run, empty tick cache")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -93,13 +101,13 @@ def main(argv: list[str] | None = None) -> dict:
     names = [x for n in args.only or builtin_names() for x in (FLEET if n == "fleet" else (n,))]
     for name in names:
         try:
-            load_simulation(name)
+            load_simulation(name, sets=args.set)
         except Exception as exc:  # noqa: BLE001 - SITL scenarios need their peer program
             rows[name] = {"skipped": str(exc).splitlines()[0][:120]}
             continue
-        _run(name, min(args.end, 2.0), None)  # warm: the compiled tick loaded (or compiled)
-        comp = [_run(name, args.end, None) for _ in range(args.repeat)]
-        py = [_run(name, args.end, False) for _ in range(args.repeat)]
+        _run(name, min(args.end, 2.0), None, args.set)  # warm: the compiled tick loaded (or compiled)
+        comp = [_run(name, args.end, None, args.set) for _ in range(args.repeat)]
+        py = [_run(name, args.end, False, args.set) for _ in range(args.repeat)]
         wc, ticks = min(comp)
         wp = min(w for w, _ in py)
         rows[name] = {
@@ -111,12 +119,13 @@ def main(argv: list[str] | None = None) -> dict:
         }
         print(f"{name:28s} compiled {wc:7.3f} s  python {wp:7.3f} s  "
               f"ratio {wp / wc:6.2f}x  compiled ticks {ticks}")  # fmt: skip
-        if args.cold and ticks:
+        if args.cold and ticks and not args.set:
             rows[name].update(_cold(name))
             print(f"{'':28s} cold: first compiled run {rows[name]['cold_first_run_s']:.1f} s "
                   f"(empty tick cache; {rows[name]['warm_run_s']:.3f} s warm)")  # fmt: skip
     result = {"simulated_s": args.end, "scenarios": rows, "load_average": [load0, _load()]}
-    cmd = "python benchmarks/bench_compiled.py " + " ".join(argv or [])
+    given = sys.argv[1:] if argv is None else argv
+    cmd = "python benchmarks/bench_compiled.py " + " ".join(given)
     return write_report("compiled", cmd.strip(), result, args.json)
 
 

@@ -18,16 +18,18 @@ def _run(name: str, compiled: bool | None, **kw: object) -> dict:
     return sim.run().manifest
 
 
-def test_two_blocks_say_so_and_required_is_an_error() -> None:
-    man = _run("bluerov2_thruster_failure", None)
+def test_the_real_reason_and_required_is_an_error() -> None:
+    # two blocks compile together: auv_survey_ins stays on the plugins for its metrics
+    why = "the scenario has world plugins (metrics, interactions: 'nav_error', 'cpa', 'distance', 'box')"
+    man = _run("auv_survey_ins", None)
     assert man["compiled_ticks"] == 0
-    assert man["compiled_why_not"] == "it runs one block"
-    sim = load_simulation("bluerov2_thruster_failure", sets=["time.end=1"])
+    assert man["compiled_why_not"] == why
+    sim = load_simulation("auv_survey_ins", sets=["time.end=1"])
     sim.compiled = True
-    with pytest.raises(ConfigError, match="does not apply: it runs one block") as exc:
+    with pytest.raises(ConfigError, match=r"does not apply: the scenario has world plugins \(") as exc:
         sim.run()
     assert exc.value.param == "compiled"
-    assert sim.manifest()["compiled_why_not"] == "it runs one block"
+    assert sim.manifest()["compiled_why_not"] == why
 
 
 def test_compiled_and_switched_off_runs_report_it() -> None:
@@ -44,12 +46,12 @@ def test_jit_0_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_cli_compiled_flags(tmp_path, capsys) -> None:
-    rc = main(["run", "bluerov2_thruster_failure", "--set", "time.end=1", "--compiled",
-               "--no-plot", "--no-progress", "-o", str(tmp_path / "a")])  # fmt: skip
+    rc = main(["run", "demo_survey", "--set", "time.end=1", "--set", "log_columns=[truth.*]",
+               "--compiled", "--no-plot", "--no-progress", "-o", str(tmp_path / "a")])  # fmt: skip
     assert rc == 2
-    assert "the compiled tick does not apply: it runs one block" in capsys.readouterr().err
+    assert "the compiled tick does not apply: log_columns" in capsys.readouterr().err
     man = json.loads((tmp_path / "a" / "manifest.json").read_text())
-    assert man["status"] == "failed" and man["compiled_why_not"] == "it runs one block"
+    assert man["status"] == "failed" and man["compiled_why_not"].startswith("log_columns")
     rc = main(["run", "demo_survey", "--set", "time.end=5", "--no-compiled", "--no-plot",
                "--no-progress", "-o", str(tmp_path / "b")])  # fmt: skip
     assert rc == 0

@@ -1,8 +1,8 @@
 """Generate the compiled tick of a plugin set: Python source → cache file → numba ``njit``.
 
-:func:`tick_source` composes the declared laws (:mod:`~marinesim.engine.compiled.law`) of a
-block's plugins, in :data:`~marinesim.engine.plugin.PHASES` order, into the source of one
-function that runs many ticks::
+:func:`tick_source` composes the declared laws (:mod:`~marinesim.engine.compiled.law`) of
+the plugins of one or several entity blocks, in :data:`~marinesim.engine.plugin.PHASES`
+order, into the source of one function that runs many ticks of them all::
 
     tick_loop(k0, kend, start, dt, h, nsub, sched, a0, a1, …, s0, s1, …, j0) -> k
 
@@ -39,7 +39,10 @@ from typing import Any
 
 from marinesim.engine.compiled.law import Law, Laws
 
-__all__ = ["arena_tables", "array_of", "cache_dir", "compile_arena", "compile_tick", "is_cached", "tick_source"]
+__all__ = [
+    "arena_tables", "array_of", "cache_dir", "compile_arena", "compile_tick", "is_cached",
+    "tick_source", "wire_key",
+]
 
 
 def cache_dir() -> Path:
@@ -49,14 +52,26 @@ def cache_dir() -> Path:
     return base / "ticks"
 
 
+def wire_key(laws: Laws, name: str) -> str:
+    """The argument key of array ``name`` of a declaration that is a wire (``bus.*``,
+    ``truth.*``): the name, or ``name@scope`` for the wires of one block of several
+    (:attr:`Laws.scope`); an empty scope keeps the plain name."""
+    return f"{name}@{laws.scope}" if laws.scope else name
+
+
+def _is_wire(name: str) -> bool:
+    return name.startswith(("bus.", "truth."))
+
+
 def _wiring(decls: Sequence[Laws]) -> tuple[list[str], dict[tuple[int, str], int]]:
-    """Every array once: wires (``bus.*``, ``truth.*``) shared, the rest per declaration."""
+    """Every array once: wires (``bus.*``, ``truth.*``) shared within their scope (one entity
+    block), the rest per declaration."""
     order: list[str] = []
     index: dict[tuple[int, str], int] = {}
     seen: dict[str, int] = {}
     for d, laws in enumerate(decls):
         for name in laws.arrays:
-            key = name if name.startswith(("bus.", "truth.")) else f"{d}:{name}"
+            key = wire_key(laws, name) if _is_wire(name) else f"{d}:{name}"
             if key not in seen:
                 seen[key] = len(order)
                 order.append(key)
@@ -65,8 +80,9 @@ def _wiring(decls: Sequence[Laws]) -> tuple[list[str], dict[tuple[int, str], int
         for law in laws.laws:
             for a in law.args:
                 if (d, a) not in index:
-                    if a in seen:  # a wire another declaration owns
-                        index[(d, a)] = seen[a]
+                    key = wire_key(laws, a)
+                    if _is_wire(a) and key in seen:  # a wire another declaration owns
+                        index[(d, a)] = seen[key]
                     else:
                         raise ValueError(f"law {law.fn.__name__}: array {a!r} is not declared")
     return order, index
@@ -155,10 +171,11 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
 
 def array_of(decls: Sequence[Laws], key: str) -> Any:
     """The array behind an argument key of :func:`tick_source` (``d:name`` or a wire)."""
-    d, _, name = key.partition(":")
-    if name:
+    if not _is_wire(key):
+        d, _, name = key.partition(":")
         return decls[int(d)].arrays[name]
-    return next(ls.arrays[key] for ls in decls if key in ls.arrays)  # a wire: its owner's
+    # a wire: its owner's (the first declaration of its scope that declares it)
+    return next(ls.arrays[n] for ls in decls for n in ls.arrays if _is_wire(n) and wire_key(ls, n) == key)
 
 
 def _arena_source(decls: Sequence[Laws], order: list[str], state: list[int]) -> list[str]:

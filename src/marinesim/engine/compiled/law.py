@@ -96,6 +96,10 @@ class Laws:
         :data:`MAX_TICKS`): a declaration over many vehicles keeps its logs small.
     sources : tuple of path
         Files or folders the laws call into (their digest keys the compiled tick).
+    scope : str
+        The entity block whose wires these laws share (set by the route when it composes
+        the laws of several blocks into one tick: each block's ``bus.*`` / ``truth.*`` wires
+        are its own); ``""``: one block, the wires are shared by every declaration.
     ready : callable
         ``ready() -> bool``: the plugin state can be loaded now (e.g. it has run a tick).
     load : callable
@@ -122,6 +126,7 @@ class Laws:
     inboxes: tuple[Any, ...] = ()
     max_ticks: int = MAX_TICKS
     sources: tuple[str | Path, ...] = ()
+    scope: str = ""
     ready: Callable[[], bool] = lambda: True
     load: Callable[[int], None] = lambda k: None
     inputs: Callable[[int], None] = lambda k: None

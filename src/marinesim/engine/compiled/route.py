@@ -1,7 +1,7 @@
-"""The compiled route: many ticks of a block in one call of its generated tick.
+"""The compiled route: many ticks of the entity blocks in one call of their generated tick.
 
 :func:`route_for` asks every plugin of a simulation for its declaration
-(:mod:`~marinesim.engine.compiled.law`).  When the block's per-tick work is all declared —
+(:mod:`~marinesim.engine.compiled.law`).  When every block's per-tick work is all declared —
 every plugin that runs each tick is compiled-capable, and the Python-only ones (e.g. an
 autonomy at 1 Hz) run on ticks of their own — :class:`CompiledRoute` runs the generated tick
 (:mod:`~marinesim.engine.compiled.generate`) between those ticks and hands back to Python
@@ -12,6 +12,12 @@ The engine's own side of the tick is done here once for every plugin set: the re
 frames (hold-last, decimated, from the laws' per-tick logs), the bus and hook-call counts,
 the hook contexts as the last call left them, the clock.  The plugins' side — their state at
 the tick reached, the truth — is each plugin's ``commit``.
+
+Several entity blocks share one generated tick: the laws of all blocks, in the order the
+plugins' tick runs them (each phase over every block), each block's wires (``bus.*``,
+``truth.*``) its own (:attr:`Laws.scope <marinesim.engine.compiled.law.Laws.scope>`).  A
+law of any block that hands back restores the state of every block to the start of that
+tick, so the plugins run that tick for all of them, as the Python route does.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from marinesim.core.errors import ConfigError
-from marinesim.engine.compiled.generate import arena_tables, compile_arena, compile_tick
+from marinesim.engine.compiled.generate import arena_tables, array_of, compile_arena, compile_tick
 from marinesim.engine.compiled.law import MAX_TICKS, Laws, declared
 from marinesim.engine.compiled.notice import compiling
 
@@ -38,14 +44,15 @@ _SPARSE_HOOKS = {"autonomy", "start", "stop"}
 
 
 class CompiledRoute:
-    """Drives the generated tick of one block (the :class:`~marinesim.engine.span.Span` face).
+    """Drives the generated tick of the entity blocks (the :class:`~marinesim.engine.span.Span`
+    face).
 
     Parameters
     ----------
     sim : Simulation
         Built simulation.
     entries : list of (Slot, Laws)
-        The compiled plugins in phase order.
+        The compiled plugins of every block, in the plugins' tick order.
     sparse : list of Slot
         Python-only plugins that run on ticks of their own (the route stops before them).
     """
@@ -54,7 +61,9 @@ class CompiledRoute:
         self.sim = sim
         self.entries = entries
         self.sparse = sparse
-        self.block = entries[0][0].block
+        #: The blocks the route runs (scenario order); :attr:`block` the first.
+        self.blocks = list(dict.fromkeys(s.block for s, _laws in entries))
+        self.block = self.blocks[0]
         self.ticks = 0  # ticks run compiled (the manifest reports them)
         self._kernel: Any = None
         self._warm = False  # the generated tick has run once (typed, machine code loaded)
@@ -74,7 +83,7 @@ class CompiledRoute:
     # ------------------------------------------------------------------------------ running
     def _ready(self) -> bool:
         sim = self.sim
-        if sim._recorder._cap == 0 or not self.block.active.all():
+        if sim._recorder._cap == 0 or not all(b.active.all() for b in self.blocks):
             return False
         if sim.bus.pending:
             return False
@@ -115,11 +124,7 @@ class CompiledRoute:
         """
         self.sync()
         if self._dn:  # ticks whose bookkeeping waits (an externally clocked run: defer)
-            if (
-                k == self._dk0 + self._dn
-                and self.block.truth is self._truth
-                and not self.sim.bus.pending
-            ):
+            if k == self._dk0 + self._dn and self._same_truth() and not self.sim.bus.pending:
                 lim = self._limit(self._dk0, kend)  # the recorder's state is that of tick _dk0
                 if lim > k:
                     return self._call(k, lim, load=False)
@@ -158,9 +163,7 @@ class CompiledRoute:
         self.sync()
         self._dn = 0
         k0 = self._dk0
-        self._account(
-            k0, k0 + dn, {n: v for _s, laws in self.entries for n, v in laws.finish(dn).items()}
-        )
+        self._account(k0, k0 + dn, self._finish(dn))
 
     # ------------------------------------------------------------- direct ticks (SITL)
     def direct_window(self, kend: int) -> int:
@@ -178,7 +181,7 @@ class CompiledRoute:
         kern = self._kernel
         if not self.defer or not self._dn or self.sparse or kern is None or kern[2]:
             return k
-        if k != self._dk0 + self._dn or self.block.truth is not self._truth or sim.bus.pending:
+        if k != self._dk0 + self._dn or not self._same_truth() or sim.bus.pending:
             return k
         if self._direct is None:
             fn = compile_arena([laws for _s, laws in self.entries])
@@ -213,8 +216,19 @@ class CompiledRoute:
         k = self.sim.clock.k
         for _slot, laws in self.entries:
             laws.commit(k - dc, k, dc)
-        self._truth = self.block.truth
-        self.sim._last_finite[self.block.name] = self._truth.pos.copy()
+        self._keep_truth()
+
+    def _same_truth(self) -> bool:
+        """Every block's truth is the object the last deferred call left (nothing ran since)."""
+        kept = self._truth
+        return kept is not None and all(b.truth is t for b, t in zip(self.blocks, kept, strict=True))
+
+    def _keep_truth(self) -> None:
+        """Note the truth objects the ticks just run left (and each block's last finite
+        position: the compiled ticks stop before a non-finite state)."""
+        self._truth = tuple(b.truth for b in self.blocks)
+        for b in self.blocks:
+            self.sim._last_finite[b.name] = b.truth.pos.copy()
 
     def _call(self, k: int, kend: int, *, load: bool) -> int:
         """One call of the generated tick from tick k (the state arrays loaded first unless
@@ -227,13 +241,7 @@ class CompiledRoute:
         if self._kernel is None:
             decls = [laws for _s, laws in self.entries]
             fn, order, state = compile_tick(decls, interpreted=_interpreted())
-            arrays = []
-            for key in order:
-                d, _, name = key.partition(":")
-                if name:
-                    arrays.append(decls[int(d)].arrays[name])
-                else:  # a wire: its owner's array
-                    arrays.append(next(ls.arrays[key] for ls in decls if key in ls.arrays))
+            arrays = [array_of(decls, key) for key in order]
             saves = [np.empty_like(arrays[i]) for i in state]
             self._kernel = (fn, (*arrays, *saves), _interpreted())
         fn, tail, interp = self._kernel
@@ -260,16 +268,21 @@ class CompiledRoute:
             if not dn:
                 self._dk0 = k
             self._dn = dn + ticks  # (the log rows are in place: j0)
-            self._truth = self.block.truth
-            self.sim._last_finite[self.block.name] = self._truth.pos.copy()
+            self._keep_truth()
             self.sim.clock.k = kstop
             return kstop
-        self._account(
-            k, kstop, {n: v for _s, laws in self.entries for n, v in laws.finish(ticks).items()}
-        )
+        self._account(k, kstop, self._finish(ticks))
         return kstop
 
-    def _account(self, k: int, kstop: int, vals: dict[str, np.ndarray]) -> None:
+    def _finish(self, ticks: int) -> dict[tuple[str, str], np.ndarray]:
+        """The laws' logged signals of the ticks run, keyed (block, signal) as the recorder."""
+        return {
+            (slot.block.name, n): v
+            for slot, laws in self.entries
+            for n, v in laws.finish(ticks).items()
+        }
+
+    def _account(self, k: int, kstop: int, vals: dict[tuple[str, str], np.ndarray]) -> None:
         """The engine's side of ticks k … kstop − 1 run compiled (the laws committed)."""
         sim = self.sim
         clock = sim.clock
@@ -284,12 +297,13 @@ class CompiledRoute:
                     ctx.t = ctx.events.t = clock.start + due[-1] * clock.dt
                     ctx.tick, ctx.t_next = due[-1], clock.start + (due[-1] + 1) * clock.dt
                     slot.phase = "autonomy"
-        blk = self.block
-        sim._last_finite[blk.name] = blk.truth.pos.copy()
+        for blk in self.blocks:
+            sim._last_finite[blk.name] = blk.truth.pos.copy()
         self._record(k, ticks, vals)
         bus = sim.bus
         nsub = int(clock.substeps)
         for slot, laws in self.entries:
+            blk = slot.block
             hooks = {law.hook for law in laws.laws}
             due = range(k, kstop)
             if hooks & {"autonomy", "control"} and slot.period != 1:
@@ -329,18 +343,16 @@ class CompiledRoute:
         clock.k = kstop
         self.ticks += ticks
 
-    def _record(self, k: int, ticks: int, vals: dict[str, np.ndarray]) -> None:
-        """The frames of ticks k … k + ticks − 1 (at t_{k+1} …), hold-last, decimated."""
+    def _record(self, k: int, ticks: int, vals: dict[tuple[str, str], np.ndarray]) -> None:
+        """The frames of ticks k … k + ticks − 1 (at t_{k+1} …), hold-last, decimated: every
+        block's signals (``vals``, keyed (block, signal)), the others held."""
         sim = self.sim
         rec = sim._recorder
         clock = sim.clock
-        blk = self.block
-        n = blk.n
         every, ticks0 = rec.every, rec._ticks
         sel = np.flatnonzero((ticks0 + np.arange(ticks)) % every == 0)
         r = sel.size
         row = rec._row
-        o = rec.offsets[blk.name]
         if r:
             tt = clock.start + np.arange(k + 1, k + ticks + 1) * clock.dt
             rec._tbuf[row : row + r] = tt[sel]
@@ -350,14 +362,14 @@ class CompiledRoute:
                 if dst is None:  # a signal that appeared during this chunk: NaN before
                     dst = buf[name] = np.full((cur.shape[1], rec._cap, rec.n_rows), np.nan)
                 ob = rec.offsets[bname]
-                v = vals.get(name) if bname == blk.name else None
+                v = vals.get((bname, name))
                 if v is None:  # held (hold-last)
                     dst[:, row : row + r, ob : ob + cur.shape[0]] = cur.T[:, None, :]
                 else:
                     vs = v if r == ticks else v[sel]  # every frame: no gathered copy
-                    dst[:, row : row + r, o : o + n] = vs.transpose(2, 0, 1)
-        for name, v in vals.items():
-            rec.current[(blk.name, name)] = np.array(v[-1], dtype=float)
+                    dst[:, row : row + r, ob : ob + v.shape[1]] = vs.transpose(2, 0, 1)
+        for key, v in vals.items():
+            rec.current[key] = np.array(v[-1], dtype=float)
         rec._ticks = ticks0 + ticks
         rec._row = row + r
         last_skipped = (ticks0 + ticks - 1) % every != 0
@@ -382,35 +394,61 @@ def _interpreted() -> bool:
 
 # ------------------------------------------------------------------------------ eligibility
 def plan(sim: Any) -> tuple[str | None, list[tuple[Any, Laws]], list[Any]]:
-    """Why the compiled route does not apply (None if it does), its entries, sparse slots."""
-    live = [b for b in sim.blocks if b.n > 0]
-    if len(live) != 1 or len(sim.blocks) != 1:
-        return "it runs one block", [], []
+    """Why the compiled route does not apply (None if it does), its entries, sparse slots.
+
+    The entries are every block's compiled plugins in the order the plugins' tick runs them
+    (:class:`~marinesim.engine.tick.TickLoop`): the autonomy plugins block by block, the
+    controllers chain position by chain position (each over the blocks), then the motion
+    plugins and the sensors block by block.  With several blocks a reason names its block.
+    """
+    blocks = list(sim.blocks)
+    if not blocks:
+        return "the scenario has no entity block", [], []
     if sim.world_slots:
-        return "the scenario has world plugins", [], []
+        names = ", ".join(repr(s.plugin.name) for s in sim.world_slots)
+        return f"the scenario has world plugins (metrics, interactions: {names})", [], []
     if sim.clock.time_warp:
         return "time_warp (paced runs)", [], []
     if sim._recorder.select is not None:
         return "log_columns (signal selection)", [], []
-    if live[0].belief is not None:
-        return "a navigation estimate (belief)", [], []
-    entries: list[tuple[Any, Laws]] = []
+    many = len(blocks) > 1
+
+    def named(blk: Any, why: str) -> str:
+        return f"block {blk.name!r}: {why}" if many else why
+
+    keyed: list[tuple[tuple[int, int, int], Any, Laws]] = []
     sparse: list[Any] = []
-    for slot in sim.slots:
-        laws = declared(slot.plugin, slot, sim)
-        if isinstance(laws, str):
-            return f"plugin {slot.plugin.name!r} runs only tick by tick here: {laws}", [], []
-        if laws is not None:
-            entries.append((slot, laws))
-        elif set(slot.hooks) <= _SPARSE_HOOKS and (slot.period > 1 or _idle(slot)):
-            sparse.append(slot)
-        else:
-            return f"plugin {slot.plugin.name!r} runs only tick by tick", [], []
-    if not any(law.hook == "substep" for _s, laws in entries for law in laws.laws):
-        return "no compiled motion plugin", [], []
     order = {"autonomy": 0, "controller": 1, "motion": 2}
-    entries.sort(key=lambda e: order.get(e[0].plugin.kind, 3))  # stable: block order within
-    return None, entries, sparse
+    for bi, blk in enumerate(blocks):
+        if blk.n == 0:
+            return named(blk, "it has no entities (count 0)"), [], []
+        if blk.belief is not None:
+            return named(blk, "a navigation estimate (belief)"), [], []
+        pos: dict[str, int] = {}
+        motion = False
+        for slot in (s for s in sim.slots if s.block is blk):
+            kind = slot.plugin.kind
+            i = pos[kind] = pos.get(kind, -1) + 1  # its place among its block's plugins of its kind
+            laws = declared(slot.plugin, slot, sim)
+            if isinstance(laws, str):
+                why = f"plugin {slot.plugin.name!r} runs only tick by tick here: {laws}"
+                return named(blk, why), [], []
+            if laws is not None:
+                if many:
+                    laws.scope = blk.name  # the block's wires are its own
+                motion = motion or any(law.hook == "substep" for law in laws.laws)
+                rank = order.get(kind, 3)
+                # the controller chain runs position by position over the blocks
+                key = (rank, i, bi) if kind == "controller" else (rank, bi, i)
+                keyed.append((key, slot, laws))
+            elif set(slot.hooks) <= _SPARSE_HOOKS and (slot.period > 1 or _idle(slot)):
+                sparse.append(slot)
+            else:
+                return named(blk, f"plugin {slot.plugin.name!r} runs only tick by tick"), [], []
+        if not motion:
+            return named(blk, "no compiled motion plugin"), [], []
+    keyed.sort(key=lambda e: e[0])
+    return None, [(slot, laws) for _key, slot, laws in keyed], sparse
 
 
 def route_for(sim: Any, compiled: bool | None) -> CompiledRoute | None:
