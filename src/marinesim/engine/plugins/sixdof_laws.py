@@ -42,6 +42,8 @@ from marinesim.actuators.plant import row_params as plant_row_params
 from marinesim.actuators.t200 import V_MAX, V_MIN
 from marinesim.actuators.t200_law import cubic_at_voltage
 from marinesim.allocation.kernels import pinv_one
+from marinesim.allocation.qp_rows import MAX_ITER as QP_MAX_ITER
+from marinesim.allocation.qp_rows import qp_one
 from marinesim.control.station_keeping import dot3_einsum, gain_row, station_keeping_row
 from marinesim.core.frames import euler_from_quat_c, rotation_quat_c
 from marinesim.core.state import VehicleState
@@ -107,41 +109,86 @@ def alloc_tick(k, j, t, h, fp, tprev, volt, vbus, wcmd, tau, vq, bpinv, bact, si
     """
     n = wcmd.shape[0]
     kk = force.shape[1]
-    res = fp[0]
     for i in range(n):
-        if fp[1] != 0.0:
-            volt[i] = vbus[i]  # the battery/voltage message of the last tick
-        for c in range(6):
-            tau[i, c] = wcmd[i, c]
-        # rounded to voltage_resolution (the allocator's per-voltage bounds)
-        ri = _round_half_even(volt[i] / res)
-        vq[i] = min(max(ri * res, V_MIN), V_MAX)
-        row = int(min(max(ri - fp[6], 0.0), table.shape[0] - 1.0))
-        for jj in range(kk):
-            lo[i, jj] = table[row, 0, jj]
-            hi[i, jj] = table[row, 1, jj]
-            lo_e[i, jj] = table[row, 2, jj]
-            hi_e[i, jj] = table[row, 3, jj]
-        for m in range(2):
-            for b in range(2):
-                cubic_at_voltage(craw, m, b, vq[i], coef, i)
+        _alloc_inputs(i, fp, volt, vbus, wcmd, tau, vq, table, craw, coef, (lo, hi, lo_e, hi_e))
     ins = (tau, vq, bpinv, bact, sig, gain, lo, hi, lo_e, hi_e, craw, coef,
            fp[3], fp[4], fp[5])  # fmt: skip
     outs = (force, u, pwm, cur, cur_tot, scale, achieved, unmet_k, sat, binding, status)
     for i in range(n):
         pinv_one(i, ins, outs)
+        _alloc_log(j, i, kk, fp, tau, vq, force, pwm, cur, sat, achieved, scale, status, tcmd,
+                   wunmet, log)  # fmt: skip
+    tprev[0] = t
+    return 0
+
+
+@register_jitable
+def _alloc_inputs(i, fp, volt, vbus, wcmd, tau, vq, table, craw, coef, bounds):  # noqa: ANN001, ANN202
+    """Row i's demand, voltage (rounded as the plugin rounds it), bounds and cubics."""
+    if fp[1] != 0.0:
+        volt[i] = vbus[i]  # the battery/voltage message of the last tick
+    for c in range(6):
+        tau[i, c] = wcmd[i, c]
+    # rounded to voltage_resolution (the allocator's per-voltage bounds)
+    res = fp[0]
+    ri = _round_half_even(volt[i] / res)
+    vq[i] = min(max(ri * res, V_MIN), V_MAX)
+    row = int(min(max(ri - fp[6], 0.0), table.shape[0] - 1.0))
+    for q in range(len(bounds)):
+        out = bounds[q]
+        for jj in range(out.shape[1]):
+            out[i, jj] = table[row, q, jj]
+    for m in range(2):
+        for b in range(2):
+            cubic_at_voltage(craw, m, b, vq[i], coef, i)
+
+
+@register_jitable
+def _alloc_log(j, i, kk, fp, tau, vq, force, pwm, cur, sat, achieved, scale, status, tcmd,  # noqa: ANN001, ANN202
+               wunmet, log):  # fmt: skip
+    """Row i's commands, unmet wrench and log row (the plugin's ``ctx.log`` signals)."""
+    for jj in range(kk):
+        tcmd[i, jj] = pwm[i, jj] if fp[2] != 0.0 else force[i, jj]
+        log[j, i, jj] = pwm[i, jj]
+        log[j, i, kk + jj] = force[i, jj]
+        log[j, i, 2 * kk + jj] = cur[i, jj]
+        log[j, i, 3 * kk + jj] = 1.0 if sat[i, jj] else 0.0
+    for c in range(6):
+        wunmet[i, c] = tau[i, c] - achieved[i, c]
+        log[j, i, 4 * kk + c] = wunmet[i, c]
+    log[j, i, 4 * kk + 6] = vq[i]
+    log[j, i, 4 * kk + 7] = scale[i]
+    log[j, i, 4 * kk + 8] = status[i]
+
+
+@register_jitable
+def alloc_qp_tick(k, j, t, h, fp, tprev, volt, vbus, wcmd, tau, vq, table, lo, hi, fprev, w, hq,  # noqa: ANN001, ANN201
+                  wb, bact, sig, gain, craw, coef, force, lo_r, hi_r, cq, fixed, at_hi, mq, xq,
+                  idx, yq, u, pwm, cur, cur_tot, scale, achieved, unmet_k, sat, binding, status,
+                  tcmd, wunmet, log):  # fmt: skip
+    """One ``thruster_allocator`` (``qp``) control call of every vehicle at ``t``: the row law
+    :func:`marinesim.allocation.qp_rows.qp_one` (``fp`` as :func:`alloc_tick`'s, and fp[7] the
+    force-rate limit Δ [N/s], < 0: none).  Hands the tick back when an active set did not
+    converge (the plugin raises the error)."""
+    n = wcmd.shape[0]
+    kk = force.shape[1]
+    dr = -1.0
+    if fp[7] >= 0.0:
+        dr = fp[7] * max(t - tprev[0], 1e-12)  # Δ·dt since the last call
+    for i in range(n):
+        _alloc_inputs(i, fp, volt, vbus, wcmd, tau, vq, table, craw, coef, (lo, hi))
         for jj in range(kk):
-            tcmd[i, jj] = pwm[i, jj] if fp[2] != 0.0 else force[i, jj]
-            log[j, i, jj] = pwm[i, jj]
-            log[j, i, kk + jj] = force[i, jj]
-            log[j, i, 2 * kk + jj] = cur[i, jj]
-            log[j, i, 3 * kk + jj] = 1.0 if sat[i, jj] else 0.0
-        for c in range(6):
-            wunmet[i, c] = tau[i, c] - achieved[i, c]
-            log[j, i, 4 * kk + c] = wunmet[i, c]
-        log[j, i, 4 * kk + 6] = vq[i]
-        log[j, i, 4 * kk + 7] = scale[i]
-        log[j, i, 4 * kk + 8] = status[i]
+            fprev[i, jj] = force[i, jj]
+    ins = (tau, w, hq, wb, bact, lo, hi, fprev, dr, QP_MAX_ITER, vq, sig, gain, craw, coef,
+           fp[3], fp[4], fp[5])  # fmt: skip
+    outs = (force, lo_r, hi_r, cq, fixed, at_hi, mq, xq, idx, yq, u, pwm, cur, cur_tot, scale,
+            achieved, unmet_k, sat, binding, status)  # fmt: skip
+    for i in range(n):
+        qp_one(i, ins, outs)
+        if status[i] < 0:
+            return 1
+        _alloc_log(j, i, kk, fp, tau, vq, force, pwm, cur, sat, achieved, scale, status, tcmd,
+                   wunmet, log)  # fmt: skip
     tprev[0] = t
     return 0
 
@@ -407,14 +454,18 @@ def _bound_table(plugin: Any, alloc: Any, res: float) -> tuple[np.ndarray, float
 
 
 def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
-    """The ``thruster_allocator`` declaration: mode ``pinv``, every row with the same failed
-    thrusters (a failure reported on the bus switches the allocator at the next load)."""
+    """The ``thruster_allocator`` declaration: mode ``pinv`` (:func:`alloc_tick`) or ``qp`` /
+    ``constrained`` (:func:`alloc_qp_tick`, with its force-rate limit), every row with the
+    same failed thrusters (a failure reported on the bus switches the allocator at the next
+    load)."""
     from marinesim.allocation.limits import cubic_kernel_args
     from marinesim.allocation.pinv import _geometry_args
+    from marinesim.allocation.qp import qp_geometry
 
     p: Any = plugin.params
-    if p.mode != "pinv":
-        return f"mode {p.mode!r} (a constrained solve per call in numpy; pinv is compiled)"
+    mode = "qp" if p.mode == "constrained" else p.mode
+    if mode not in ("pinv", "qp"):
+        return f"mode {p.mode!r} (its redistribution rounds run in numpy; pinv and qp are compiled)"
     blk = slot.block
     k = _n_thrusters(sim, blk)
     if k is None or k != len(plugin.layout.thrusters):
@@ -423,9 +474,10 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     st = slot.ctx.state
     w = _wires(sim, blk, k)
     res = float(p.voltage_resolution)
-    fp = np.zeros(7)
+    fp = np.zeros(8)
     a0: dict[str, Any] = {"bpinv": np.zeros((k, 6)), "bact": np.zeros((6, k)), "sig": np.zeros(k),
-                          "gain": np.zeros(k), "craw": np.zeros((2, 2, 10))}  # fmt: skip
+                          "gain": np.zeros(k), "craw": np.zeros((2, 2, 10)), "w": np.zeros(6),
+                          "hq": np.zeros((k, k)), "wb": np.zeros((6, k))}  # fmt: skip
     now: list[Any] = [None]
 
     def setup(pattern: tuple[bool, ...]) -> None:
@@ -436,13 +488,16 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         for key, val in zip(("bpinv", "bact", "sig", "gain"), _geometry_args(alloc), strict=True):
             a0[key][...] = val
         a0["craw"][...] = craw
+        for key, val in zip(("w", "hq", "wb"), qp_geometry(alloc, alloc.dof_weights), strict=False):
+            a0[key][...] = val
         table, r0 = _bound_table(plugin, alloc, res)
         if "table" not in a0:
             a0["table"] = table.copy()
         a0["table"][...] = table
         imax = alloc.limits.max_current_total
+        rate = -1.0 if p.max_force_rate is None else float(p.max_force_rate)
         fp[:] = (res, float(p.voltage is None), float(p.output == "pwm"), fscale, x_dead,
-                 math.inf if imax is None else float(imax), r0)  # fmt: skip
+                 math.inf if imax is None else float(imax), r0, rate)  # fmt: skip
         now[0] = pattern
 
     setup(tuple(i not in p.failed for i in range(k)))
@@ -457,6 +512,12 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         "sat": np.zeros((n, k), dtype=np.bool_), "binding": np.zeros(n, dtype=np.int8),
         "status": np.zeros(n, dtype=np.int8), "log": np.zeros((MAX_TICKS, n, 4 * k + 9)), **w,
     }  # fmt: skip
+    kq = max(k, 6)
+    if mode == "qp":  # the row law's rate-windowed bounds and scratch
+        a.update({x: np.zeros((n, k)) for x in ("fprev", "lo_r", "hi_r", "cq", "yq")})
+        a.update({"fixed": np.zeros((n, k), dtype=np.bool_), "at_hi": np.zeros((n, k), dtype=np.bool_),
+                  "mq": np.zeros((n, kq, kq)), "xq": np.zeros((n, kq)),
+                  "idx": np.zeros((n, k), dtype=np.int64)})  # fmt: skip
     name = plugin.name
     heard, unheard = _split(sim, slot, ("thrusters/cmd", "wrench/achieved", "wrench/unmet"))
 
@@ -474,6 +535,7 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
             setup(pattern)
         a["tprev"][0] = st["t_prev"]
         a["volt"][...] = st["voltage"]
+        a["force"][...] = st["force"]  # qp's rate window starts from the last forces
         a["bus.battery_voltage"][...] = st["voltage"]
         if p.voltage is None:
             _take(slot, "battery/voltage", a["bus.battery_voltage"])
@@ -499,13 +561,18 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
             f"{name}.saturated": lg[..., 3 * k : 4 * k], f"{name}.unmet": lg[..., 4 * k : 4 * k + 6],
         }  # fmt: skip
 
+    head = ("fp", "tprev", "volt", "bus.battery_voltage", "bus.wrench_cmd", "tau", "vq")
+    tail = ("u", "pwm", "cur", "cur_tot", "scale", "achieved", "unmet_k", "sat", "binding",
+            "status", "bus.thrusters_cmd", "bus.wrench_unmet", "log")  # fmt: skip
+    if mode == "qp":
+        law = Law("control", alloc_qp_tick, (*head, "table", "lo", "hi", "fprev", "w", "hq", "wb",
+                  "bact", "sig", "gain", "craw", "coef", "force", "lo_r", "hi_r", "cq", "fixed",
+                  "at_hi", "mq", "xq", "idx", "yq", *tail))  # fmt: skip
+    else:
+        law = Law("control", alloc_tick, (*head, "bpinv", "bact", "sig", "gain", "table", "lo",
+                  "hi", "lo_e", "hi_e", "craw", "coef", "force", *tail))  # fmt: skip
     laws = Laws(
-        laws=[Law("control", alloc_tick, (
-            "fp", "tprev", "volt", "bus.battery_voltage", "bus.wrench_cmd", "tau", "vq", "bpinv", "bact",
-            "sig", "gain", "table",
-            "lo", "hi", "lo_e", "hi_e", "craw", "coef", "force", "u", "pwm", "cur", "cur_tot",
-            "scale", "achieved", "unmet_k", "sat", "binding", "status", "bus.thrusters_cmd",
-            "bus.wrench_unmet", "log"))],
+        laws=[law],
         arrays=a, state=("tprev", "volt", "tau", "force"), logs=("log",),
         publishes=heard, inboxes=(slot,),
         sources=(_SRC / "allocation", _SRC / "actuators" / "t200_law.py"),
