@@ -30,7 +30,6 @@ import numpy as np
 from numba.extending import register_jitable
 
 from marinesim.allocation.kernels import (
-    PARALLEL_MIN,
     _ray,
     _ray_start,
     _row,
@@ -42,6 +41,10 @@ from marinesim.core import compile as cc
 __all__ = ["MAX_ITER", "box_qp_one", "qp_forces_one", "qp_one", "walk"]
 
 MAX_ITER = 100  #: active-set iterations before a row is reported as not converged
+#: Rows from which the CPU kernel runs the ``prange`` loop.  A row costs about 5 µs; on a
+#: loaded two-core machine 100 rows took 5.6 ms with two threads against 0.5 ms serially
+#: (``benchmarks/bench_alloc.py``), so the threads start at the engine default.
+PARALLEL_MIN = cc.PARALLEL_MIN
 
 
 @register_jitable
