@@ -16,7 +16,11 @@ PythonVehicleSimulator fleet scenarios (tanker, torpedo, supply).
 
 Usage::
 
-    python benchmarks/bench_compiled.py [--end 30] [--repeat 2] [--only NAME ...] [--cold] [--json PATH]
+    python benchmarks/bench_compiled.py [--end 30] [--repeat 2] [--only NAME ...] [--cold]
+        [--var KEY=VALUE ...] [--json PATH]
+
+``--var allocator=qp`` sets scenario variables (here: the ``qp`` allocator of
+``bluerov2_station_keeping``) in every run.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ import json, sys, time
 from marinesim.scenario.build import load_simulation
 out = []
 for _ in range(2):
-    sim = load_simulation(sys.argv[1], sets={"time.end": 2.0})
+    sim = load_simulation(sys.argv[1], variables=json.loads(sys.argv[2]), sets={"time.end": 2.0})
     sim.compiled = True
     t0 = time.perf_counter()
     sim.run()
@@ -50,13 +54,13 @@ print(json.dumps(out))
 """
 
 
-def _cold(name: str) -> dict[str, float]:
+def _cold(name: str, variables: dict[str, str] | None = None) -> dict[str, float]:
     """The first compiled run with an empty tick cache, in a fresh process (see the text)."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "MARINESIM_CACHE_DIR": tmp, "MARINESIM_QUIET": "1"}
         t0 = time.perf_counter()
         res = subprocess.run(
-            [sys.executable, "-c", _COLD, name], env=env, capture_output=True, text=True,
+            [sys.executable, "-c", _COLD, name, json.dumps(variables)], env=env, capture_output=True, text=True,
             check=True,
         )  # fmt: skip
         wall = time.perf_counter() - t0
@@ -71,8 +75,10 @@ def _load() -> float | None:
         return None
 
 
-def _run(name: str, end: float, compiled: bool | None) -> tuple[float, int]:
-    sim = load_simulation(name, sets={"time.end": end})
+def _run(
+    name: str, end: float, compiled: bool | None, variables: dict[str, str] | None = None
+) -> tuple[float, int]:
+    sim = load_simulation(name, variables=variables, sets={"time.end": end})
     sim.compiled = compiled
     t0 = time.perf_counter()
     res = sim.run()
@@ -86,8 +92,13 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--repeat", type=int, default=2, help="best of this many runs")
     ap.add_argument("--only", nargs="*", default=None, help="scenario names (default: all)")
     ap.add_argument("--cold", action="store_true", help="also the first run, empty tick cache")
+    ap.add_argument("--var", nargs="*", default=[], help="scenario variables KEY=VALUE")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
+    bad = [v for v in args.var if "=" not in v]
+    if bad:
+        ap.error(f"--var takes KEY=VALUE, got {bad[0]!r}")
+    var = dict(v.split("=", 1) for v in args.var) or None
     load0 = _load()
     rows: dict[str, dict] = {}
     names = [x for n in args.only or builtin_names() for x in (FLEET if n == "fleet" else (n,))]
@@ -97,9 +108,9 @@ def main(argv: list[str] | None = None) -> dict:
         except Exception as exc:  # noqa: BLE001 - SITL scenarios need their peer program
             rows[name] = {"skipped": str(exc).splitlines()[0][:120]}
             continue
-        _run(name, min(args.end, 2.0), None)  # warm: the compiled tick loaded (or compiled)
-        comp = [_run(name, args.end, None) for _ in range(args.repeat)]
-        py = [_run(name, args.end, False) for _ in range(args.repeat)]
+        _run(name, min(args.end, 2.0), None, var)  # warm: the compiled tick loaded (or compiled)
+        comp = [_run(name, args.end, None, var) for _ in range(args.repeat)]
+        py = [_run(name, args.end, False, var) for _ in range(args.repeat)]
         wc, ticks = min(comp)
         wp = min(w for w, _ in py)
         rows[name] = {
@@ -112,7 +123,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"{name:28s} compiled {wc:7.3f} s  python {wp:7.3f} s  "
               f"ratio {wp / wc:6.2f}x  compiled ticks {ticks}")  # fmt: skip
         if args.cold and ticks:
-            rows[name].update(_cold(name))
+            rows[name].update(_cold(name, var))
             print(f"{'':28s} cold: first compiled run {rows[name]['cold_first_run_s']:.1f} s "
                   f"(empty tick cache; {rows[name]['warm_run_s']:.3f} s warm)")  # fmt: skip
     result = {"simulated_s": args.end, "scenarios": rows, "load_average": [load0, _load()]}
