@@ -1,11 +1,12 @@
 """The thruster-driven 6-DOF block's compiled-capable laws and their declarations.
 
-``station_keeping_pid`` → ``thruster_allocator`` (``pinv``) → ``fossen6dof`` with a T200
+``station_keeping_pid`` → ``thruster_allocator`` (``pinv`` or ``qp``) → ``fossen6dof`` with a T200
 thruster plant and battery (e.g. ``bluerov2_station_keeping``) join the generated tick
 (:mod:`marinesim.engine.compiled`) through these declarations.  The laws call the L1 laws the
 plugins' Python hooks call, one copy each:
 :func:`marinesim.control.station_keeping.station_keeping_row`,
-:func:`marinesim.allocation.kernels.pinv_one`, :func:`marinesim.actuators.plant.chain_row`
+:func:`marinesim.allocation.kernels.pinv_one` or :func:`marinesim.allocation.qp_rows.qp_one`,
+:func:`marinesim.actuators.plant.chain_row`
 (with :func:`~marinesim.actuators.plant.pwm_demand`),
 :func:`marinesim.models.battery.battery_row` and
 :func:`marinesim.models.sixdof.generic.step_one` (the Fossen model with its guard).
@@ -23,7 +24,7 @@ Wires (shared by the three declarations; one set of arrays per block):
   controller's belief: the block has no navigation estimate).
 
 What stays tick by tick (the declaration says why, ``compiled: true`` reports it): the
-``qp`` / ``redistributed_pinv`` allocators (an active-set solve per call in numpy), a failed
+``redistributed_pinv`` allocator (its redistribution rounds run in numpy), a failed
 thruster's message (an event), an empty or out-of-range battery (events), DESIRED_* set-point
 messages, a current field, the UUV Simulator actuator bank.
 """
