@@ -9,7 +9,8 @@ redistributed pseudo-inverse (``specs/allocation.md`` §6).
   ``lsq_linear`` ``bvls`` per vehicle is the independent reference (``solver="scipy"``).  DOF priorities through W_τ; failed thrusters fixed at 0; an optional
   force-rate window |f − f_prev| ≤ Δ·dt.
 * ``redistributed_pinv`` (:func:`redistributed_pinv`) — weighted B⁺ with saturated
-  thrusters fixed at their bounds and the rest re-solved, at most n rounds (vectorised).
+  thrusters fixed at their bounds and the rest re-solved, at most n rounds: the row law
+  :func:`marinesim.allocation.redistributed_rows.redistributed_one`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from marinesim.actuators.t200 import T200Cubic
-from marinesim.allocation import kernels, qp_rows
+from marinesim.allocation import kernels, qp_rows, redistributed_rows
 from marinesim.allocation.limits import (
     AllocationResult,
     Array,
@@ -214,9 +215,10 @@ def redistributed_pinv(
     """Redistributed (weighted) pseudo-inverse allocation (§6.2 ``redistributed_pinv``).
 
     f = B_W⁺τ; thrusters beyond a bound are fixed at it, their columns removed and the
-    remaining wrench re-solved with the others, at most n rounds (vectorised with masks,
-    batched 6×6 pseudo-inverses).  Whatever cannot be met stays in ``unmet``; then the
-    uniform total-current scale applies.
+    remaining wrench re-solved with the others, at most n rounds: the row law
+    :func:`marinesim.allocation.redistributed_rows.redistributed_one` per vehicle (compiled,
+    or interpreted under ``MARINESIM_JIT=0``).  Whatever cannot be met stays in ``unmet``;
+    then the uniform total-current scale applies.
 
     Parameters
     ----------
@@ -234,25 +236,44 @@ def redistributed_pinv(
         raise ConfigError(
             "thruster_weights must be n finite positive numbers", param="thruster_weights"
         )
-    lo, hi, _, _ = alloc.bounds(v)
-    lo, hi = np.array(lo), np.array(hi)
+    lo, hi, _, _ = (np.ascontiguousarray(compact(x)) for x in alloc.bounds(v))
     n_rows = t.shape[0]
-    f = np.zeros((n_rows, g.n))
-    fixed = np.broadcast_to(~g.enabled, (n_rows, g.n)).copy()
-    open_rows = np.arange(n_rows)
-    for _ in range(g.n):
-        if open_rows.size == 0:
-            break
-        fr = ~fixed[open_rows]
-        bw = g.b[None, :, :] * (fr / w[None, :])[:, None, :]  # B_F W⁻¹, (R, 6, n)
-        gram = bw @ g.b.T  # B_F W⁻¹ B_Fᵀ, (R, 6, 6)
-        r = t[open_rows] - np.where(fr, 0.0, f[open_rows]) @ g.b.T
-        x = np.einsum("rkn,rk->rn", bw, (np.linalg.pinv(gram, rcond=1e-10) @ r[:, :, None])[..., 0])
-        fn = np.where(fr, x, f[open_rows])
-        over = fr & ((fn > hi[open_rows]) | (fn < lo[open_rows]))
-        f[open_rows] = np.clip(fn, lo[open_rows], hi[open_rows])
-        fixed[open_rows] |= over
-        open_rows = open_rows[np.any(over, axis=1) & np.any(~fixed[open_rows], axis=1)]
+    cubic = isinstance(alloc.model, T200Cubic)
+    if cubic:
+        craw, fscale, x_dead = cubic_kernel_args(alloc.model)
+        coef = kernels_coef(alloc, craw, v)
+        imax = alloc.limits.max_current_total
+        lim = np.inf if imax is None else float(imax)
+    else:  # forces only (NaN): the table's rays scale and evaluate them below
+        craw, fscale, x_dead, coef, lim = (
+            np.zeros((2, 2, 10)),
+            1.0,
+            0.0,
+            np.zeros((1, 2, 2, 4)),
+            np.nan,
+        )
+    ins = (
+        np.ascontiguousarray(t),
+        np.ascontiguousarray(g.b_active, dtype=float),
+        np.ascontiguousarray(w),
+        np.ascontiguousarray(g.enabled, dtype=np.bool_),
+        lo,
+        hi,
+        np.ascontiguousarray(v),
+        *_geometry_args(alloc)[2:],
+        craw,
+        coef,
+        fscale,
+        x_dead,
+        lim,
+    )
+    outs = kernels.empty_outputs(n_rows, g.n)
+    f = outs[0]
+    redistributed_rows.walk(ins, (f, *redistributed_rows.scratch(n_rows, g.n), *outs[1:]))
+    if cubic:
+        u, pwm, cur, cur_tot, scale, achieved, unmet, sat, binding, status = outs[1:]
+        return AllocationResult("redistributed_pinv", f, u, pwm, cur, cur_tot, scale, t,
+                                achieved, unmet, sat, binding, status)  # fmt: skip
     s, by_total = total_scale(alloc, f, v, np.ones(n_rows))
     _, binding, status = _outcome(t, f, g.b_active, by_total)
     return finish(alloc, "redistributed_pinv", t, v, s[:, None] * f, s, lo, hi, binding, status)

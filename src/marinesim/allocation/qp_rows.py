@@ -165,8 +165,16 @@ def _box_qp_row(i, h, c, lo, hi, f, fixed, at_hi, m, x, idx, max_iter):  # noqa:
 
 
 @register_jitable
-def _jacobi_extremes(g: Any, i: int) -> tuple[float, float]:
-    """Smallest and largest eigenvalue of the symmetric 6×6 g[i] (cyclic Jacobi; g destroyed)."""
+def jacobi6(g: Any, i: int, vec: Any, want: bool) -> tuple[float, float]:
+    """Smallest and largest eigenvalue of the symmetric 6×6 g[i] (cyclic Jacobi).
+
+    g[i] ends diagonal (its eigenvalues); with ``want`` vec[i] holds the eigenvectors as
+    columns (g = V Λ Vᵀ), else vec is not touched.
+    """
+    if want:
+        for p in range(6):
+            for q in range(6):
+                vec[i, p, q] = 1.0 if p == q else 0.0
     for _ in range(60):
         off = 0.0
         diag = 0.0
@@ -197,6 +205,12 @@ def _jacobi_extremes(g: Any, i: int) -> tuple[float, float]:
                     gqk = g[i, q, k]
                     g[i, p, k] = cs * gpk - sn * gqk
                     g[i, q, k] = sn * gpk + cs * gqk
+                if want:
+                    for k in range(6):
+                        vkp = vec[i, k, p]
+                        vkq = vec[i, k, q]
+                        vec[i, k, p] = cs * vkp - sn * vkq
+                        vec[i, k, q] = sn * vkp + cs * vkq
     emin = math.inf
     emax = -math.inf
     for p in range(6):
@@ -239,7 +253,7 @@ def _polish_row(i, tau, b, lo, hi, f, free, y, m, r):  # noqa: ANN001, ANN202
                 if free[i, j]:
                     acc += b[k, j] * b[q, j]
             m[i, k, q] = acc
-    emin, emax = _jacobi_extremes(m, i)
+    emin, emax = jacobi6(m, i, m, False)
     if not emin > 1e-10 * max(emax, 1e-300):
         return False
     for k in range(6):  # the Gram matrix again (the eigenvalue sweep overwrote it)
