@@ -1,4 +1,5 @@
-"""The ``qp`` thruster allocator through the generated tick against the plugins' ticks.
+"""The ``qp`` and ``redistributed_pinv`` thruster allocators through the generated tick
+against the plugins' ticks.
 
 ``thruster_allocator`` with ``mode: qp`` declares its law
 (:func:`marinesim.engine.plugins.sixdof_laws.alloc_qp_tick`, calling the row law
@@ -6,7 +7,9 @@
 BlueROV2 Heavy station keeping must give every recorded signal, the events, the bus/call
 counts and the allocator's end state bit for bit as the plugins' ticks (``compiled: false``)
 and as the row law interpreted (``MARINESIM_JIT=0``): plain, with a thruster failure posted
-mid-run (``fault_aware``: the allocator re-solved without it), and with a force-rate limit.
+mid-run (``fault_aware``: the allocator re-solved without it), and with a force-rate limit;
+``redistributed_pinv`` (:func:`~marinesim.allocation.redistributed_rows.redistributed_one`)
+likewise, with a failure.
 """
 
 from __future__ import annotations
@@ -24,10 +27,10 @@ FAIL = {"script": ["thrusters/fail=2 at 3"]}
 RATE = 10.0  # N/s: 0.5 N per 0.05 s tick, binding while the others take over a failure
 
 
-def _run(compiled: bool | None, end: float, **sets: object):  # noqa: ANN202
+def _run(compiled: bool | None, end: float, mode: str = "qp", **sets: object):  # noqa: ANN202
     sim = load_simulation(
         "bluerov2_station_keeping",
-        variables={"allocator": "qp"},
+        variables={"allocator": mode},
         sets={"time.end": end, **sets},
     )
     sim.compiled = compiled
@@ -95,3 +98,18 @@ def test_qp_compiled_equals_interpreted_row_law(monkeypatch: pytest.MonkeyPatch)
     a = _run(None, 4.0, **sets)
     assert a[0].manifest["compiled_why_not"] == "MARINESIM_JIT=0"
     _same(a, b)
+
+
+def test_redistributed_compiled_equals_plugin_ticks(monkeypatch: pytest.MonkeyPatch) -> None:
+    mode = "redistributed_pinv"
+    a, b = _run(False, 6.0, mode, **FAIL), _run(True, 6.0, mode, **FAIL)
+    _same(a, b)
+    rb = b[0]
+    assert rb.manifest["compiled_why_not"] is None
+    assert 120 - 6 <= rb.manifest["compiled_ticks"] < 120
+    t = rb.t
+    force = rb["alloc.force"][0]
+    assert np.all(force[t > 3.1, 2] == 0.0) and np.any(force[t < 3.0, 2] != 0.0)
+    assert np.abs(rb["alloc.unmet"][0, t > 3.1]).max() < 1e-6  # the other seven meet τ
+    monkeypatch.setenv("MARINESIM_JIT", "0")  # the plugins' ticks, the row law interpreted
+    _same(_run(None, 6.0, mode, **FAIL), b)

@@ -76,14 +76,6 @@ def test_thruster_failure_hands_its_tick_back() -> None:
     assert 200 - 6 <= b.manifest["compiled_ticks"] < 200
 
 
-def test_redistributed_allocator_stays_tick_by_tick() -> None:
-    # qp is compiled (tests/engine/test_compiled_alloc_qp.py); redistributed_pinv is not
-    a = _run(None, 1.0, variables={"allocator": "redistributed_pinv"})
-    assert a.manifest["compiled_ticks"] == 0
-    with pytest.raises(ConfigError, match="redistributed_pinv"):
-        _run(True, 1.0, variables={"allocator": "redistributed_pinv"})
-
-
 def test_two_vehicle_failure_scenario_says_why() -> None:
     with pytest.raises(ConfigError, match="one block"):
         _run(True, 1.0, name="bluerov2_thruster_failure")

@@ -1,11 +1,12 @@
 """The thruster-driven 6-DOF block's compiled-capable laws and their declarations.
 
-``station_keeping_pid`` → ``thruster_allocator`` (``pinv`` or ``qp``) → ``fossen6dof`` with a T200
+``station_keeping_pid`` → ``thruster_allocator`` (any mode) → ``fossen6dof`` with a T200
 thruster plant and battery (e.g. ``bluerov2_station_keeping``) join the generated tick
 (:mod:`marinesim.engine.compiled`) through these declarations.  The laws call the L1 laws the
 plugins' Python hooks call, one copy each:
 :func:`marinesim.control.station_keeping.station_keeping_row`,
-:func:`marinesim.allocation.kernels.pinv_one` or :func:`marinesim.allocation.qp_rows.qp_one`,
+:func:`marinesim.allocation.kernels.pinv_one`, :func:`marinesim.allocation.qp_rows.qp_one` or
+:func:`marinesim.allocation.redistributed_rows.redistributed_one`,
 :func:`marinesim.actuators.plant.chain_row`
 (with :func:`~marinesim.actuators.plant.pwm_demand`),
 :func:`marinesim.models.battery.battery_row` and
@@ -23,8 +24,7 @@ Wires (shared by the three declarations; one set of arrays per block):
 * ``truth.x6`` (N, 13) — position, attitude quaternion and ν of the truth at t_k (the
   controller's belief: the block has no navigation estimate).
 
-What stays tick by tick (the declaration says why, ``compiled: true`` reports it): the
-``redistributed_pinv`` allocator (its redistribution rounds run in numpy), a failed
+What stays tick by tick (the declaration says why, ``compiled: true`` reports it): a failed
 thruster's message (an event), an empty or out-of-range battery (events), DESIRED_* set-point
 messages, a current field, the UUV Simulator actuator bank.
 """
@@ -45,6 +45,7 @@ from marinesim.actuators.t200_law import cubic_at_voltage
 from marinesim.allocation.kernels import pinv_one
 from marinesim.allocation.qp_rows import MAX_ITER as QP_MAX_ITER
 from marinesim.allocation.qp_rows import qp_one
+from marinesim.allocation.redistributed_rows import redistributed_one
 from marinesim.control.station_keeping import dot3_einsum, gain_row, station_keeping_row
 from marinesim.core.frames import euler_from_quat_c, rotation_quat_c
 from marinesim.core.state import VehicleState
@@ -188,6 +189,28 @@ def alloc_qp_tick(k, j, t, h, fp, tprev, volt, vbus, wcmd, tau, vq, table, lo, h
         qp_one(i, ins, outs)
         if status[i] < 0:
             return 1
+        _alloc_log(j, i, kk, fp, tau, vq, force, pwm, cur, sat, achieved, scale, status, tcmd,
+                   wunmet, log)  # fmt: skip
+    tprev[0] = t
+    return 0
+
+
+@register_jitable
+def alloc_rd_tick(k, j, t, h, fp, tprev, volt, vbus, wcmd, tau, vq, table, lo, hi, bact, tw, en,  # noqa: ANN001, ANN201
+                  sig, gain, craw, coef, force, fixed, gm, vec, rr, zz, x0, u, pwm, cur, cur_tot,
+                  scale, achieved, unmet_k, sat, binding, status, tcmd, wunmet, log):  # fmt: skip
+    """One ``thruster_allocator`` (``redistributed_pinv``) control call of every vehicle at
+    ``t``: the row law :func:`marinesim.allocation.redistributed_rows.redistributed_one`
+    (``fp`` as :func:`alloc_tick`'s)."""
+    n = wcmd.shape[0]
+    kk = force.shape[1]
+    for i in range(n):
+        _alloc_inputs(i, fp, volt, vbus, wcmd, tau, vq, table, craw, coef, (lo, hi))
+    ins = (tau, bact, tw, en, lo, hi, vq, sig, gain, craw, coef, fp[3], fp[4], fp[5])
+    outs = (force, fixed, gm, vec, rr, zz, x0, u, pwm, cur, cur_tot, scale, achieved, unmet_k,
+            sat, binding, status)  # fmt: skip
+    for i in range(n):
+        redistributed_one(i, ins, outs)
         _alloc_log(j, i, kk, fp, tau, vq, force, pwm, cur, sat, achieved, scale, status, tcmd,
                    wunmet, log)  # fmt: skip
     tprev[0] = t
@@ -455,9 +478,9 @@ def _bound_table(plugin: Any, alloc: Any, res: float) -> tuple[np.ndarray, float
 
 
 def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
-    """The ``thruster_allocator`` declaration: mode ``pinv`` (:func:`alloc_tick`) or ``qp`` /
-    ``constrained`` (:func:`alloc_qp_tick`, with its force-rate limit), every row with the
-    same failed thrusters (a failure reported on the bus switches the allocator at the next
+    """The ``thruster_allocator`` declaration: mode ``pinv`` (:func:`alloc_tick`), ``qp`` /
+    ``constrained`` (:func:`alloc_qp_tick`, with its force-rate limit) or
+    ``redistributed_pinv`` (:func:`alloc_rd_tick`), every row with the same failed thrusters (a failure reported on the bus switches the allocator at the next
     load)."""
     from marinesim.allocation.limits import cubic_kernel_args
     from marinesim.allocation.pinv import _geometry_args
@@ -465,8 +488,6 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
 
     p: Any = plugin.params
     mode = "qp" if p.mode == "constrained" else p.mode
-    if mode not in ("pinv", "qp"):
-        return f"mode {p.mode!r} (its redistribution rounds run in numpy; pinv and qp are compiled)"
     blk = slot.block
     k = _n_thrusters(sim, blk)
     if k is None or k != len(plugin.layout.thrusters):
@@ -478,7 +499,8 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     fp = np.zeros(8)
     a0: dict[str, Any] = {"bpinv": np.zeros((k, 6)), "bact": np.zeros((6, k)), "sig": np.zeros(k),
                           "gain": np.zeros(k), "craw": np.zeros((2, 2, 10)), "w": np.zeros(6),
-                          "hq": np.zeros((k, k)), "wb": np.zeros((6, k))}  # fmt: skip
+                          "hq": np.zeros((k, k)), "wb": np.zeros((6, k)), "tw": np.ones(k),
+                          "en": np.ones(k, dtype=np.bool_)}  # fmt: skip
     now: list[Any] = [None]
 
     def setup(pattern: tuple[bool, ...]) -> None:
@@ -491,6 +513,7 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         a0["craw"][...] = craw
         for key, val in zip(("w", "hq", "wb"), qp_geometry(alloc, alloc.dof_weights), strict=False):
             a0[key][...] = val
+        a0["en"][...] = alloc.geometry.enabled
         table, r0 = _bound_table(plugin, alloc, res)
         if "table" not in a0:
             a0["table"] = table.copy()
@@ -519,6 +542,10 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         a.update({"fixed": np.zeros((n, k), dtype=np.bool_), "at_hi": np.zeros((n, k), dtype=np.bool_),
                   "mq": np.zeros((n, kq, kq)), "xq": np.zeros((n, kq)),
                   "idx": np.zeros((n, k), dtype=np.int64)})  # fmt: skip
+    elif mode == "redistributed_pinv":  # the rounds' scratch
+        a.update({"fixed": np.zeros((n, k), dtype=np.bool_), "gm": np.zeros((n, 6, 6)),
+                  "vec": np.zeros((n, 6, 6)), "rr": np.zeros((n, 6)), "zz": np.zeros((n, 6)),
+                  "x0": np.zeros((n, k))})  # fmt: skip
     name = plugin.name
     heard, unheard = _split(sim, slot, ("thrusters/cmd", "wrench/achieved", "wrench/unmet"))
 
@@ -569,6 +596,10 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         law = Law("control", alloc_qp_tick, (*head, "table", "lo", "hi", "fprev", "w", "hq", "wb",
                   "bact", "sig", "gain", "craw", "coef", "force", "lo_r", "hi_r", "cq", "fixed",
                   "at_hi", "mq", "xq", "idx", "yq", *tail))  # fmt: skip
+    elif mode == "redistributed_pinv":
+        law = Law("control", alloc_rd_tick, (*head, "table", "lo", "hi", "bact", "tw", "en",
+                  "sig", "gain", "craw", "coef", "force", "fixed", "gm", "vec", "rr", "zz", "x0",
+                  *tail))  # fmt: skip
     else:
         law = Law("control", alloc_tick, (*head, "bpinv", "bact", "sig", "gain", "table", "lo",
                   "hi", "lo_e", "hi_e", "craw", "coef", "force", *tail))  # fmt: skip
