@@ -86,3 +86,27 @@ def test_not_converged_raises() -> None:
         box_qp(h, c, np.full((1, 8), -1.0), np.full((1, 8), 1.0), max_iter=1)
     f = box_qp(h, c, np.full((1, 8), -1.0), np.full((1, 8), 1.0))
     assert np.all(np.abs(f) <= 1.0)
+
+
+@pytest.mark.parametrize("failed", [(), (3,), (1, 6)])
+def test_redistributed_compiled_equals_interpreted(
+    monkeypatch: pytest.MonkeyPatch, failed: tuple[int, ...]
+) -> None:
+    a, tau, volts, _ = _case(11 + len(failed), failed, None)
+    w = np.random.default_rng(4).uniform(0.5, 2.0, 8)
+    fast = a.redistributed_pinv(tau, volts, w)
+    one = a.redistributed_pinv(tau[5], volts[5], w)
+    monkeypatch.setenv("MARINESIM_JIT", "0")
+    slow = a.redistributed_pinv(tau, volts, w)
+    for name in FIELDS:
+        assert getattr(fast, name).tobytes() == getattr(slow, name).tobytes(), name
+        assert getattr(fast, name)[5].tobytes() == getattr(one, name)[0].tobytes(), name
+    assert np.all(fast.force[:, list(failed)] == 0.0)
+    lo, hi, _, _ = a.bounds(volts)
+    assert np.all(fast.force >= lo - 1e-9) and np.all(fast.force <= hi + 1e-9)
+    # met and no thruster at a bound: one round, the weighted pseudo-inverse itself
+    small = (fast.status == "ok") & ~fast.saturated.any(axis=1)
+    assert small.any()
+    bw = a.geometry.b_active / w[None, :]
+    ref = (bw.T @ np.linalg.solve(bw @ a.geometry.b_active.T, tau[small].T)).T
+    np.testing.assert_allclose(fast.force[small], ref, atol=1e-9)
