@@ -2,7 +2,7 @@
 against the plugins' ticks.
 
 ``thruster_allocator`` with ``mode: qp`` declares its law
-(:func:`marinesim.engine.plugins.sixdof_laws.alloc_qp_tick`, calling the row law
+(:func:`marinesim.engine.plugins.alloc_laws.alloc_qp_tick`, calling the row law
 :func:`marinesim.allocation.qp_rows.qp_one` that ``Allocator.qp`` walks too).  A one-block
 BlueROV2 Heavy station keeping must give every recorded signal, the events, the bus/call
 counts and the allocator's end state bit for bit as the plugins' ticks (``compiled: false``)

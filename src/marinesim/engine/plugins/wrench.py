@@ -426,8 +426,8 @@ class ThrusterAllocator(Plugin):
 
     def compiled_laws(self, slot: Any, sim: Any) -> Any:
         """Its law in the generated tick, any mode (``pinv``, ``qp`` / ``constrained``,
-        ``redistributed_pinv``; :mod:`marinesim.engine.plugins.sixdof_laws`)."""
-        from marinesim.engine.plugins.sixdof_laws import alloc_laws
+        ``redistributed_pinv``; :mod:`marinesim.engine.plugins.alloc_laws`)."""
+        from marinesim.engine.plugins.alloc_laws import alloc_laws
 
         return alloc_laws(self, slot, sim)
 
