@@ -6,7 +6,8 @@ compiled kernel, numba ``prange`` over vehicles, against the vectorised numpy pa
 replaced, ``backend="numpy"``, measured in the same run) and
 the constrained allocator (``qp``: the compiled row law ``allocation.qp_rows.qp_one`` over
 the vehicles, the same law interpreted as under ``MARINESIM_JIT=0``, and SciPy ``bvls`` per
-vehicle as the reference), plus the ``direct`` LP (one HiGHS LP per vehicle).  BlueROV2 Heavy, 16 V (or per-vehicle voltages 10–20 V with
+vehicle as the reference), the redistributed pseudo-inverse (its compiled row law), plus the
+``direct`` LP (one HiGHS LP per vehicle).  BlueROV2 Heavy, 16 V (or per-vehicle voltages 10–20 V with
 ``--mixed-voltage``), 15 A / 50 A limits, demands drawn so that most need scaling.
 
 Usage::
@@ -132,6 +133,10 @@ def main() -> None:
     record("qp", ki, "row law, interpreted (MARINESIM_JIT=0)", t_qinterp)
     t_qscipy = best_time(lambda: alloc.qp(tau[:kq], volts[:kq], solver="scipy"), 1)
     record("qp", kq, "SciPy bvls per vehicle (reference)", t_qscipy)
+
+    # redistributed pinv: its row law over the vehicles
+    t_rd = best_time(lambda: alloc.redistributed_pinv(tau[: args.qp_n], volts[: args.qp_n]), 3)
+    record("redist", args.qp_n, "row law, compiled", t_rd)
 
     # direct (reference only)
     kd = 50
