@@ -4,8 +4,10 @@ Compares, in the same run, the batched call over N vehicles with a per-vehicle P
 N = 1 calls (the baseline), for the pseudo-inverse allocator with exact scaling (``pinv``: the
 compiled kernel, numba ``prange`` over vehicles, against the vectorised numpy path it
 replaced, ``backend="numpy"``, measured in the same run) and
-the constrained allocator (``qp``: batched active set, and SciPy ``bvls`` per vehicle as the
-reference), plus the ``direct`` LP (one HiGHS LP per vehicle).  BlueROV2 Heavy, 16 V (or per-vehicle voltages 10–20 V with
+the constrained allocator (``qp``: the compiled row law ``allocation.qp_rows.qp_one`` over
+the vehicles, the same law interpreted as under ``MARINESIM_JIT=0``, and SciPy ``bvls`` per
+vehicle as the reference), the redistributed pseudo-inverse (its compiled row law), plus the
+``direct`` LP (one HiGHS LP per vehicle).  BlueROV2 Heavy, 16 V (or per-vehicle voltages 10–20 V with
 ``--mixed-voltage``), 15 A / 50 A limits, demands drawn so that most need scaling.
 
 Usage::
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections.abc import Callable
 
@@ -120,9 +123,20 @@ def main() -> None:
     )
     record("qp", 1, "single call (loop of N=1)", t_qloop / kq)
     t_qbatch = best_time(lambda: alloc.qp(tau[: args.qp_n], volts[: args.qp_n]), 3)
-    record("qp", args.qp_n, "batched active set", t_qbatch)
+    record("qp", args.qp_n, "row law, compiled", t_qbatch)
+    ki = min(50, kq)
+    os.environ["MARINESIM_JIT"] = "0"  # walk_rows reads it at every call
+    try:
+        t_qinterp = best_time(lambda: alloc.qp(tau[:ki], volts[:ki]), 1)
+    finally:
+        del os.environ["MARINESIM_JIT"]
+    record("qp", ki, "row law, interpreted (MARINESIM_JIT=0)", t_qinterp)
     t_qscipy = best_time(lambda: alloc.qp(tau[:kq], volts[:kq], solver="scipy"), 1)
     record("qp", kq, "SciPy bvls per vehicle (reference)", t_qscipy)
+
+    # redistributed pinv: its row law over the vehicles
+    t_rd = best_time(lambda: alloc.redistributed_pinv(tau[: args.qp_n], volts[: args.qp_n]), 3)
+    record("redist", args.qp_n, "row law, compiled", t_rd)
 
     # direct (reference only)
     kd = 50
@@ -134,6 +148,8 @@ def main() -> None:
     t_ref = best_time(lambda: x * 1.5, 20)
     ratio_pinv = (t_loop / k) * args.n / t_batch
     ratio_qp = (t_qloop / kq) * args.qp_n / t_qbatch
+    ratio_qp_interp = (t_qinterp / ki) * args.qp_n / t_qbatch
+    ratio_qp_scipy = (t_qscipy / kq) * args.qp_n / t_qbatch
     ratio_kernel = t_np / t_batch
     if args.json:
         print(
@@ -145,6 +161,8 @@ def main() -> None:
                     "pinv_kernel_one_thread_vs_numpy": t_np / t_one,
                     "numba_threads": numba.get_num_threads(),
                     "qp_batch_vs_loop": ratio_qp,
+                    "qp_compiled_vs_interpreted": ratio_qp_interp,
+                    "qp_compiled_vs_scipy": ratio_qp_scipy,
                     "fraction_scaled": scaled,
                     "pinv_batch_in_elementwise_ops": t_batch / t_ref,
                 },
@@ -156,13 +174,14 @@ def main() -> None:
         f"BlueROV2 Heavy, {'10-20 V per vehicle' if args.mixed_voltage else '16 V'}, 15 A / 50 A; "
         f"{100 * scaled:.0f} % of the pinv demands needed scaling"
     )
-    print(f"{'mode':<8}{'N':>8}  {'how':<36}{'allocations/s':>16}")
+    print(f"{'mode':<8}{'N':>8}  {'how':<42}{'allocations/s':>16}")
     for r in rows:
-        print(f"{r['mode']:<8}{r['N']:>8}  {r['how']:<36}{r['alloc_per_s']:>16,.0f}")
+        print(f"{r['mode']:<8}{r['N']:>8}  {r['how']:<42}{r['alloc_per_s']:>16,.0f}")
     print(
         f"pinv batched / per-vehicle loop: {ratio_pinv:.0f}x;  compiled kernel / numpy path: "
         f"{ratio_kernel:.1f}x ({threads} threads), {t_np / t_one:.1f}x (1 thread);  "
-        f"qp batched / loop: {ratio_qp:.2f}x"
+        f"qp batched / loop: {ratio_qp:.2f}x;  qp compiled / interpreted: {ratio_qp_interp:.0f}x, "
+        f"/ SciPy bvls: {ratio_qp_scipy:.0f}x"
     )
     print(
         f"machine reference: one elementwise op on ({args.n}, 8) float64 takes {1e3 * t_ref:.3f} ms; "

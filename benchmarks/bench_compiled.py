@@ -22,7 +22,12 @@ into one tick)::
 
 Usage::
 
-    python benchmarks/bench_compiled.py [--end 30] [--repeat 2] [--only NAME ...] [--set PATH=VALUE ...] [--cold] [--json PATH]
+    python benchmarks/bench_compiled.py [--end 30] [--repeat 2] [--only NAME ...] [--cold]
+        [--set PATH=VALUE ...] [--var KEY=VALUE ...] [--json PATH]
+
+``--set entities.1.controllers.1.params.mode=pinv`` overrides a scenario value (as ``marinesim
+run --set``) and ``--var allocator=qp`` sets a scenario variable (here: the ``qp`` allocator of
+``bluerov2_station_keeping``), in every run.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ import json, sys, time
 from marinesim.scenario.build import load_simulation
 out = []
 for _ in range(2):
-    sim = load_simulation(sys.argv[1], sets={"time.end": 2.0})
+    sim = load_simulation(sys.argv[1], variables=json.loads(sys.argv[2]), sets={"time.end": 2.0})
     sim.compiled = True
     t0 = time.perf_counter()
     sim.run()
@@ -56,13 +61,13 @@ print(json.dumps(out))
 """
 
 
-def _cold(name: str) -> dict[str, float]:
+def _cold(name: str, variables: dict[str, str] | None = None) -> dict[str, float]:
     """The first compiled run with an empty tick cache, in a fresh process (see the text)."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "MARINESIM_CACHE_DIR": tmp, "MARINESIM_QUIET": "1"}
         t0 = time.perf_counter()
         res = subprocess.run(
-            [sys.executable, "-c", _COLD, name], env=env, capture_output=True, text=True,
+            [sys.executable, "-c", _COLD, name, json.dumps(variables)], env=env, capture_output=True, text=True,
             check=True,
         )  # fmt: skip
         wall = time.perf_counter() - t0
@@ -77,8 +82,14 @@ def _load() -> float | None:
         return None
 
 
-def _run(name: str, end: float, compiled: bool | None, sets: list[str]) -> tuple[float, int]:
-    sim = load_simulation(name, sets=[*sets, f"time.end={end!r}"])
+def _run(
+    name: str,
+    end: float,
+    compiled: bool | None,
+    sets: list[str],
+    variables: dict[str, str] | None = None,
+) -> tuple[float, int]:
+    sim = load_simulation(name, variables=variables, sets=[*sets, f"time.end={end!r}"])
     sim.compiled = compiled
     t0 = time.perf_counter()
     res = sim.run()
@@ -94,8 +105,13 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                     help="override in every scenario (as marinesim run --set); repeatable")  # fmt: skip
     ap.add_argument("--cold", action="store_true", help="also the first run, empty tick cache")
+    ap.add_argument("--var", nargs="*", default=[], help="scenario variables KEY=VALUE")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
+    bad = [v for v in args.var if "=" not in v]
+    if bad:
+        ap.error(f"--var takes KEY=VALUE, got {bad[0]!r}")
+    var = dict(v.split("=", 1) for v in args.var) or None
     load0 = _load()
     rows: dict[str, dict] = {}
     names = [x for n in args.only or builtin_names() for x in (FLEET if n == "fleet" else (n,))]
@@ -105,9 +121,9 @@ def main(argv: list[str] | None = None) -> dict:
         except Exception as exc:  # noqa: BLE001 - SITL scenarios need their peer program
             rows[name] = {"skipped": str(exc).splitlines()[0][:120]}
             continue
-        _run(name, min(args.end, 2.0), None, args.set)  # warm: the compiled tick loaded (or compiled)
-        comp = [_run(name, args.end, None, args.set) for _ in range(args.repeat)]
-        py = [_run(name, args.end, False, args.set) for _ in range(args.repeat)]
+        _run(name, min(args.end, 2.0), None, args.set, var)  # warm: the compiled tick loaded
+        comp = [_run(name, args.end, None, args.set, var) for _ in range(args.repeat)]
+        py = [_run(name, args.end, False, args.set, var) for _ in range(args.repeat)]
         wc, ticks = min(comp)
         wp = min(w for w, _ in py)
         rows[name] = {
@@ -120,7 +136,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"{name:28s} compiled {wc:7.3f} s  python {wp:7.3f} s  "
               f"ratio {wp / wc:6.2f}x  compiled ticks {ticks}")  # fmt: skip
         if args.cold and ticks and not args.set:
-            rows[name].update(_cold(name))
+            rows[name].update(_cold(name, var))
             print(f"{'':28s} cold: first compiled run {rows[name]['cold_first_run_s']:.1f} s "
                   f"(empty tick cache; {rows[name]['warm_run_s']:.3f} s warm)")  # fmt: skip
     result = {"simulated_s": args.end, "scenarios": rows, "load_average": [load0, _load()]}

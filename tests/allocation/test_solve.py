@@ -468,3 +468,21 @@ def test_redistributed_pinv(heavy: Geometry) -> None:
     limited = Allocator(heavy).redistributed_pinv(np.random.default_rng(2).normal(0, 80, (20, 6)))
     assert np.all(limited.current <= 15.0 + 1e-6) and np.all(limited.current_total <= 50.0 + 1e-6)
     assert registry.get("allocator", "redistributed_pinv")(heavy, small).status[0] == "ok"
+
+
+@needs_data
+def test_table_model_takes_the_row_laws_forces(heavy: Geometry, table: T200Table) -> None:
+    # the measured-table model: the qp / redistributed row laws give the forces, the table's
+    # rays scale and evaluate them in numpy
+    a = Allocator(heavy, AllocatorLimits(t200_model="table"), table=table)
+    rng = np.random.default_rng(3)
+    tau = rng.normal(0, 1, (15, 6)) * np.array([90, 90, 120, 15, 8, 15])
+    volts = rng.uniform(11, 19, 15)
+    rb, rs = a.qp(tau, volts), a.qp(tau, volts, solver="scipy")
+    np.testing.assert_allclose(rb.achieved, rs.achieved, atol=1e-6)
+    assert list(rb.status) == list(rs.status) and "scaled" in list(rb.status)
+    assert np.all(rb.current_total <= 50.0 + 1e-6)
+    rd = a.redistributed_pinv(tau, volts)
+    lo, hi, _, _ = a.bounds(volts)
+    assert np.all(rd.force >= lo - 1e-9) and np.all(rd.force <= hi + 1e-9)
+    assert np.all(rd.current_total <= 50.0 + 1e-6)

@@ -76,13 +76,6 @@ def test_thruster_failure_hands_its_tick_back() -> None:
     assert 200 - 6 <= b.manifest["compiled_ticks"] < 200
 
 
-def test_qp_allocator_stays_tick_by_tick() -> None:
-    a = _run(None, 1.0, variables={"allocator": "qp"})
-    assert a.manifest["compiled_ticks"] == 0
-    with pytest.raises(ConfigError, match="qp"):
-        _run(True, 1.0, variables={"allocator": "qp"})
-
-
 def test_two_vehicle_failure_scenario_says_why() -> None:
     # two blocks compile together; the qp allocator of block rov_qp is what keeps them on
     # the plugins (until it has compiled laws)

@@ -334,8 +334,9 @@ def solve_total(ray: Any, s_hi: Array, g_hi: Array, imax: float) -> Array:
 
 def rate_window(
     alloc: Allocator, f_prev: ArrayLike | None, dt: float | None, n_rows: int
-) -> tuple[Array, Array] | None:
-    """[f_prev − Δ·dt, f_prev + Δ·dt] per thruster, or None when no rate limit applies."""
+) -> tuple[Array, float] | None:
+    """f_prev (N, n) [N] and Δ·dt [N] of the window |f − f_prev| ≤ Δ·dt per thruster, or None
+    when no rate limit applies (checked: dt > 0, f_prev finite and of the vehicles' shape)."""
     rate = alloc.limits.max_force_rate
     if rate is None or f_prev is None:
         return None
@@ -352,4 +353,4 @@ def rate_window(
         ) from None
     if not np.all(np.isfinite(fp)):
         raise ConfigError("f_prev must be finite", param="f_prev")
-    return fp - rate * dt, fp + rate * dt
+    return fp, rate * dt

@@ -2,12 +2,15 @@
 redistributed pseudo-inverse (``specs/allocation.md`` §6).
 
 * ``qp`` (:func:`qp`) — minimise ‖W_τ(Bf − τ)‖² + ε‖f‖² subject to the asymmetric
-  per-thruster bounds (batched primal active set, :func:`box_qp`; SciPy ``lsq_linear``
-  ``bvls`` per vehicle as the reference), the ε → 0 limit on the active set, then the uniform
-  total-current scale.  DOF priorities through W_τ; failed thrusters fixed at 0; an optional
+  per-thruster bounds (primal active set), the ε → 0 limit on the active set, then the
+  uniform total-current scale: one row law per vehicle,
+  :func:`marinesim.allocation.qp_rows.qp_one`, compiled by numba (or interpreted under
+  ``MARINESIM_JIT=0``), the same function the engine's generated tick calls; SciPy
+  ``lsq_linear`` ``bvls`` per vehicle is the independent reference (``solver="scipy"``).  DOF priorities through W_τ; failed thrusters fixed at 0; an optional
   force-rate window |f − f_prev| ≤ Δ·dt.
 * ``redistributed_pinv`` (:func:`redistributed_pinv`) — weighted B⁺ with saturated
-  thrusters fixed at their bounds and the rest re-solved, at most n rounds (vectorised).
+  thrusters fixed at their bounds and the rest re-solved, at most n rounds: the row law
+  :func:`marinesim.allocation.redistributed_rows.redistributed_one`.
 """
 
 from __future__ import annotations
@@ -18,13 +21,25 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from marinesim.allocation.limits import AllocationResult, Array, finish, rate_window, total_scale
+from marinesim.actuators.t200 import T200Cubic
+from marinesim.allocation import kernels, qp_rows, redistributed_rows
+from marinesim.allocation.limits import (
+    AllocationResult,
+    Array,
+    compact,
+    cubic_kernel_args,
+    finish,
+    kernels_coef,
+    rate_window,
+    total_scale,
+)
+from marinesim.allocation.pinv import _geometry_args
 from marinesim.core.errors import ConfigError, NumericalError
 
 if TYPE_CHECKING:
     from marinesim.allocation.solve import Allocator
 
-__all__ = ["box_qp", "polish", "polish_batched", "qp", "qp_scipy", "redistributed_pinv"]
+__all__ = ["box_qp", "polish", "qp", "qp_geometry", "qp_scipy", "redistributed_pinv"]
 
 
 def qp(
@@ -58,42 +73,81 @@ def qp(
     dof_weights : array_like, shape (6,), optional
         W_τ diagonal (default: the allocator's).
     solver : {"batched", "scipy"}
-        ``batched``: a primal active-set method over all vehicles at once (array masks,
-        batched 8×8 solves); ``scipy``: SciPy ``lsq_linear`` (``bvls``) per vehicle, the
-        reference implementation.
+        ``batched``: the per-vehicle row law :func:`marinesim.allocation.qp_rows.qp_one`
+        (primal active set, polish, total-current scale and model outputs; compiled, or
+        interpreted under ``MARINESIM_JIT=0``); with the measured-table model the row law's
+        forces (:func:`~marinesim.allocation.qp_rows.qp_forces_one`) are scaled and evaluated
+        on the table in numpy.  ``scipy``: SciPy ``lsq_linear`` (``bvls``) per vehicle, the
+        independent reference.
     f_prev : array_like, shape (N, n) or (n,), optional
         Previous allocated forces [N] (for the rate limit).
     dt : float, optional
         Time since ``f_prev`` [s] (for the rate limit).
+
+    Raises
+    ------
+    NumericalError
+        The active set of a vehicle did not converge in ``qp_rows.MAX_ITER`` iterations.
     """
     t, v = alloc._inputs(tau, voltage)
     w = alloc.dof_weights if dof_weights is None else np.asarray(dof_weights, dtype=float)
     if w.shape != (6,) or np.any(~np.isfinite(w)) or np.any(w <= 0):
         raise ConfigError("dof_weights must be 6 finite positive numbers", param="dof_weights")
-    lo, hi, _, _ = alloc.bounds(v)
-    lo, hi = np.array(lo), np.array(hi)  # writeable (N, n)
-    g = alloc.geometry
-    rate = rate_window(alloc, f_prev, dt, t.shape[0])
-    if rate is not None:
-        lo_env, hi_env = lo, hi
-        lo = np.minimum(np.maximum(lo_env, rate[0]), hi_env)
-        hi = np.maximum(np.minimum(hi_env, rate[1]), lo_env)
-    if solver == "scipy":
-        f = qp_scipy(alloc, t, w, lo, hi)
-    elif solver == "batched":
-        wb = w[:, None] * g.b_active
-        h = wb.T @ wb + alloc.limits.eps * np.eye(g.n)
-        grad0 = (w[None, :] * t) @ wb  # Aᵀb per vehicle, (N, n)
-        f = box_qp(h, grad0, lo, hi)
-        f = polish_batched(f, t, g.b_active, lo, hi)
-    else:
+    if solver not in ("batched", "scipy"):
         raise ConfigError(f"unknown qp solver {solver!r} (known: batched, scipy)", param="solver")
-    s, by_total = total_scale(alloc, f, v, np.ones(t.shape[0]))
+    lo, hi, _, _ = (np.ascontiguousarray(compact(x)) for x in alloc.bounds(v))
+    g = alloc.geometry
+    n_rows = t.shape[0]
+    rate = rate_window(alloc, f_prev, dt, n_rows)
+    fp, dr = (np.zeros((1, g.n)), -1.0) if rate is None else (compact(rate[0]), rate[1])
+    head = (
+        np.ascontiguousarray(t),
+        *qp_geometry(alloc, w),
+        lo,
+        hi,
+        np.ascontiguousarray(fp, dtype=float),
+        float(dr),
+        qp_rows.MAX_ITER,
+    )
+    f = np.empty((n_rows, g.n))
+    lo_r, hi_r = np.empty((n_rows, g.n)), np.empty((n_rows, g.n))
+    work = qp_rows.scratch(n_rows, g.n)
+    if solver == "batched" and isinstance(alloc.model, T200Cubic):
+        craw, fscale, x_dead = cubic_kernel_args(alloc.model)
+        imax = alloc.limits.max_current_total
+        ins = (
+            *head,
+            np.ascontiguousarray(v),
+            *_geometry_args(alloc)[2:],
+            craw,
+            kernels_coef(alloc, craw, v),
+            fscale,
+            x_dead,
+            np.inf if imax is None else float(imax),
+        )
+        outs = kernels.empty_outputs(n_rows, g.n)
+        u, pwm, cur, cur_tot, scale, achieved, unmet, sat, binding, status = outs[1:]
+        qp_rows.walk("qp", ins, (f, lo_r, hi_r, *work, *outs[1:]))
+        _converged(status)
+        return AllocationResult("qp", f, u, pwm, cur, cur_tot, scale, t, achieved, unmet, sat,
+                                binding, status)  # fmt: skip
+    # forces of the row law (table model) or SciPy's (the reference); scale and outputs here
+    if solver == "scipy":
+        lo_r[...], hi_r[...] = lo, hi
+        if rate is not None:  # the row law's window, in numpy
+            lo_r[...] = np.minimum(np.maximum(lo, fp - dr), hi)
+            hi_r[...] = np.maximum(np.minimum(hi, fp + dr), lo)
+        f = qp_scipy(alloc, t, w, lo_r, hi_r)
+    else:
+        its = np.empty(n_rows, dtype=np.int64)
+        qp_rows.walk("qp_forces", head, (f, lo_r, hi_r, *work, its))
+        _converged(its)
+    s, by_total = total_scale(alloc, f, v, np.ones(n_rows))
     f = s[:, None] * f
-    exceeded = np.zeros(t.shape[0], dtype=bool)
+    exceeded = np.zeros(n_rows, dtype=bool)
     if rate is not None and np.any(by_total):
         # the scaled forces may leave the rate window (0 need not lie in it): rate wins
-        clipped = np.clip(f, lo, hi)
+        clipped = np.clip(f, lo_r, hi_r)
         moved = np.any(clipped != f, axis=1)
         f = clipped
         imax = alloc.limits.max_current_total
@@ -103,7 +157,33 @@ def qp(
     zero, binding, status = _outcome(t, f, g.b_active, by_total)
     status = np.where((s < 1e-6) & ~zero, 2, status)
     status = np.where(exceeded, 4, status)
-    return finish(alloc, "qp", t, v, f, s, lo, hi, binding, status)
+    return finish(alloc, "qp", t, v, f, s, lo_r, hi_r, binding, status)
+
+
+def qp_geometry(alloc: Allocator, w: Array) -> tuple[Array, Array, Array, Array]:
+    """W_τ (6,), H = (W_τB)ᵀW_τB + εI (n, n), W_τB (6, n) and B (6, n) of the working
+    thrusters, contiguous (cached per weight vector)."""
+    cache = alloc.__dict__.setdefault("_qp_geometry", {})
+    key = w.tobytes()
+    hit = cache.get(key)
+    if hit is None:
+        g = alloc.geometry
+        wb = w[:, None] * g.b_active
+        h = wb.T @ wb + alloc.limits.eps * np.eye(g.n)
+        hit = tuple(np.ascontiguousarray(x, dtype=float) for x in (w, h, wb, g.b_active))
+        if len(cache) > 64:
+            cache.clear()
+        cache[key] = hit
+    return hit
+
+
+def _converged(code: NDArray[np.integer]) -> None:
+    """NumericalError when a row's active set did not converge (its code −1)."""
+    bad = int(np.count_nonzero(code < 0))
+    if bad:
+        raise NumericalError(
+            f"box QP did not converge in {qp_rows.MAX_ITER} iterations for {bad} vehicle(s)"
+        )
 
 
 def qp_scipy(alloc: Allocator, t: Array, w: Array, lo: Array, hi: Array) -> Array:
@@ -135,9 +215,10 @@ def redistributed_pinv(
     """Redistributed (weighted) pseudo-inverse allocation (§6.2 ``redistributed_pinv``).
 
     f = B_W⁺τ; thrusters beyond a bound are fixed at it, their columns removed and the
-    remaining wrench re-solved with the others, at most n rounds (vectorised with masks,
-    batched 6×6 pseudo-inverses).  Whatever cannot be met stays in ``unmet``; then the
-    uniform total-current scale applies.
+    remaining wrench re-solved with the others, at most n rounds: the row law
+    :func:`marinesim.allocation.redistributed_rows.redistributed_one` per vehicle (compiled,
+    or interpreted under ``MARINESIM_JIT=0``).  Whatever cannot be met stays in ``unmet``;
+    then the uniform total-current scale applies.
 
     Parameters
     ----------
@@ -155,25 +236,44 @@ def redistributed_pinv(
         raise ConfigError(
             "thruster_weights must be n finite positive numbers", param="thruster_weights"
         )
-    lo, hi, _, _ = alloc.bounds(v)
-    lo, hi = np.array(lo), np.array(hi)
+    lo, hi, _, _ = (np.ascontiguousarray(compact(x)) for x in alloc.bounds(v))
     n_rows = t.shape[0]
-    f = np.zeros((n_rows, g.n))
-    fixed = np.broadcast_to(~g.enabled, (n_rows, g.n)).copy()
-    open_rows = np.arange(n_rows)
-    for _ in range(g.n):
-        if open_rows.size == 0:
-            break
-        fr = ~fixed[open_rows]
-        bw = g.b[None, :, :] * (fr / w[None, :])[:, None, :]  # B_F W⁻¹, (R, 6, n)
-        gram = bw @ g.b.T  # B_F W⁻¹ B_Fᵀ, (R, 6, 6)
-        r = t[open_rows] - np.where(fr, 0.0, f[open_rows]) @ g.b.T
-        x = np.einsum("rkn,rk->rn", bw, (np.linalg.pinv(gram, rcond=1e-10) @ r[:, :, None])[..., 0])
-        fn = np.where(fr, x, f[open_rows])
-        over = fr & ((fn > hi[open_rows]) | (fn < lo[open_rows]))
-        f[open_rows] = np.clip(fn, lo[open_rows], hi[open_rows])
-        fixed[open_rows] |= over
-        open_rows = open_rows[np.any(over, axis=1) & np.any(~fixed[open_rows], axis=1)]
+    cubic = isinstance(alloc.model, T200Cubic)
+    if cubic:
+        craw, fscale, x_dead = cubic_kernel_args(alloc.model)
+        coef = kernels_coef(alloc, craw, v)
+        imax = alloc.limits.max_current_total
+        lim = np.inf if imax is None else float(imax)
+    else:  # forces only (NaN): the table's rays scale and evaluate them below
+        craw, fscale, x_dead, coef, lim = (
+            np.zeros((2, 2, 10)),
+            1.0,
+            0.0,
+            np.zeros((1, 2, 2, 4)),
+            np.nan,
+        )
+    ins = (
+        np.ascontiguousarray(t),
+        np.ascontiguousarray(g.b_active, dtype=float),
+        np.ascontiguousarray(w),
+        np.ascontiguousarray(g.enabled, dtype=np.bool_),
+        lo,
+        hi,
+        np.ascontiguousarray(v),
+        *_geometry_args(alloc)[2:],
+        craw,
+        coef,
+        fscale,
+        x_dead,
+        lim,
+    )
+    outs = kernels.empty_outputs(n_rows, g.n)
+    f = outs[0]
+    redistributed_rows.walk(ins, (f, *redistributed_rows.scratch(n_rows, g.n), *outs[1:]))
+    if cubic:
+        u, pwm, cur, cur_tot, scale, achieved, unmet, sat, binding, status = outs[1:]
+        return AllocationResult("redistributed_pinv", f, u, pwm, cur, cur_tot, scale, t,
+                                achieved, unmet, sat, binding, status)  # fmt: skip
     s, by_total = total_scale(alloc, f, v, np.ones(n_rows))
     _, binding, status = _outcome(t, f, g.b_active, by_total)
     return finish(alloc, "redistributed_pinv", t, v, s[:, None] * f, s, lo, hi, binding, status)
@@ -232,13 +332,14 @@ def polish(x: Array, tau: Array, b: Array, lo: Array, hi: Array) -> Array:
 
 
 def box_qp(h: Array, c: Array, lo: Array, hi: Array, max_iter: int = 100) -> Array:
-    """Batched strictly convex box QP: min ½fᵀHf − cᵀf subject to lo ≤ f ≤ hi, per row.
+    """Strictly convex box QP per row: min ½fᵀHf − cᵀf subject to lo ≤ f ≤ hi.
 
-    Primal active-set method over all rows at once with masks: from the feasible start
-    f = clip(0, lo, hi) (bounds not containing 0 start fixed at the nearer one), solve the equality-constrained problem on the free set (batched n×n solves),
-    step to the first blocking bound (which becomes fixed) or, at the subproblem optimum,
-    release the fixed variable with the most negative multiplier.  Finite termination for
-    strictly convex H (H = BᵀW²B + εI here).
+    The primal active set of the ``qp`` row law (:func:`marinesim.allocation.qp_rows.box_qp_one`,
+    compiled or interpreted): from the feasible start f = clip(0, lo, hi) (bounds not
+    containing 0 start fixed at the nearer one) it solves the equality-constrained problem
+    on the free set (Cholesky), steps to the first blocking bound (which becomes fixed) or,
+    at the subproblem optimum, releases the fixed variable with the most negative
+    multiplier.  Finite termination for strictly convex H (H = BᵀW²B + εI here).
 
     Parameters
     ----------
@@ -246,7 +347,7 @@ def box_qp(h: Array, c: Array, lo: Array, hi: Array, max_iter: int = 100) -> Arr
         Shared symmetric positive definite Hessian.
     c : ndarray, shape (N, n)
         Linear terms per row.
-    lo, hi : ndarray, shape (N, n)
+    lo, hi : ndarray, shape (N, n) or (1, n)
         Bounds with lo ≤ hi (lo = hi fixes a variable).
     max_iter : int
         Iteration cap (a :class:`NumericalError` is raised if any row has not converged).
@@ -256,83 +357,17 @@ def box_qp(h: Array, c: Array, lo: Array, hi: Array, max_iter: int = 100) -> Arr
     ndarray, shape (N, n)
         The minimiser per row.
     """
+    c = np.ascontiguousarray(c, dtype=float)
     n_rows, n = c.shape
-    # feasible start: 0 where the box contains it, else the nearer bound (fixed there)
-    f = np.clip(0.0, lo, hi)
-    moved = f != 0.0
-    fixed = (lo >= hi) | moved  # lo = hi (failed thrusters) stays pinned
-    at_hi = moved & (f == hi)
-    rows = np.arange(n_rows)
-    eye = np.eye(n, dtype=bool)
-    tol = 1e-12 * max(1.0, float(np.abs(h).max()))
-    for _ in range(max_iter):
-        if rows.size == 0:
-            return f
-        fr = ~fixed[rows]
-        fx = f[rows]
-        # reduced system: free rows/cols of H, identity on fixed ones
-        both = fr[:, :, None] & fr[:, None, :]
-        m = np.where(both, h[None, :, :], eye[None, :, :].astype(float))
-        rhs = np.where(fr, c[rows] - np.einsum("ij,rj->ri", h, np.where(fr, 0.0, fx)), fx)
-        x = np.linalg.solve(m, rhs[:, :, None])[:, :, 0]
-        d = x - fx
-        lo_r, hi_r = lo[rows], hi[rows]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(d > 0, (hi_r - fx) / d, np.where(d < 0, (lo_r - fx) / d, np.inf))
-        ratio = np.where(fr, ratio, np.inf)
-        kblock = np.argmin(ratio, axis=1)
-        alpha = ratio[np.arange(rows.size), kblock]
-        blocked = alpha < 1.0
-        # blocked rows: step to the bound, fix the blocking variable there
-        step = np.where(blocked, np.maximum(alpha, 0.0), 1.0)
-        fnew = fx + step[:, None] * d
-        rb = np.nonzero(blocked)[0]
-        kb = kblock[rb]
-        up = d[rb, kb] > 0
-        fnew[rb, kb] = np.where(up, hi_r[rb, kb], lo_r[rb, kb])
-        f[rows] = fnew
-        fixed[rows[rb], kb] = True
-        at_hi[rows[rb], kb] = up
-        # unblocked rows: optimal on their free set; check the multipliers of fixed variables
-        ru = np.nonzero(~blocked)[0]
-        gr = fnew[ru] @ h - c[rows[ru]]  # gradient Hf − c (h symmetric)
-        lam = np.where(at_hi[rows[ru]], -gr, gr)  # ≥ 0 at the optimum
-        releasable = fixed[rows[ru]] & (lo[rows[ru]] < hi[rows[ru]])
-        lam = np.where(releasable, lam, np.inf)
-        kr = np.argmin(lam, axis=1)
-        worst = lam[np.arange(ru.size), kr]
-        release = worst < -tol
-        rr = ru[release]
-        fixed[rows[rr], kr[release]] = False
-        at_hi[rows[rr], kr[release]] = False
-        done = np.zeros(rows.size, dtype=bool)
-        done[ru[~release]] = True
-        rows = rows[~done]
-    raise NumericalError(
-        f"box QP did not converge in {max_iter} iterations for {rows.size} vehicle(s)"
-    )
-
-
-def polish_batched(f: Array, tau: Array, b: Array, lo: Array, hi: Array) -> Array:
-    """ε → 0 limit of the regularised QP on each row's active set where it meets τ exactly.
-
-    Free thrusters (strictly inside their bounds) take the minimum-norm exact solution
-    B_Fᵀ(B_F B_Fᵀ)⁻¹(τ − B_A f_A) when B_F has full row rank and the result stays inside the
-    bounds; other rows keep the regularised solution.
-    """
-    tol = 1e-9 * np.maximum(1.0, hi - lo)
-    free = (f > lo + tol) & (f < hi - tol)
-    y = np.where(free, f, np.where(f >= hi - tol, hi, np.where(f <= lo + tol, lo, f)))
-    r = tau - np.where(free, 0.0, y) @ b.T
-    gram = np.einsum("ij,nj,kj->nik", b, free.astype(float), b)
-    ev = np.linalg.eigvalsh(gram)
-    good = ev[:, 0] > 1e-10 * np.maximum(ev[:, -1], 1e-300)
-    out = f.copy()
-    if not np.any(good):
-        return out
-    z = np.linalg.solve(gram[good], r[good][:, :, None])[:, :, 0]
-    ff = np.where(free[good], z @ b, y[good])
-    inside = np.all((ff >= lo[good] - 1e-12) & (ff <= hi[good] + 1e-12), axis=1)
-    idx = np.nonzero(good)[0][inside]
-    out[idx] = np.clip(ff[inside], lo[idx], hi[idx])
-    return out
+    lo, hi = (np.ascontiguousarray(np.broadcast_to(x, (n_rows, n)), dtype=float) for x in (lo, hi))
+    f = np.empty((n_rows, n))
+    c_, fixed, at_hi, m, x, idx, _ = qp_rows.scratch(n_rows, n)
+    its = np.empty(n_rows, dtype=np.int64)
+    ins = (c, np.ascontiguousarray(h, dtype=float), lo, hi, int(max_iter))
+    qp_rows.walk("box_qp", ins, (f, fixed, at_hi, m, x, idx, its))
+    bad = int(np.count_nonzero(its < 0))
+    if bad:
+        raise NumericalError(
+            f"box QP did not converge in {max_iter} iterations for {bad} vehicle(s)"
+        )
+    return f

@@ -1,16 +1,18 @@
 """The thruster-driven 6-DOF block's compiled-capable laws and their declarations.
 
-``station_keeping_pid`` → ``thruster_allocator`` (``pinv``) → ``fossen6dof`` with a T200
+``station_keeping_pid`` → ``thruster_allocator`` (any mode) → ``fossen6dof`` with a T200
 thruster plant and battery (e.g. ``bluerov2_station_keeping``) join the generated tick
 (:mod:`marinesim.engine.compiled`) through these declarations.  The laws call the L1 laws the
 plugins' Python hooks call, one copy each:
 :func:`marinesim.control.station_keeping.station_keeping_row`,
-:func:`marinesim.allocation.kernels.pinv_one`, :func:`marinesim.actuators.plant.chain_row`
+the allocator's row law of its mode (declared in :mod:`marinesim.engine.plugins.alloc_laws`),
+:func:`marinesim.actuators.plant.chain_row`
 (with :func:`~marinesim.actuators.plant.pwm_demand`),
 :func:`marinesim.models.battery.battery_row` and
 :func:`marinesim.models.sixdof.generic.step_one` (the Fossen model with its guard).
 
-Wires (shared by the three declarations; one set of arrays per block):
+Wires (shared by the three declarations, the allocator's included; one set of arrays per
+block):
 
 * ``bus.wrench_cmd`` (N, 6) — ``wrench/cmd``, controller → allocator, same tick;
 * ``bus.wrench_unmet`` (N, 6) — ``wrench/unmet``, allocator → controller, read next tick
@@ -22,8 +24,7 @@ Wires (shared by the three declarations; one set of arrays per block):
 * ``truth.x6`` (N, 13) — position, attitude quaternion and ν of the truth at t_k (the
   controller's belief: the block has no navigation estimate).
 
-What stays tick by tick (the declaration says why, ``compiled: true`` reports it): the
-``qp`` / ``redistributed_pinv`` allocators (an active-set solve per call in numpy), a failed
+What stays tick by tick (the declaration says why, ``compiled: true`` reports it): a failed
 thruster's message (an event), an empty or out-of-range battery (events), DESIRED_* set-point
 messages, a current field, the UUV Simulator actuator bank.
 """
@@ -40,8 +41,6 @@ from numba.extending import register_jitable
 from marinesim.actuators.plant import chain_row, pwm_demand
 from marinesim.actuators.plant import row_params as plant_row_params
 from marinesim.actuators.t200 import V_MAX, V_MIN
-from marinesim.actuators.t200_law import cubic_at_voltage
-from marinesim.allocation.kernels import pinv_one
 from marinesim.control.station_keeping import dot3_einsum, gain_row, station_keeping_row
 from marinesim.core.frames import euler_from_quat_c, rotation_quat_c
 from marinesim.core.state import VehicleState
@@ -50,7 +49,7 @@ from marinesim.models import battery as battery_model
 from marinesim.models.battery import battery_row
 from marinesim.models.sixdof.generic import step_one
 
-__all__ = ["alloc_laws", "hold_laws", "motion_laws"]
+__all__ = ["hold_laws", "motion_laws"]
 
 _SRC = Path(__file__).resolve().parents[2]
 _W = "_sixdof_wires"
@@ -81,67 +80,6 @@ def hold_tick(k, j, t, h, g, tgt, integ, iy, tprev, unmet, active, x6, eul, veln
         for c in range(3):
             log[j, i, 6 + c] = e_ned[i, c]
         log[j, i, 9] = e_yaw[i] * (180.0 / math.pi)
-    tprev[0] = t
-    return 0
-
-
-@register_jitable
-def _round_half_even(x):  # noqa: ANN001, ANN202
-    """``np.round(x)`` (half to even) of a finite float."""
-    r = math.floor(x)
-    d = x - r
-    if d > 0.5 or (d == 0.5 and r % 2.0 == 1.0):
-        r += 1.0
-    return r
-
-
-@register_jitable
-def alloc_tick(k, j, t, h, fp, tprev, volt, vbus, wcmd, tau, vq, bpinv, bact, sig, gain, table, lo, hi, lo_e, hi_e,  # noqa: ANN001, ANN201
-               craw, coef, force, u, pwm, cur, cur_tot, scale, achieved, unmet_k, sat,
-               binding, status, tcmd, wunmet, log):  # fmt: skip
-    """One ``thruster_allocator`` (``pinv``) control call of every vehicle at ``t``.
-
-    ``fp`` = [voltage resolution, bus voltage (1) or fixed (0), output PWM (1) or force (0),
-    F_unit, dead band, total current limit, k0 of the bound table]; ``table`` (R, 4, n): the
-    allocator's bounds (lo, hi, lo_env, hi_env) per rounded voltage k0 + r.
-    """
-    n = wcmd.shape[0]
-    kk = force.shape[1]
-    res = fp[0]
-    for i in range(n):
-        if fp[1] != 0.0:
-            volt[i] = vbus[i]  # the battery/voltage message of the last tick
-        for c in range(6):
-            tau[i, c] = wcmd[i, c]
-        # rounded to voltage_resolution (the allocator's per-voltage bounds)
-        ri = _round_half_even(volt[i] / res)
-        vq[i] = min(max(ri * res, V_MIN), V_MAX)
-        row = int(min(max(ri - fp[6], 0.0), table.shape[0] - 1.0))
-        for jj in range(kk):
-            lo[i, jj] = table[row, 0, jj]
-            hi[i, jj] = table[row, 1, jj]
-            lo_e[i, jj] = table[row, 2, jj]
-            hi_e[i, jj] = table[row, 3, jj]
-        for m in range(2):
-            for b in range(2):
-                cubic_at_voltage(craw, m, b, vq[i], coef, i)
-    ins = (tau, vq, bpinv, bact, sig, gain, lo, hi, lo_e, hi_e, craw, coef,
-           fp[3], fp[4], fp[5])  # fmt: skip
-    outs = (force, u, pwm, cur, cur_tot, scale, achieved, unmet_k, sat, binding, status)
-    for i in range(n):
-        pinv_one(i, ins, outs)
-        for jj in range(kk):
-            tcmd[i, jj] = pwm[i, jj] if fp[2] != 0.0 else force[i, jj]
-            log[j, i, jj] = pwm[i, jj]
-            log[j, i, kk + jj] = force[i, jj]
-            log[j, i, 2 * kk + jj] = cur[i, jj]
-            log[j, i, 3 * kk + jj] = 1.0 if sat[i, jj] else 0.0
-        for c in range(6):
-            wunmet[i, c] = tau[i, c] - achieved[i, c]
-            log[j, i, 4 * kk + c] = wunmet[i, c]
-        log[j, i, 4 * kk + 6] = vq[i]
-        log[j, i, 4 * kk + 7] = scale[i]
-        log[j, i, 4 * kk + 8] = status[i]
     tprev[0] = t
     return 0
 
@@ -367,151 +305,6 @@ def hold_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         sources=(_SRC / "control" / "station_keeping.py", _SRC / "core" / "frames.py"),
         ready=ready, load=load, commit=commit, finish=finish,
     )  # fmt: skip
-
-
-#: Bound tables by (layout, T200 sides, failed pattern, limits, resolution): built once per
-#: process (a bundled scenario run again, a batch of them).
-_TABLES: dict[tuple[Any, ...], tuple[np.ndarray, float]] = {}
-
-
-def _bound_table(plugin: Any, alloc: Any, res: float) -> tuple[np.ndarray, float]:
-    """The allocator's bounds (lo, hi, lo_env, hi_env) at every rounded voltage in the T200
-    data (:meth:`~marinesim.allocation.solve.Allocator.bounds`, one vectorised call), built
-    once per process for each allocator set-up and resolution.
-
-    The plugin asks for one voltage at a time; the solve is element-wise, so both give the
-    same bits (checked here on three voltages; a platform where they differ gets the table
-    one voltage at a time, slower to build).
-    """
-    p: Any = plugin.params
-    g = alloc.geometry
-    key = (p.layout, p.bound_set, tuple(bool(x) for x in g.enabled), repr(alloc.limits), res)
-    cache = _TABLES
-    if len(cache) > 64:
-        cache.clear()
-    hit = cache.get(key)
-    if hit is None:
-        k0 = math.floor(V_MIN / res) - 1
-        k1 = math.ceil(V_MAX / res) + 1
-        volts = np.array([min(max(float(r) * res, V_MIN), V_MAX) for r in range(k0, k1 + 1)])
-
-        def one(v: float) -> np.ndarray:
-            return np.stack([np.asarray(x)[0] for x in alloc.bounds(np.array([v]))])
-
-        table = np.ascontiguousarray(np.stack(alloc.bounds(volts), axis=1))
-        picks = (0, len(volts) // 2, len(volts) - 3)
-        if any(one(volts[i]).tobytes() != table[i].tobytes() for i in picks):
-            table = np.ascontiguousarray(np.stack([one(v) for v in volts]))
-        hit = cache[key] = (table, float(k0))
-    return hit
-
-
-def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
-    """The ``thruster_allocator`` declaration: mode ``pinv``, every row with the same failed
-    thrusters (a failure reported on the bus switches the allocator at the next load)."""
-    from marinesim.allocation.limits import cubic_kernel_args
-    from marinesim.allocation.pinv import _geometry_args
-
-    p: Any = plugin.params
-    if p.mode != "pinv":
-        return f"mode {p.mode!r} (a constrained solve per call in numpy; pinv is compiled)"
-    blk = slot.block
-    k = _n_thrusters(sim, blk)
-    if k is None or k != len(plugin.layout.thrusters):
-        return "its commands go to a plant without the same T200 thrusters"
-    n = blk.n
-    st = slot.ctx.state
-    w = _wires(sim, blk, k)
-    res = float(p.voltage_resolution)
-    fp = np.zeros(7)
-    a0: dict[str, Any] = {"bpinv": np.zeros((k, 6)), "bact": np.zeros((6, k)), "sig": np.zeros(k),
-                          "gain": np.zeros(k), "craw": np.zeros((2, 2, 10))}  # fmt: skip
-    now: list[Any] = [None]
-
-    def setup(pattern: tuple[bool, ...]) -> None:
-        """Geometry, bound table and T200 model of the allocator of a failure pattern (in
-        place: the compiled tick holds these arrays)."""
-        alloc = plugin._allocator(pattern)
-        craw, fscale, x_dead = cubic_kernel_args(alloc.model)
-        for key, val in zip(("bpinv", "bact", "sig", "gain"), _geometry_args(alloc), strict=True):
-            a0[key][...] = val
-        a0["craw"][...] = craw
-        table, r0 = _bound_table(plugin, alloc, res)
-        if "table" not in a0:
-            a0["table"] = table.copy()
-        a0["table"][...] = table
-        imax = alloc.limits.max_current_total
-        fp[:] = (res, float(p.voltage is None), float(p.output == "pwm"), fscale, x_dead,
-                 math.inf if imax is None else float(imax), r0)  # fmt: skip
-        now[0] = pattern
-
-    setup(tuple(i not in p.failed for i in range(k)))
-    a: dict[str, Any] = {
-        "fp": fp, "tprev": np.zeros(1), "volt": np.zeros(n), "tau": np.zeros((n, 6)), "vq": np.zeros(n),
-        **a0,
-        **{x: np.zeros((n, k)) for x in ("lo", "hi", "lo_e", "hi_e")},
-        "coef": np.zeros((n, 2, 2, 4)),
-        "force": np.zeros((n, k)), "u": np.zeros((n, k)), "pwm": np.zeros((n, k)),
-        "cur": np.zeros((n, k)), "cur_tot": np.zeros(n), "scale": np.zeros(n),
-        "achieved": np.zeros((n, 6)), "unmet_k": np.zeros((n, 6)),
-        "sat": np.zeros((n, k), dtype=np.bool_), "binding": np.zeros(n, dtype=np.int8),
-        "status": np.zeros(n, dtype=np.int8), "log": np.zeros((MAX_TICKS, n, 4 * k + 9)), **w,
-    }  # fmt: skip
-    name = plugin.name
-    heard, unheard = _split(sim, slot, ("thrusters/cmd", "wrench/achieved", "wrench/unmet"))
-
-    def ready() -> bool:
-        if "enabled" not in st or not math.isfinite(st.get("t_prev", math.nan)):
-            return False
-        en = st["enabled"]
-        if not np.all(en == en[:1]):
-            return False  # rows with different failures: the plugin allocates per pattern
-        return all(m.topic == "battery/voltage" for m in slot.sub.inbox)
-
-    def load(k0: int) -> None:
-        pattern = tuple(bool(x) for x in st["enabled"][0])
-        if pattern != now[0]:  # a thruster failed (fault_aware): its allocator from now on
-            setup(pattern)
-        a["tprev"][0] = st["t_prev"]
-        a["volt"][...] = st["voltage"]
-        a["bus.battery_voltage"][...] = st["voltage"]
-        if p.voltage is None:
-            _take(slot, "battery/voltage", a["bus.battery_voltage"])
-
-    def commit(k0: int, kstop: int, ticks: int) -> None:
-        st["voltage"] = a["volt"].copy()
-        st["tau"] = a["tau"].copy()
-        st["force"] = a["force"].copy()
-        st["t_prev"] = float(a["tprev"][0])
-        _unheard(sim, slot, unheard, k0, kstop)
-        if p.voltage is None:
-            _put_back(sim, slot, "battery/voltage", a["bus.battery_voltage"], kstop)
-
-    def finish(ticks: int) -> dict[str, np.ndarray]:
-        lg = a["log"][:ticks]
-        cur = lg[..., 2 * k : 3 * k]
-        return {
-            f"{name}.pwm": lg[..., 0:k], f"{name}.force": lg[..., k : 2 * k],
-            f"{name}.current": cur, f"{name}.current_total": cur.sum(axis=-1)[..., None],
-            f"{name}.voltage": lg[..., 4 * k + 6 : 4 * k + 7],
-            f"{name}.scale": lg[..., 4 * k + 7 : 4 * k + 8],
-            f"{name}.status": lg[..., 4 * k + 8 : 4 * k + 9],
-            f"{name}.saturated": lg[..., 3 * k : 4 * k], f"{name}.unmet": lg[..., 4 * k : 4 * k + 6],
-        }  # fmt: skip
-
-    laws = Laws(
-        laws=[Law("control", alloc_tick, (
-            "fp", "tprev", "volt", "bus.battery_voltage", "bus.wrench_cmd", "tau", "vq", "bpinv", "bact",
-            "sig", "gain", "table",
-            "lo", "hi", "lo_e", "hi_e", "craw", "coef", "force", "u", "pwm", "cur", "cur_tot",
-            "scale", "achieved", "unmet_k", "sat", "binding", "status", "bus.thrusters_cmd",
-            "bus.wrench_unmet", "log"))],
-        arrays=a, state=("tprev", "volt", "tau", "force"), logs=("log",),
-        publishes=heard, inboxes=(slot,),
-        sources=(_SRC / "allocation", _SRC / "actuators" / "t200_law.py"),
-        ready=ready, load=load, commit=commit, finish=finish,
-    )  # fmt: skip
-    return laws
 
 
 def motion_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:

@@ -425,8 +425,9 @@ class ThrusterAllocator(Plugin):
             self.subscribes = {kk: v for kk, v in self.subscribes.items() if kk != "thrusters/fail"}
 
     def compiled_laws(self, slot: Any, sim: Any) -> Any:
-        """Its ``pinv`` law in the generated tick (:mod:`marinesim.engine.plugins.sixdof_laws`)."""
-        from marinesim.engine.plugins.sixdof_laws import alloc_laws
+        """Its law in the generated tick, any mode (``pinv``, ``qp`` / ``constrained``,
+        ``redistributed_pinv``; :mod:`marinesim.engine.plugins.alloc_laws`)."""
+        from marinesim.engine.plugins.alloc_laws import alloc_laws
 
         return alloc_laws(self, slot, sim)
 
