@@ -273,13 +273,13 @@ def test_a_block_that_cannot_compile_keeps_the_run_on_the_plugins() -> None:
         sim.run()
 
 
-def test_thruster_failure_names_the_qp_block() -> None:
-    # two BlueROV2 blocks: the pseudo-inverse one is compiled-capable, the qp one is not (yet)
+def test_thruster_failure_plans_both_blocks() -> None:
+    # two BlueROV2 blocks, pinv and qp allocators: both compiled, in one tick
     sim = load_simulation("bluerov2_thruster_failure", sets={"time.end": 1.0})
-    why = plan(sim)[0]
-    if why is None:
-        pytest.skip("the qp allocator has compiled laws: the scenario compiles")
-    assert why.startswith("block 'rov_qp': plugin 'alloc' runs only tick by tick here: mode 'qp'")
+    why, entries, _sparse = plan(sim)
+    assert why is None
+    blocks = [(s.block.name, s.plugin.name) for s, _laws in entries]
+    assert ("rov_pinv", "alloc") in blocks and ("rov_qp", "alloc") in blocks
 
 
 def test_auv_survey_ins_names_its_world_plugins() -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from marinesim.core.errors import ConfigError
 from marinesim.scenario.build import load_simulation
 from marinesim.testing import assert_runs_identical
 
@@ -76,12 +75,17 @@ def test_thruster_failure_hands_its_tick_back() -> None:
     assert 200 - 6 <= b.manifest["compiled_ticks"] < 200
 
 
-def test_two_vehicle_failure_scenario_says_why() -> None:
-    # two blocks compile together; the qp allocator of block rov_qp is what keeps them on
-    # the plugins (until it has compiled laws)
-    from marinesim.engine.compiled.route import plan
-
-    if plan(load_simulation("bluerov2_thruster_failure"))[0] is None:
-        pytest.skip("the qp allocator has compiled laws: the scenario compiles")
-    with pytest.raises(ConfigError, match="block 'rov_qp': plugin 'alloc' .*mode 'qp'"):
-        _run(True, 1.0, name="bluerov2_thruster_failure")
+def test_two_vehicle_failure_scenario_compiled_equals_plugin_ticks() -> None:
+    # the bundled scenario: two blocks (pinv, fault-unaware; qp, fault-aware) in one
+    # generated tick; thruster 0 fails at 4 s (the script's tick goes through the plugins)
+    fail = {"script": ["thrusters/fail=0 at 4"]}
+    a = _run(False, 8.0, name="bluerov2_thruster_failure", **fail)
+    b = _run(True, 8.0, name="bluerov2_thruster_failure", **fail)
+    assert_runs_identical(a, b)
+    assert b.manifest["compiled_why_not"] is None
+    assert 160 - 6 <= b.manifest["compiled_ticks"] < 160
+    en = b["fossen6dof.enabled"][:, -1]  # both plants lost thruster 0
+    assert np.all(en[:, 0] == 0.0) and np.all(en[:, 1:] == 1.0)
+    f = b["alloc.force"][:, -1]
+    assert f[1, 0] == 0.0  # rov_qp's allocator was told: no force asked of thruster 0
+    assert f[0, 0] != 0.0  # rov_pinv's was not: its dead motor keeps a share
