@@ -211,6 +211,44 @@ def _solve_total(
 
 
 @register_jitable
+def scale_to_total(
+    i: int, force: Any, v: Any, sig: Any, craw: Any, coef: Any, fscale: float, x_dead: float,
+    imax: float, x0: Any, u: Any, cur: Any,
+) -> tuple[float, int]:
+    """Vehicle i's forces scaled in place to the total-current limit: the largest
+    s ∈ [0, 1] with Σ I(s·f[i]) ≤ imax (1.0, forces unchanged, when they keep to it; s < 1
+    exactly when the limit binds).  Returns (s, the voltage row of ``coef``); ``u``, ``cur``
+    hold the model's values of the last ray evaluated."""
+    r = coefficients(i, v, craw, coef)
+    _ray_start(i, force, sig, fscale, x0)
+    tot = _ray(i, 1.0, x0, coef, r, x_dead, u, cur)
+    s = 1.0
+    if tot > imax:
+        s = _solve_total(i, 1.0, tot, imax, x0, coef, r, x_dead, u, cur)
+        for j in range(force.shape[1]):
+            force[i, j] = s * force[i, j]
+    return s, r
+
+
+@register_jitable
+def outputs_at(
+    i: int, force: Any, u: Any, cur: Any, pwm_gain: Any, lo: Any, hi: Any, rb: int, pwm: Any,
+    cur_tot: Any, sat: Any,
+) -> None:
+    """Vehicle i's PWM [µs], Σ current [A] and saturation flags from the ESC outputs and
+    currents of its final forces (``u``, ``cur``); saturated: within 1e-9 of the span of
+    bound row ``rb`` of ``lo``, ``hi`` [N] from a bound, and not zero."""
+    ctot = 0.0
+    for j in range(force.shape[1]):
+        pwm[i, j] = u[i, j] * pwm_gain[j] + 1500.0
+        ctot += cur[i, j]
+        tol = 1e-9 * max(1.0, abs(hi[rb, j] - lo[rb, j]))
+        fj = force[i, j]
+        sat[i, j] = (abs(fj - hi[rb, j]) <= tol or abs(fj - lo[rb, j]) <= tol) and fj != 0.0
+    cur_tot[i] = ctot
+
+
+@register_jitable
 def total_scale_one(i: int, ins: tuple, outs: tuple) -> None:
     """Vehicle i: the largest s ∈ [0, 1] with Σ I(s·f[i]) ≤ imax (``scale[i]``, ``bound[i]``).
 

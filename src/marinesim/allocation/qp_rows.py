@@ -29,13 +29,7 @@ from typing import Any
 import numpy as np
 from numba.extending import register_jitable
 
-from marinesim.allocation.kernels import (
-    _ray,
-    _ray_start,
-    _row,
-    _solve_total,
-    coefficients,
-)
+from marinesim.allocation.kernels import _ray, _ray_start, _row, outputs_at, scale_to_total
 from marinesim.core import compile as cc
 
 __all__ = ["MAX_ITER", "box_qp_one", "qp_forces_one", "qp_one", "walk"]
@@ -344,15 +338,8 @@ def qp_one(i: int, ins: tuple, outs: tuple) -> None:
         status[i] = -1
         return
     # the uniform total-current scale (the feasible end of its bracket)
-    r = coefficients(i, v, craw, coef)
-    _ray_start(i, force, sig, fscale, x0)
-    tot = _ray(i, 1.0, x0, coef, r, x_dead, u, cur)
-    s = 1.0
-    by_total = tot > imax
-    if by_total:
-        s = _solve_total(i, 1.0, tot, imax, x0, coef, r, x_dead, u, cur)
-        for j in range(n):
-            force[i, j] = s * force[i, j]
+    s, r = scale_to_total(i, force, v, sig, craw, coef, fscale, x_dead, imax, x0, u, cur)
+    by_total = s < 1.0
     exceeded = False
     moved = False
     if dr >= 0.0 and by_total:
@@ -367,14 +354,7 @@ def qp_one(i: int, ins: tuple, outs: tuple) -> None:
     tot = _ray(i, 1.0, x0, coef, r, x_dead, u, cur)
     if moved:
         exceeded = tot > imax * (1 + 1e-12)
-    ctot = 0.0
-    for j in range(n):
-        pwm[i, j] = u[i, j] * pwm_gain[j] + 1500.0
-        ctot += cur[i, j]
-        tol = 1e-9 * max(1.0, abs(hi_r[i, j] - lo_r[i, j]))
-        fj = force[i, j]
-        sat[i, j] = (abs(fj - hi_r[i, j]) <= tol or abs(fj - lo_r[i, j]) <= tol) and fj != 0.0
-    cur_tot[i] = ctot
+    outputs_at(i, force, u, cur, pwm_gain, lo_r, hi_r, i, pwm, cur_tot, sat)
     zero = True
     met = True
     for k in range(6):

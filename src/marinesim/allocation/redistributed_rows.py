@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from numba.extending import register_jitable
 
-from marinesim.allocation.kernels import _ray, _ray_start, _row, _solve_total, coefficients
+from marinesim.allocation.kernels import _ray, _ray_start, _row, outputs_at, scale_to_total
 from marinesim.allocation.qp_rows import PARALLEL_MIN, jacobi6
 from marinesim.core import compile as cc
 
@@ -110,25 +110,12 @@ def redistributed_one(i: int, ins: tuple, outs: tuple) -> None:
             met = False
     if math.isnan(imax):
         return
-    ri = coefficients(i, v, craw, coef)
-    _ray_start(i, force, sig, fscale, x0)
-    tot = _ray(i, 1.0, x0, coef, ri, x_dead, u, cur)
-    s = 1.0
-    by_total = tot > imax
+    s, ri = scale_to_total(i, force, v, sig, craw, coef, fscale, x_dead, imax, x0, u, cur)
+    by_total = s < 1.0
     if by_total:
-        s = _solve_total(i, 1.0, tot, imax, x0, coef, ri, x_dead, u, cur)
-        for j in range(n):
-            force[i, j] = s * force[i, j]
         _ray_start(i, force, sig, fscale, x0)
         _ray(i, 1.0, x0, coef, ri, x_dead, u, cur)
-    ctot = 0.0
-    for j in range(n):
-        pwm[i, j] = u[i, j] * pwm_gain[j] + 1500.0
-        ctot += cur[i, j]
-        tol = 1e-9 * max(1.0, abs(hi[rb, j] - lo[rb, j]))
-        fj = force[i, j]
-        sat[i, j] = (abs(fj - hi[rb, j]) <= tol or abs(fj - lo[rb, j]) <= tol) and fj != 0.0
-    cur_tot[i] = ctot
+    outputs_at(i, force, u, cur, pwm_gain, lo, hi, rb, pwm, cur_tot, sat)
     for k in range(6):
         acc = 0.0
         for j in range(n):
