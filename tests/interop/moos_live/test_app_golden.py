@@ -92,9 +92,7 @@ class _RecordingClient(MoosClient):
         super().__init__("127.0.0.1", 9000, "uSimMarine", time_warp=warp, clock=clock)
         self.clock = clock
         self.sink = _Sink()
-        self.mail = [
-            (T0 * warp + dt, key, value) for dt, key, value in MAIL
-        ]  # MOOS times
+        self.mail = [(T0 * warp + dt, key, value) for dt, key, value in MAIL]  # MOOS times
 
     def try_connect(self, timeout: float = 1.0) -> bool:
         self._sock = self.sink  # type: ignore[assignment]
@@ -118,8 +116,11 @@ class _RecordingClient(MoosClient):
         return out
 
 
-def run_golden(tmp_path: Path, duration: float = 60.0) -> dict[str, Any]:
-    """Run the app for ``duration`` MOOS s on the fixed clock; what it sent and wrote."""
+def run_golden(
+    tmp_path: Path, duration: float = 60.0, *, hash_model: bool = True
+) -> dict[str, Any]:
+    """Run the app for ``duration`` MOOS s on the fixed clock; what it sent and wrote
+    (``hash_model`` False: without hashing the model's publications, as the app runs)."""
     mission = tmp_path / "golden.moos"
     mission.write_text(MISSION, encoding="utf-8")
     loaded = load_usm_config(mission, compat="moos", block="uSimMarine")
@@ -133,7 +134,8 @@ def run_golden(tmp_path: Path, duration: float = 60.0) -> dict[str, Any]:
     def on_iterate(t: float, pubs: list[tuple[str, float | str]]) -> None:
         model.update(repr((t, pubs)).encode())
 
-    app.on_iterate = on_iterate
+    if hash_model:
+        app.on_iterate = on_iterate
     rep = app.run(duration=duration, stop=threading.Event(), connect_retry=1.0)
     return {
         "report": rep,
