@@ -10,6 +10,11 @@ Measured in the same run, as baselines: the bare interpreter (``python -c pass``
 ``MARINESIM_MOOS_BIN``, the real uSimMarine on the same mission.  Figures are medians over
 ``--repeat`` launches; ratios are marinesim over the baseline of the same run.
 
+Bytecode: the launches read and write the package's ``.pyc`` files as an installed package
+does (the first launch writes them).  A ``PYTHONDONTWRITEBYTECODE`` in the caller's
+environment is dropped for them — with it, every launch compiles the package's modules from
+source again (about 0.1 s CPU) — unless ``--no-bytecode-cache`` keeps it.
+
 Run: ``PYTHONPATH=src python benchmarks/bench_moos_startup.py --repeat 5 --duration 30``
 """
 
@@ -69,13 +74,17 @@ def _wait4(proc: subprocess.Popen[bytes], timeout: float) -> tuple[float, float]
         time.sleep(0.02)
 
 
-def _one(cmd: list[str], port: int, warp: float, duration: float, cwd: Path) -> dict[str, Any]:
+def _one(
+    cmd: list[str], port: int, warp: float, duration: float, cwd: Path, env: dict[str, str]
+) -> dict[str, Any]:
     sub = MoosClient("127.0.0.1", port, f"bench_sub_{time.monotonic_ns()}", time_warp=warp)
     sub.connect(retry_for=10.0)
     sub.register(["NAV_X"])
     sub.fetch(timeout=0.2)  # drain the stored value, if any
     t0 = time.time()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     first = None
     end = time.monotonic() + duration / warp + 30.0
     while time.monotonic() < end and proc.poll() is None:
@@ -102,6 +111,11 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=30.0, help="MOOS seconds per launch")
     ap.add_argument("--warp", type=float, default=10.0)
     ap.add_argument("--out", type=Path, default=None, help="JSON report")
+    ap.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="keep a PYTHONDONTWRITEBYTECODE of the environment (every launch compiles)",
+    )
     args = ap.parse_args()
     bindir = os.environ.get("MARINESIM_MOOS_BIN")
     work = Path(tempfile.mkdtemp(prefix="bench_moos_"))
@@ -123,13 +137,20 @@ def main() -> None:
     # the start record is cached per mission file (marinesim.interop.moos.startup): a private
     # cache folder makes the first launch a cold one in every run of this benchmark
     os.environ["MARINESIM_CACHE_DIR"] = str(work / "cache")
+    env = dict(os.environ)
+    if not args.no_bytecode_cache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     cases: dict[str, list[str]] = {
         "marinesim": [*py, "--duration", f"{args.duration:g}", "-o", str(work / "m.alog")],
     }
     if bindir:
         # by full path a MOOS app takes argv[0] as its name: the alias names the block
         cases["uSimMarine"] = [str(Path(bindir) / "uSimMarine"), str(mission), "--alias=uSimMarine"]
-    results: dict[str, Any] = {"db": "MOOSDB" if bindir else "fakedb", "cases": {}}
+    results: dict[str, Any] = {
+        "db": "MOOSDB" if bindir else "fakedb",
+        "bytecode_cache": "PYTHONDONTWRITEBYTECODE" not in env,
+        "cases": {},
+    }
     try:
         # the interpreter alone (no DB traffic): the floor of any Python start-up
         floor = []
@@ -139,7 +160,7 @@ def main() -> None:
             floor.append(time.time() - t)
         results["python_floor_s"] = statistics.median(floor)
         results["loadavg_start"] = os.getloadavg()
-        cold = _one(cases["marinesim"], port, args.warp, args.duration, work)
+        cold = _one(cases["marinesim"], port, args.warp, args.duration, work, env)
         results["cases"]["marinesim_cold"] = cold
         print(
             f"marinesim, first launch of the mission (start record computed): first NAV_X "
@@ -147,7 +168,9 @@ def main() -> None:
             f"{cold['max_rss_mb']:.1f} MB"
         )
         for name, cmd in cases.items():
-            runs = [_one(cmd, port, args.warp, args.duration, work) for _ in range(args.repeat)]
+            runs = [
+                _one(cmd, port, args.warp, args.duration, work, env) for _ in range(args.repeat)
+            ]
             firsts = [r["first_nav_s"] for r in runs if r["first_nav_s"] is not None]
             results["cases"][name] = {
                 "runs": runs,

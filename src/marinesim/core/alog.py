@@ -54,6 +54,10 @@ __all__ = [
 _RULE = "%" * 59
 _DATA = re.compile(r"^(-?\d+\.\d+)\s+(\S+)\s+(\S+)\s+(.*)$", re.DOTALL)
 _NUM = re.compile(r"^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$")
+#: Format specs of :func:`moos_number` by number of decimals (built once, not per call).
+_SPECS = {d: f".{d}f" for d in range(17)}
+#: The NAV fields a node report reads (suffix after the prefix -> key of the report's values).
+_NODE_FIELDS = ("X", "Y", "SPEED", "HEADING", "DEPTH", "LAT", "LONG")
 
 
 def format_line(t: float, var: str, src: str, value: float | str) -> str:
@@ -68,7 +72,8 @@ def format_line(t: float, var: str, src: str, value: float | str) -> str:
 def moos_number(value: float, digits: int) -> str:
     """A double as MOOS-IvP's ``doubleToStringX`` prints it: ``digits`` decimals, trailing
     zeros and a trailing point dropped, ``-0`` as ``0``."""
-    text = f"{float(value):.{digits}f}"
+    spec = _SPECS.get(digits)
+    text = format(float(value), spec if spec is not None else f".{digits}f")
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
@@ -98,30 +103,22 @@ def node_report(
     with 8, YAW (radians, counter-clockwise from east, in [-pi, pi)) with 7; ``INDEX`` is left
     out when 0, as pNodeReporter does.  alogview and pMarineViewer draw a vehicle from these.
     """
-    parts = [
-        f"NAME={name}",
-        f"X={moos_number(x, 2)}",
-        f"Y={moos_number(y, 2)}",
-        f"SPD={moos_number(speed, 2)}",
-        f"HDG={moos_number(heading, 2)}",
-        f"DEP={moos_number(depth, 2)}",
-    ]
+    mn = moos_number
+    text = (
+        f"NAME={name},X={mn(x, 2)},Y={mn(y, 2)},SPD={mn(speed, 2)},HDG={mn(heading, 2)},"
+        f"DEP={mn(depth, 2)}"
+    )
     if lat is not None and lon is not None and math.isfinite(lat) and math.isfinite(lon):
-        parts += [f"LAT={moos_number(lat, 8)}", f"LON={moos_number(lon, 8)}"]
-    parts.append(f"TYPE={vtype}")
+        text += f",LAT={mn(lat, 8)},LON={mn(lon, 8)}"
+    text += f",TYPE={vtype}"
     if mode:
-        parts.append(f"MODE={mode}")
+        text += f",MODE={mode}"
     if allstop:
-        parts.append(f"ALLSTOP={allstop}")
+        text += f",ALLSTOP={allstop}"
     if index:
-        parts.append(f"INDEX={int(index)}")
+        text += f",INDEX={int(index)}"
     yaw = math.remainder(math.radians(90.0 - heading), 2.0 * math.pi)
-    parts += [
-        f"YAW={moos_number(yaw, 7)}",
-        f"TIME={moos_number(moos_time, 2)}",
-        f"LENGTH={moos_number(length, 2)}",
-    ]
-    return ",".join(parts)
+    return f"{text},YAW={mn(yaw, 7)},TIME={mn(moos_time, 2)},LENGTH={mn(length, 2)}"
 
 
 class NodeReporter:
@@ -158,11 +155,27 @@ class NodeReporter:
         )
         self.index = 0
         self._v: dict[str, float] = {}
+        # the posts a report reads, by full variable name (the other posts change nothing)
+        self._fields = {f"{prefix}_{f}": f for f in _NODE_FIELDS}
+        self._x = f"{prefix}_X"
 
     def update(self, var: str, value: float | str) -> None:
         """Note one post (only ``<prefix>_*`` doubles matter)."""
-        if not isinstance(value, str) and var.startswith(self.prefix + "_"):
-            self._v[var[len(self.prefix) + 1 :]] = float(value)
+        f = self._fields.get(var)
+        if f is not None and not isinstance(value, str):
+            self._v[f] = float(value)
+
+    def update_many(self, items: Iterable[tuple[str, float | str]]) -> bool:
+        """:meth:`update` with each ``(var, value)`` of a packet; True when ``<prefix>_X``
+        was among them (a NAV record: time for a report)."""
+        fields, v = self._fields, self._v
+        nav = False
+        for var, value in items:
+            f = fields.get(var)
+            if f is not None and not isinstance(value, str):
+                v[f] = float(value)
+                nav = nav or var == self._x
+        return nav
 
     def report(self, moos_time: float) -> str | None:
         """The report for ``moos_time`` (None before a first X and Y)."""
@@ -216,6 +229,7 @@ class AlogWriter:
         self.logstart = float(logstart)
         self.lines = 0
         self._flush_every = max(1, int(flush_every))
+        self._mids: dict[str, dict[str, str]] = {}
         fh = self._fh
         fh.write(f"{_RULE}\n")
         fh.write(f"%% LOG FILE:       {self.path}\n")
@@ -243,13 +257,27 @@ class AlogWriter:
         if self._fh is None:
             raise DataError("log already closed", file=str(self.path))
         head = f"{moos_time - self.logstart:<15.5f} "
-        tail = f" {src:<15} "
+        # the variable and source columns of a (source, variable), formatted once
+        mids = self._mids.get(src)
+        if mids is None:
+            if len(self._mids) > 64:  # ever new sources: do not grow forever
+                self._mids.clear()
+            mids = self._mids[src] = {}
         lines = []
+        isfinite = math.isfinite
         for var, value in items:
-            if isinstance(value, str):
-                lines.append(f"{head}{var:<20}{tail}{value} \n")
-            elif math.isfinite(value):
-                lines.append(f"{head}{var:<20}{tail}{float(value):<12.5f} \n")
+            mid = mids.get(var)
+            if mid is None:
+                if len(mids) > 4096:
+                    mids.clear()
+                mid = mids[var] = f"{var:<20} {src:<15} "
+            if type(value) is float:  # (the common case first: a double of the model)
+                if isfinite(value):
+                    lines.append(f"{head}{mid}{value:<12.5f} \n")
+            elif isinstance(value, str):
+                lines.append(f"{head}{mid}{value} \n")
+            elif isfinite(value):
+                lines.append(f"{head}{mid}{float(value):<12.5f} \n")
         self._fh.write("".join(lines))
         before = self.lines
         self.lines += len(lines)

@@ -22,6 +22,7 @@ import math
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -239,6 +240,24 @@ def _scalar(v: Any) -> float | str | None:
     return None if math.isnan(f) else f
 
 
+def _scalars(pubs: dict[str, Any]) -> list[tuple[str, float | str]]:
+    """``(name, value)`` of one vehicle's publications: :func:`_scalar` of each, the
+    unpublished (None, NaN) left out."""
+    out = []
+    ndarray = np.ndarray
+    for name, val in pubs.items():
+        x = val[0] if isinstance(val, ndarray) else val
+        if x is None:
+            continue
+        if isinstance(x, str):
+            out.append((name, x))
+            continue
+        f = float(x)
+        if f == f:  # not NaN
+            out.append((name, f))
+    return out
+
+
 #: Mail whose iteration is recorded in ``RUN.delivery.csv`` (README §2.5 columns).
 DELIVERY_VARS = frozenset(
     {"DESIRED_THRUST", "DESIRED_RUDDER", "DESIRED_ELEVATOR", "DRIFT_X", "DRIFT_Y"}
@@ -262,7 +281,7 @@ class _DeliveryLog:
             ["t_post", "var", "value", "source", "t_iteration", "iterations_after_post"]
         )
         self._pending: list[MoosMsg] = []
-        self._recent: list[float] = []
+        self._recent: deque[float] = deque(maxlen=50)
 
     def add(self, m: MoosMsg, _now: float) -> None:
         self._pending.append(m)
@@ -274,8 +293,9 @@ class _DeliveryLog:
             self._csv.writerow(
                 [f"{m.time - self.t0:.5f}", m.key, value, m.src, f"{now - self.t0:.5f}", after]
             )
-        self._pending = []
-        self._recent = [*self._recent[-49:], now]
+        if self._pending:
+            self._pending = []
+        self._recent.append(now)
 
     def close(self) -> None:
         self._fh.close()
@@ -386,14 +406,7 @@ class UsmMoosApp:
                 out.append((name, sv))
         return out
 
-    @staticmethod
-    def _scalars(pubs: dict[str, Any]) -> list[tuple[str, float | str]]:
-        out = []
-        for name, val in pubs.items():
-            sv = _scalar(val)
-            if sv is not None:
-                out.append((name, sv))
-        return out
+    _scalars = staticmethod(_scalars)
 
     def _iterate(self, now: float) -> list[tuple[str, float | str]]:
         """One iteration at MOOS time ``now``; its publications in order."""
@@ -560,8 +573,6 @@ class UsmMoosApp:
         self.say(f"{self.settings.name}: {READY} at iteration {len(posted) + 1}")
         alog = AlogWriter(self.log_path, logstart=t0) if self.log_path else None
         nodes = self.node_reporter()
-        nav_x = self.config.prefix + "_X"
-        prefix = self.config.prefix + "_"
         delivery = _DeliveryLog(self.log_path, t0) if self.log_path else None
         if alog is not None:
             rep.log = alog.path
@@ -573,17 +584,11 @@ class UsmMoosApp:
             rep.undelivered += 0 if delivered else len(out)
             rep.posts += len(out)
             published = self._published
-            logged = []
-            nav = False
-            for key, sv in out:
-                if key not in published:
-                    published[key] = None
-                if key == "APPCAST" or key.endswith("_STATUS"):
-                    continue
-                logged.append((key, sv))
-                if key.startswith(prefix):
-                    nodes.update(key, sv)
-                    nav = nav or key == nav_x
+            for key, _ in out:
+                published[key] = None  # (a key already there keeps its place)
+            logged = [kv for kv in out if kv[0] != "APPCAST" and not kv[0].endswith("_STATUS")]
+            # the node report reads the NAV posts; <prefix>_X makes a NAV record
+            nav = nodes.update_many(logged)
             if alog is None:
                 return
             if nav:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import struct
 from collections import namedtuple
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 __all__ = [
     "MAX_PACKET",
@@ -157,8 +157,23 @@ def encode_packet(msgs: Sequence[MoosMsg], flag: int = 0) -> bytes:
 
 
 _NO_STRING = _I32.pack(0)
-#: (source, key) -> the encoded source, source-aux, community and key of a NOTIFY.
-_NOTIFY_MIDDLE: dict[tuple[str, str], bytes] = {}
+#: source -> key -> (the encoded source, source-aux, community and key of a NOTIFY; the pack
+#: of a whole double NOTIFY: length, id, types, those bytes, time, value, −1, empty string).
+_NOTIFY_PLANS: dict[str, dict[str, tuple[bytes, Callable[..., bytes], int]]] = {}
+
+
+def _notify_plan(src: str, key: str) -> tuple[bytes, Callable[..., bytes], int]:
+    plans = _NOTIFY_PLANS.get(src)
+    if plans is None:
+        if len(_NOTIFY_PLANS) > 64:  # ever new sources: do not grow forever
+            _NOTIFY_PLANS.clear()
+        plans = _NOTIFY_PLANS[src] = {}
+    if len(plans) > 4096:  # a stream of ever new names: do not grow forever
+        plans.clear()
+    mid = _enc(src) + _NO_STRING + _NO_STRING + _enc(key)
+    pack = struct.Struct(f"<ii2s{len(mid)}sdddi").pack
+    plan = plans[key] = (mid, pack, _MIN_MSG - 16 + len(mid))
+    return plan
 
 
 def encode_notifies(
@@ -166,27 +181,26 @@ def encode_notifies(
 ) -> bytes:
     """The packet of :func:`encode_packet` for ``[notify(k, v, moos_time, src=src,
     id=first_id + i) ...]``, built from cached per-variable bytes (the simulator posts the
-    same variables every iteration: only the id, time and value change)."""
+    same variables every iteration: only the id, time and value change; a double NOTIFY is
+    one ``struct`` pack)."""
     parts = []
-    mid_cache = _NOTIFY_MIDDLE
+    plans = _NOTIFY_PLANS.get(src) or {}
     mhdr = _MHDR.pack
     d3 = _D3.pack
     i = first_id
     for key, value in items:
-        mid = mid_cache.get((src, key))
-        if mid is None:
-            if len(mid_cache) > 4096:  # a stream of ever new names: do not grow forever
-                mid_cache.clear()
-            mid = _enc(src) + _NO_STRING + _NO_STRING + _enc(key)
-            mid_cache[(src, key)] = mid
+        plan = plans.get(key)
+        if plan is None:
+            plan = _notify_plan(src, key)
+            plans = _NOTIFY_PLANS[src]
+        mid, pack, n = plan
         if isinstance(value, str):
             sv = _enc(value)
-            n = _MIN_MSG - 16 + len(mid) + len(sv) - 4
-            parts.append(mhdr(n, i, b"N", b"S") + mid + d3(moos_time, -1.0, -1.0) + sv)
+            parts.append(
+                mhdr(n + len(sv) - 4, i, b"N", b"S") + mid + d3(moos_time, -1.0, -1.0) + sv
+            )
         else:
-            n = _MIN_MSG - 16 + len(mid)
-            parts.append(mhdr(n, i, b"N", b"D") + mid + d3(moos_time, float(value), -1.0))
-            parts.append(_NO_STRING)
+            parts.append(pack(n, i, b"ND", mid, moos_time, float(value), -1.0, 0))
         i += 1
     body = b"".join(parts)
     return _HDR.pack(_HDR.size + len(body), len(items), 0) + body
