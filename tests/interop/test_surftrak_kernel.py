@@ -74,8 +74,10 @@ def assert_same_run(a: runner.SurftrakResult, b: runner.SurftrakResult) -> None:
     assert a.messages == b.messages
 
 
-@pytest.mark.parametrize("case", sorted(DIGESTS))
+@pytest.mark.parametrize("case", [c for c in sorted(DIGESTS) if c[1] == 0])
 def test_python_path_matches_recorded_digest(case: tuple[str, int]) -> None:
+    # one seed per terrain (about 18 s of CPU each): the compiled path replays all six below,
+    # and both paths run the same law source, the seed changing only the noise drawn
     res = run_surftrak(case[0], seed=case[1], jit=False)
     assert digest(res) == DIGESTS[case]
 
