@@ -3,8 +3,10 @@ generated loop interpreted (the same law functions in Python) against the plugin
 
 from __future__ import annotations
 
+import contextlib
 import io
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -55,6 +57,50 @@ def test_cache_key_follows_the_law_sources(tmp_path, monkeypatch) -> None:  # no
     assert not generate.is_cached(decls)
 
 
+def test_one_process_compiles_a_plugin_set_at_a_time(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    # a second holder of the lock (another process; here another open of the lock file, which
+    # flock treats the same way) waits until the first lets go
+    from marinesim.engine.compiled import generate
+
+    monkeypatch.setenv("MARINESIM_CACHE_DIR", str(tmp_path))
+    _sim, entries = _decls()
+    decls = [laws for _s, laws in entries]
+    order: list[str] = []
+
+    def other() -> None:
+        with generate.compile_lock(decls):
+            order.append("other")
+
+    with generate.compile_lock(decls):
+        th = threading.Thread(target=other)
+        th.start()
+        th.join(0.5)
+        assert th.is_alive() and order == []  # it waits: this one holds the lock
+        order.append("this")
+    th.join(10.0)
+    assert order == ["this", "other"]
+    path = generate._path(generate.tick_source(decls)[0], decls)
+    assert path.with_suffix(".lock").is_file()
+
+
+def test_the_tick_file_is_written_once(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    # numba's disk cache is stamped with the file's modification time: never rewritten
+    from marinesim.engine.compiled import generate
+
+    monkeypatch.setenv("MARINESIM_CACHE_DIR", str(tmp_path))
+    _sim, entries = _decls()
+    decls = [laws for _s, laws in entries]
+    generate.compile_tick(decls, interpreted=True)
+    path = generate._path(generate.tick_source(decls)[0], decls)
+    st = path.stat()
+    generate._LOADED.pop(path, None)
+    generate.compile_tick(decls, interpreted=True)
+    st2 = path.stat()
+    assert (st.st_ino, st.st_mtime_ns) == (st2.st_ino, st2.st_mtime_ns)
+    assert path.read_text() == generate.tick_source(decls)[0]
+    assert not list(path.parent.glob("*.tmp"))
+
+
 def test_notice_only_when_it_must_compile(monkeypatch) -> None:  # noqa: ANN001
     from marinesim.engine.compiled import notice
 
@@ -65,6 +111,7 @@ def test_notice_only_when_it_must_compile(monkeypatch) -> None:  # noqa: ANN001
     monkeypatch.setattr(sys, "stderr", err)
     monkeypatch.delenv("MARINESIM_QUIET", raising=False)
     monkeypatch.setattr(notice, "is_cached", lambda decls: False)
+    monkeypatch.setattr(notice, "compile_lock", lambda decls: contextlib.nullcontext())
     with notice.compiling(Fn(), []):
         pass
     text = err.getvalue()

@@ -29,11 +29,12 @@ per array (:func:`compile_arena`, :func:`arena_tables`; ``CompiledRoute.direct``
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -281,6 +282,31 @@ def is_cached(decls: Sequence[Laws]) -> bool:
     return path.is_file() and any(pyc.glob(f"{path.stem}.tick_loop-*.nbi"))
 
 
+@contextlib.contextmanager
+def compile_lock(decls: Sequence[Laws]) -> Iterator[None]:
+    """Hold this plugin set's compile lock (an exclusive ``flock`` on ``tick_<digest>.lock``
+    beside the tick) while the body runs.
+
+    Processes that start on the same empty cache at once (``pytest -n``, a Dask worker pool,
+    a shell loop of runs) would each compile the same tick; with the lock one compiles and the
+    others wait, then load its machine code from numba's disk cache.  The operating system
+    drops the lock of a process that dies.  A no-op where ``fcntl`` is missing (Windows).
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    lock = _path(tick_source(decls)[0], decls).with_suffix(".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 _LOADED: dict[Path, Any] = {}
 
 
@@ -292,11 +318,19 @@ def compile_tick(decls: Sequence[Laws], *, interpreted: bool = False) -> tuple[A
     """
     source, order, state = tick_source(decls)
     path = _path(source, decls)
-    if not path.is_file() or path.read_text() != source:
+    if not path.is_file():
+        # written once and never replaced (its name is the digest of its content): numba's
+        # disk cache is stamped with the file's modification time, so a second write by a
+        # process starting at the same moment would void the machine code the first saves
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(source)
-        tmp.replace(path)  # atomic: a concurrent process never reads half a file
+        try:
+            os.link(tmp, path)  # atomic, and never over an existing file
+        except FileExistsError:
+            pass  # another process wrote it first: the same text
+        finally:
+            tmp.unlink()
     mod = _LOADED.get(path)
     if mod is None:
         spec = importlib.util.spec_from_file_location(f"marinesim_{path.stem}", path)

@@ -6,6 +6,9 @@ numba compiles the generated tick at its first call when its disk cache does not
 ``compiling the tick for this plugin set (first run only)…`` and then the seconds elapsed
 (a line updated in place on a terminal, a dot every few seconds otherwise) and the total.
 ``MARINESIM_QUIET=1`` silences it.  ``marinesim bench warmup`` compiles ahead of time.
+Processes compiling the same plugin set at once take turns
+(:func:`~marinesim.engine.compiled.generate.compile_lock`): the first compiles, the others
+load its machine code from the disk cache.
 
 This is the one compile message: the CLI's listener of numba's compile events
 (:class:`marinesim.cli.progress.compile_notice`, for the other numba kernels) prints the same
@@ -22,7 +25,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from marinesim.engine.compiled.generate import is_cached
+from marinesim.engine.compiled.generate import compile_lock, is_cached
 from marinesim.engine.compiled.law import Laws
 
 __all__ = ["MESSAGE", "compiling", "speaking"]
@@ -43,6 +46,15 @@ def compiling(fn: Any, decls: Sequence[Laws]) -> Iterator[None]:
     if not hasattr(fn, "signatures") or fn.signatures or is_cached(decls):
         yield  # interpreted, compiled in this process already, or on disk: nothing to say
         return
+    # one process compiles a plugin set at a time; one waiting for another's compile then
+    # loads the machine code from the disk cache (its notice covers the wait)
+    with _announce(), compile_lock(decls):
+        yield
+
+
+@contextlib.contextmanager
+def _announce() -> Iterator[None]:
+    """The compile message and its progress while the body runs."""
     if os.environ.get("MARINESIM_QUIET") == "1":
         yield
         return
