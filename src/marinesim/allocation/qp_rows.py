@@ -214,6 +214,19 @@ def jacobi6(g: Any, i: int, vec: Any, want: bool) -> tuple[float, float]:
 
 
 @register_jitable
+def _gram_free(i: int, b: Any, free: Any, m: Any) -> None:
+    """m[i] = B_F B_Fᵀ (6 × 6) over row i's free thrusters."""
+    n = b.shape[1]
+    for k in range(6):
+        for q in range(6):
+            acc = 0.0
+            for j in range(n):
+                if free[i, j]:
+                    acc += b[k, j] * b[q, j]
+            m[i, k, q] = acc
+
+
+@register_jitable
 def _polish_row(i, tau, b, lo, hi, f, free, y, m, r):  # noqa: ANN001, ANN202
     """ε → 0 limit of the regularised solution f[i] on its active set, where it meets τ.
 
@@ -241,22 +254,11 @@ def _polish_row(i, tau, b, lo, hi, f, free, y, m, r):  # noqa: ANN001, ANN202
             if not free[i, j]:
                 acc -= b[k, j] * y[i, j]
         r[i, k] = acc
-        for q in range(6):
-            acc = 0.0
-            for j in range(n):
-                if free[i, j]:
-                    acc += b[k, j] * b[q, j]
-            m[i, k, q] = acc
+    _gram_free(i, b, free, m)
     emin, emax = jacobi6(m, i, m, False)
     if not emin > 1e-10 * max(emax, 1e-300):
         return False
-    for k in range(6):  # the Gram matrix again (the eigenvalue sweep overwrote it)
-        for q in range(6):
-            acc = 0.0
-            for j in range(n):
-                if free[i, j]:
-                    acc += b[k, j] * b[q, j]
-            m[i, k, q] = acc
+    _gram_free(i, b, free, m)  # again: the eigenvalue sweep overwrote it
     if not _chol_solve(m, i, 6, r):
         return False
     for j in range(n):

@@ -271,10 +271,7 @@ class AlogWriter:
                 if len(mids) > 4096:
                     mids.clear()
                 mid = mids[var] = f"{var:<20} {src:<15} "
-            if type(value) is float:  # (the common case first: a double of the model)
-                if isfinite(value):
-                    lines.append(f"{head}{mid}{value:<12.5f} \n")
-            elif isinstance(value, str):
+            if isinstance(value, str):
                 lines.append(f"{head}{mid}{value} \n")
             elif isfinite(value):
                 lines.append(f"{head}{mid}{float(value):<12.5f} \n")
