@@ -255,22 +255,31 @@ def _unit_cep50(r2: NDArray[np.float64], n: int) -> NDArray[np.float64]:
     q = np.cos(th) ** 2 + np.sin(th) ** 2 / r2[:, None] ** 2  # (rows, n)
     norm = 1.0 / (n * r2)  # (1/(2π σ₁σ₂))·4·(π/2)/n
     rad = 0.5887 * (1.0 + r2)
-    live = np.ones(r2.shape, dtype=bool)
-    e = np.empty_like(q)  # work buffers, reused by every iteration
+    # the iterations run on the rows still live only (a row's arithmetic is its own: the
+    # same values as iterating every row and holding the converged ones)
+    live = np.arange(r2.shape[0])
+    r = rad
+    e = np.empty_like(q)  # work buffers, reused while no row converges
     w = np.empty_like(q)
     for _ in range(8):
-        np.multiply(-0.5 * rad[:, None] ** 2, q, out=e)
+        np.multiply(-0.5 * r[:, None] ** 2, q, out=e)
         np.exp(e, out=e)
         np.subtract(1.0, e, out=w)
         np.divide(w, q, out=w)
         prob = norm * np.add.reduce(w, axis=1)
-        dprob = norm * rad * np.add.reduce(e, axis=1)
-        new = np.clip(rad - (prob - 0.5) / dprob, 0.6744897501960817, 1.1774100225154747)
-        step = np.abs(new - rad)
-        rad = np.where(live, new, rad)
-        live &= ~(step < 1e-14)
-        if not live.any():
+        dprob = norm * r * np.add.reduce(e, axis=1)
+        new = np.clip(r - (prob - 0.5) / dprob, 0.6744897501960817, 1.1774100225154747)
+        step = np.abs(new - r)
+        rad[live] = new
+        going = ~(step < 1e-14)
+        if not going.any():
             break
+        if going.all():
+            r = new
+            continue
+        live, q, norm, r = live[going], q[going], norm[going], new[going]
+        e = np.empty_like(q)
+        w = np.empty_like(q)
     return rad
 
 
