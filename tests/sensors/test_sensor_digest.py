@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+import pytest
 
 from marinesim.core.jitable import jit_enabled
 from marinesim.engine.entity import BlockSpec, PluginSpec, Spawn
@@ -29,6 +30,7 @@ from marinesim.engine.plugin import NoParams, Plugin
 from marinesim.engine.plugins import metrics as M
 from marinesim.engine.plugins import sensors as S
 from marinesim.engine.simulation import Simulation
+from marinesim.sensors import nav
 from marinesim.testing import HarnessMotion
 
 GOLDEN = Path(__file__).parent / "data" / "sensor_digest.json"
@@ -175,3 +177,11 @@ if __name__ == "__main__":
     GOLDEN.parent.mkdir(exist_ok=True)
     GOLDEN.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote the {_route()} digests to {GOLDEN}", file=sys.stderr)
+
+
+@pytest.mark.parametrize("n", [1, 5, 8, 24, 128, 136, 1024, 20000])
+def test_cep50_sums_in_numpys_pairwise_order(n: int) -> None:
+    """CEP50's node sums (one vector step per node over the rows) are np.add.reduce's bits."""
+    rng = np.random.default_rng(n)
+    w = rng.random((7, n)) * np.exp(3.0 * rng.normal(size=(7, n)))
+    assert np.array_equal(nav._pairwise(np.ascontiguousarray(w.T)), np.add.reduce(w, axis=1))

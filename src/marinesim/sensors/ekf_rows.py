@@ -129,7 +129,6 @@ def update_law(m: int, k0: int, k1: int) -> Any:
     Returns ``update_row(i, x, P, y, H, R, mask, gate, xo, Po, acc, nis, work)``.
     """
 
-    @register_jitable
     def update_row(
         i: int,
         x: Arr,
@@ -220,7 +219,11 @@ def update_law(m: int, k0: int, k1: int) -> Any:
                 out[r, c] = s
                 out[c, r] = s
 
-    return update_row
+    # a name of its own per law: numba's symbol of a compiled function is its qualified name
+    # plus a counter of the compiling process, so laws of one name cached by different
+    # processes could resolve to each other's code when loaded together (a wrong kernel)
+    update_row.__name__ = update_row.__qualname__ = f"update_row_m{m}_k{k0}_{k1}"
+    return register_jitable(update_row)
 
 
 _KERNELS: dict[str, Any] = {}
