@@ -23,6 +23,7 @@ bit for bit.  Both routes are deterministic: the same seed gives the same log on
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -249,6 +250,17 @@ def _kernels(name: str) -> Any:
     return _KERNELS[name]
 
 
+_SCRATCH = threading.local()  # per thread: kernels of two threads never share scratch rows
+
+
+def _scratch(n: int) -> Arr:
+    """The update laws' scratch rows (N, 9, 15), kept between calls (written before read)."""
+    w = getattr(_SCRATCH, "rows", None)
+    if w is None or w.shape[0] < n:
+        w = _SCRATCH.rows = np.empty((n, 9, 15))
+    return w[:n]
+
+
 def predict(
     x: Arr, P: Arr, f: Arr, rot: Arr, dt: float, sigma_a: float, sigma_ba: float, g: float
 ) -> tuple[Arr, Arr]:
@@ -312,7 +324,7 @@ def update(
         Po,
         acc,
         nis,
-        np.empty((n, 9, 15)),
+        _scratch(n),
     )
     _kernels(f"update {m} {k0} {k1}").launch("cpu", args)
     return xo, Po, acc, nis
