@@ -27,6 +27,12 @@ stale machine code.  The digest covers every module of the package (:func:`packa
 not only the files a kernel names: a law calls laws of other packages, which call others, and
 a list of them kept by hand went stale (an edited PID law left a stale EKF kernel loading).
 
+numba names a compiled function's machine code by its qualified name and a counter of the
+compiling process, so two kernels of one name and signature compiled by different processes
+and loaded from the cache into a third could resolve to each other's code (a warm cache ran
+the EKF's depth update law for its GPS updates): each kernel's loops are named after its stamp,
+and laws built by a factory carry names of their own (``ekf_rows.update_law``).
+
 numba is imported only when kernels are built or run (importing this module does not need it).
 """
 
