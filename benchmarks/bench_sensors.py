@@ -17,6 +17,9 @@ With ``--figures`` the three navigation figures (:mod:`marinesim.io.nav_plots`: 
 contacts; ensemble views past a dozen vehicles) are also drawn and saved as PNG from a 60 s run
 of N vehicles with ``simple_ins`` and ``contacts``, each timed (issue 12 §2: ≤ 2 s at N = 1000).
 
+With ``--split`` one more sensors run times every plugin hook (CPU milliseconds per tick, each
+hook wrapped in a timer: a few microseconds of its own per call).
+
 With ``--cpu`` the runs are timed with the process's CPU time instead of wall time (on a
 machine shared with other jobs, CPU time is what the code costs).
 
@@ -27,7 +30,7 @@ machine: numba's disk cache) falls in the warm-up ticks.
 Usage::
 
     python benchmarks/bench_sensors.py [--n 1000] [--ticks 200] [--repeat 3] [--figures]
-                                       [--cpu] [--json PATH]
+                                       [--cpu] [--split] [--json PATH]
 """
 
 from __future__ import annotations
@@ -98,8 +101,19 @@ def sensor_set() -> tuple[PluginSpec, ...]:
     )
 
 
-def one_run(n: int, ticks: int, with_sensors: bool, seed: int = 1, cpu: bool = False) -> float:
-    """Vehicle-steps/s of one run (per CPU-second with ``cpu``)."""
+def one_run(
+    n: int,
+    ticks: int,
+    with_sensors: bool,
+    seed: int = 1,
+    cpu: bool = False,
+    split: dict[str, float] | None = None,
+) -> float:
+    """Vehicle-steps/s of one run (per CPU-second with ``cpu``).
+
+    With ``split`` (a dict) each plugin hook's CPU milliseconds per tick are added to it under
+    ``"<plugin>.<hook>"``.
+    """
     blk = BlockSpec(
         "auv",
         n,
@@ -110,12 +124,28 @@ def one_run(n: int, ticks: int, with_sensors: bool, seed: int = 1, cpu: bool = F
     world = [PluginSpec(M.NavError("nav_error", NoParams()))] if with_sensors else []
     sim = Simulation([blk], dt=0.1, end=(ticks + WARMUP) * 0.1, seed=seed, world=world)
     sim.step(WARMUP)  # start hooks, first RNG block fills, first scans: not steady state
+    if split is not None:
+        _time_hooks(sim, split, ticks)
     clock = time.process_time if cpu else time.perf_counter
     t0 = clock()
     done = sim.step(ticks)
     wall = clock() - t0
     assert done == ticks and sim.status == "running"
     return n * ticks / wall
+
+
+def _time_hooks(sim: Simulation, split: dict[str, float], ticks: int) -> None:
+    """Wrap every plugin hook of ``sim`` to add its CPU ms per tick to ``split``."""
+    for slot in sim.slots:
+        for hook, fn in list(slot.fns.items()):
+            key = f"{slot.plugin.name}.{hook}"
+
+            def timed(ctx, rng, fn=fn, key=key):  # noqa: ANN001, ANN202
+                t0 = time.process_time()
+                fn(ctx, rng)
+                split[key] = split.get(key, 0.0) + (time.process_time() - t0) * 1e3 / ticks
+
+            slot.fns[hook] = timed
 
 
 def nav_figures(n: int, end: float = 60.0) -> dict[str, float]:
@@ -163,6 +193,11 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--figures", action="store_true", help="also time the navigation figures")
     ap.add_argument("--cpu", action="store_true", help="time with CPU time, not wall time")
+    ap.add_argument(
+        "--split",
+        action="store_true",
+        help="also time each plugin hook (CPU ms per tick) in one more sensors run",
+    )
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     pairs = []  # interleaved, so both runs of a pair see the same machine load
@@ -192,6 +227,14 @@ def main(argv: list[str] | None = None) -> dict:
         f"N={args.n} ticks={args.ticks}: bare {bare:,.0f} vehicle-steps/s, "
         f"full sensor set {full:,.0f} vehicle-steps/s, slowdown x{slowdown:.1f} (median of pairs)"
     )
+    if args.split:
+        split: dict[str, float] = {}
+        one_run(args.n, args.ticks, True, cpu=True, split=split)
+        out["hook_cpu_ms_per_tick"] = split = dict(sorted(split.items(), key=lambda kv: -kv[1]))
+        print(
+            "CPU ms per tick by hook: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in split.items() if v >= 0.01)
+        )
     if args.figures:
         out["nav_figures_s"] = figs = nav_figures(args.n)
         print(
@@ -199,7 +242,7 @@ def main(argv: list[str] | None = None) -> dict:
             + ", ".join(f"{k} {v:.2f} s" for k, v in figs.items())
         )
     cmd = f"python benchmarks/bench_sensors.py --n {args.n} --ticks {args.ticks} --repeat {args.repeat}"
-    cmd += " --cpu" * args.cpu + " --figures" * args.figures
+    cmd += " --cpu" * args.cpu + " --figures" * args.figures + " --split" * args.split
     return write_report(
         "full navigation sensor set + INS/EKF at N vehicles vs motion only", cmd, out, args.json
     )

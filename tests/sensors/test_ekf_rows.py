@@ -113,3 +113,44 @@ def test_whole_run_both_routes_agree_within_1e_12() -> None:
     for kind in ("depth", "gps", "dvl"):
         assert np.array_equal(a.rejected[kind], b.rejected[kind])
     assert sum(int(v.sum()) for v in b.rejected.values()) > 0  # the gate acted
+
+
+_CACHED = """
+import sys
+import numpy as np
+from marinesim.sensors import ekf_rows
+from marinesim.sensors.estimation import ekf_update
+
+n = 3
+x = np.arange(27.0).reshape(n, 9) / 10
+P = np.broadcast_to(np.eye(9) + 0.1, (n, 9, 9)).copy()
+mask = np.ones(n, dtype=bool)
+laws = {"depth": (1, (2, 3)), "gps": (2, (0, 2))}
+for kind in sys.argv[1:]:
+    m, (k0, k1) = laws[kind]
+    H = np.zeros((m, 9))
+    H[np.arange(m), np.arange(k0, k1)] = 1.0
+    z, zhat, R = np.ones((n, m)), x[:, k0:k1], 0.5 * np.eye(m)
+    got = ekf_rows.update(x, P, z, zhat, H, R, mask, 1e9, (k0, k1))[1]
+    ref = ekf_update(x, P, z, zhat, H, R, mask, 1e9)[1]
+    if not np.allclose(got, ref, rtol=1e-12, atol=0.0):
+        sys.exit(f"{kind}: the compiled update is not its law")
+"""
+
+
+@pytest.mark.skipif(not ekf_rows.compiled_ok(), reason="compiled laws are off")
+def test_laws_cached_by_separate_processes_keep_their_own_code(tmp_path) -> None:  # noqa: ANN001
+    """Two update laws of one signature, each compiled by its own process into one cache,
+    then both loaded by a third: each runs its own code (numba names a compiled function by
+    its name and a per-process counter; the kernels and laws carry names of their own).
+    A few seconds: three processes, two small compilations."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    for kinds in (["depth"], ["gps"], ["depth", "gps"]):
+        out = subprocess.run(
+            [sys.executable, "-c", _CACHED, *kinds], env=env, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr[-2000:]

@@ -27,6 +27,12 @@ stale machine code.  The digest covers every module of the package (:func:`packa
 not only the files a kernel names: a law calls laws of other packages, which call others, and
 a list of them kept by hand went stale (an edited PID law left a stale EKF kernel loading).
 
+numba names a compiled function's machine code by its qualified name and a counter of the
+compiling process, so two kernels of one name and signature compiled by different processes
+and loaded from the cache into a third could resolve to each other's code (a warm cache ran
+the EKF's depth update law for its GPS updates): each kernel's loops are named after its stamp,
+and laws built by a factory carry names of their own (``ekf_rows.update_law``).
+
 numba is imported only when kernels are built or run (importing this module does not need it).
 """
 
@@ -293,14 +299,12 @@ def kernels(
     opts = {"cache": True, "error_model": error_model}
     if isinstance(size, int):
 
-        @numba.njit(**opts)
         def serial(n, *args):  # noqa: ANN001, ANN002, ANN202
             if len(key) == 0:  # the stamp is in the closure, hence in numba's cache key
                 return
             for i in range(n):
                 one(i, *args)
 
-        @numba.njit(parallel=True, **opts)
         def parallel(n, *args):  # noqa: ANN001, ANN002, ANN202
             if len(key) == 0:
                 return
@@ -309,18 +313,24 @@ def kernels(
 
     else:  # two tuples (inputs, outputs): named, as a parfor takes no tuple of tuples
 
-        @numba.njit(**opts)
         def serial(n, ins, outs):  # noqa: ANN001, ANN202
             if len(key) == 0:
                 return
             for i in range(n):
                 one(i, ins, outs)
 
-        @numba.njit(parallel=True, **opts)
         def parallel(n, ins, outs):  # noqa: ANN001, ANN202
             if len(key) == 0:
                 return
             for i in numba.prange(n):
                 one(i, ins, outs)
 
+    # a name of its own per stamp: numba's symbol of a compiled function is its qualified name
+    # plus a counter of the compiling process, so two kernels of one signature cached by
+    # different processes could resolve to each other's code when loaded together
+    tag = hashlib.sha256(key.encode()).hexdigest()[:16]
+    for fn in (serial, parallel):
+        fn.__name__ = fn.__qualname__ = f"{fn.__name__}_{tag}"
+    serial = numba.njit(**opts)(serial)
+    parallel = numba.njit(parallel=True, **opts)(parallel)
     return Kernels(one, size, serial, parallel, parallel_min)

@@ -8,6 +8,7 @@ on the order in which objects are created.  Names enter keys through :func:`name
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Sequence
 
@@ -65,6 +66,17 @@ def generator(seed: int, key: Sequence[int]) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(ss))
 
 
+def _unit(zero: object, one: object) -> bool:
+    """True for the floats (+0.0, 1.0): then ``zero + one·x`` is ``x + 0.0`` bit for bit."""
+    return (
+        type(zero) is float
+        and type(one) is float
+        and zero == 0.0
+        and math.copysign(1.0, zero) > 0
+        and one == 1.0
+    )
+
+
 class BlockRNG:
     """Per-entity random streams of one plugin over a block of N entities, drawn in blocks.
 
@@ -113,11 +125,17 @@ class BlockRNG:
         pos = self._pos.get(dist, 0)
         if buf is None or pos + k > buf.shape[1]:
             size = max(self._block, k)
-            fresh = np.empty((self.n, size))
+            left = 0 if buf is None else max(buf.shape[1] - pos, 0)
+            fresh = np.empty((self.n, left + size))
+            if left:  # the unread rest of the old block first
+                fresh[:, :left] = buf[:, pos:]
+            tail = fresh[:, left:]
             for i, g in enumerate(self._gens):  # amortised: once every `block` values
-                fresh[i] = g.standard_normal(size) if dist == "normal" else g.random(size)
-            if buf is not None and pos < buf.shape[1]:
-                fresh = np.concatenate([buf[:, pos:], fresh], axis=1)
+                # drawn straight into the block (the same values as a drawn array)
+                if dist == "normal":
+                    g.standard_normal(out=tail[i])
+                else:
+                    g.random(out=tail[i])
             buf, pos = fresh, 0
             self._buf[dist] = buf
         out = buf[:, pos : pos + k]
@@ -158,10 +176,14 @@ class BlockRNG:
 
     def normal(self, loc: float | np.ndarray = 0.0, scale: float | np.ndarray = 1.0, size: int = 1) -> np.ndarray:
         """(N, size) Gaussian draws, row i from entity i's stream."""
+        if _unit(loc, scale):  # loc + 1·x: the values plus (+0.0), one pass
+            return np.add(self._take("normal", size), 0.0)
         return np.asarray(loc) + np.asarray(scale) * self._take("normal", size)
 
     def uniform(self, low: float | np.ndarray = 0.0, high: float | np.ndarray = 1.0, size: int = 1) -> np.ndarray:
         """(N, size) uniform draws on [low, high), row i from entity i's stream."""
+        if _unit(low, high):  # 0 + (1 − 0)·u: the values plus (+0.0), one pass
+            return np.add(self._take("uniform", size), 0.0)
         low_a, high_a = np.asarray(low), np.asarray(high)
         return low_a + (high_a - low_a) * self._take("uniform", size)
 

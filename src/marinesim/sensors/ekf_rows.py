@@ -23,6 +23,7 @@ bit for bit.  Both routes are deterministic: the same seed gives the same log on
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -129,7 +130,6 @@ def update_law(m: int, k0: int, k1: int) -> Any:
     Returns ``update_row(i, x, P, y, H, R, mask, gate, xo, Po, acc, nis, work)``.
     """
 
-    @register_jitable
     def update_row(
         i: int,
         x: Arr,
@@ -220,7 +220,11 @@ def update_law(m: int, k0: int, k1: int) -> Any:
                 out[r, c] = s
                 out[c, r] = s
 
-    return update_row
+    # a name of its own per law: numba's symbol of a compiled function is its qualified name
+    # plus a counter of the compiling process, so laws of one name cached by different
+    # processes could resolve to each other's code when loaded together (a wrong kernel)
+    update_row.__name__ = update_row.__qualname__ = f"update_row_m{m}_k{k0}_{k1}"
+    return register_jitable(update_row)
 
 
 _KERNELS: dict[str, Any] = {}
@@ -244,6 +248,17 @@ def _kernels(name: str) -> Any:
         # serial: per row a few hundred flops; threads cost more than they save here
         _KERNELS[name] = cc.kernels(one, 1, stamp=stamp, error_model="numpy", parallel_min=2**62)
     return _KERNELS[name]
+
+
+_SCRATCH = threading.local()  # per thread: kernels of two threads never share scratch rows
+
+
+def _scratch(n: int) -> Arr:
+    """The update laws' scratch rows (N, 9, 15), kept between calls (written before read)."""
+    w = getattr(_SCRATCH, "rows", None)
+    if w is None or w.shape[0] < n:
+        w = _SCRATCH.rows = np.empty((n, 9, 15))
+    return w[:n]
 
 
 def predict(
@@ -309,7 +324,7 @@ def update(
         Po,
         acc,
         nis,
-        np.empty((n, 9, 15)),
+        _scratch(n),
     )
     _kernels(f"update {m} {k0} {k1}").launch("cpu", args)
     return xo, Po, acc, nis

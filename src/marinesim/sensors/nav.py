@@ -244,33 +244,70 @@ def _eig2(
     return np.minimum(hi, other), np.maximum(hi, other)
 
 
+def _pairwise(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Column sums of ``a`` (n, rows) in numpy's pairwise order, bit for bit.
+
+    ``np.add.reduce`` of a contiguous row of n values sums them pairwise: below 8 values in
+    turn, up to 128 in eight running sums combined as ((r₀+r₁)+(r₂+r₃))+((r₄+r₅)+(r₆+r₇))
+    (then the rest in turn), beyond that the two halves (cut at a multiple of 8) recursively.
+    Here every step runs over all the rows at once (the nodes on the first axis), instead of a
+    reduction call per row of a few values.
+    """
+    n = a.shape[0]
+    if n < 8:
+        res = np.zeros(a.shape[1])
+        for i in range(n):
+            res = res + a[i]
+        return res
+    if n <= 128:
+        r = a[0:8].copy()
+        end = n - n % 8
+        for i in range(8, end, 8):
+            r += a[i : i + 8]
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        for i in range(end, n):
+            res = res + a[i]
+        return res
+    half = n // 2
+    half -= half % 8
+    return _pairwise(a[:half]) + _pairwise(a[half:])
+
+
 def _unit_cep50(r2: NDArray[np.float64], n: int) -> NDArray[np.float64]:
     """CEP50 for σ₁ = 1 and σ₂ = ``r2`` (rows), ``n`` midpoint nodes on a quarter period.
 
     Newton from the circular guess; a row stops at its own convergence (|step| < 1e-14), and
-    each row's sums run along its own nodes (pairwise, whatever the number of rows), so a
-    row's value is the same alone or in any batch.
+    each row's sums run along its own nodes (numpy's pairwise order, :func:`_pairwise`), so a
+    row's value is the same alone or in any batch.  The nodes run along the first axis (one
+    vector operation per node over the rows) and the iterations over the rows still live.
     """
     th = (np.arange(n) + 0.5) * (0.5 * np.pi / n)
-    q = np.cos(th) ** 2 + np.sin(th) ** 2 / r2[:, None] ** 2  # (rows, n)
+    q = (np.cos(th) ** 2)[:, None] + (np.sin(th) ** 2)[:, None] / (r2**2)[None, :]  # (n, rows)
     norm = 1.0 / (n * r2)  # (1/(2π σ₁σ₂))·4·(π/2)/n
     rad = 0.5887 * (1.0 + r2)
-    live = np.ones(r2.shape, dtype=bool)
-    e = np.empty_like(q)  # work buffers, reused by every iteration
+    live = np.arange(r2.shape[0])
+    r = rad.copy()
+    e = np.empty_like(q)  # work buffers, reused while no row converges
     w = np.empty_like(q)
     for _ in range(8):
-        np.multiply(-0.5 * rad[:, None] ** 2, q, out=e)
+        np.multiply(-0.5 * r[None, :] ** 2, q, out=e)
         np.exp(e, out=e)
         np.subtract(1.0, e, out=w)
         np.divide(w, q, out=w)
-        prob = norm * np.add.reduce(w, axis=1)
-        dprob = norm * rad * np.add.reduce(e, axis=1)
-        new = np.clip(rad - (prob - 0.5) / dprob, 0.6744897501960817, 1.1774100225154747)
-        step = np.abs(new - rad)
-        rad = np.where(live, new, rad)
-        live &= ~(step < 1e-14)
-        if not live.any():
+        prob = norm * _pairwise(w)
+        dprob = norm * r * _pairwise(e)
+        new = np.clip(r - (prob - 0.5) / dprob, 0.6744897501960817, 1.1774100225154747)
+        step = np.abs(new - r)
+        rad[live] = new
+        going = ~(step < 1e-14)
+        if not going.any():
             break
+        if going.all():
+            r = new
+            continue
+        live, q, norm, r = live[going], q[:, going], norm[going], new[going]
+        e = np.empty_like(q)
+        w = np.empty_like(q)
     return rad
 
 

@@ -64,6 +64,27 @@ def _rotations(q: Any) -> np.ndarray:
     return out.reshape(-1, 3, 3)
 
 
+#: The last truth attitude rotated by :func:`_truth_rotations` (its bytes) and its rotations
+#: (one tuple, replaced whole: a reader never pairs one attitude with another's rotations).
+_TRUTH_ROT: list[tuple[bytes, Any]] = [(b"", None)]
+
+
+def _truth_rotations(q: Any) -> np.ndarray:
+    """:func:`_rotations` of a truth attitude, read-only, shared while the attitude is the same.
+
+    The IMU, the DVL and the contact sensor sample the same truth at the same tick: the first
+    rotates it, the others find the same quaternion bytes and reuse the (read-only) result.
+    """
+    q = np.ascontiguousarray(q, dtype=float)
+    key = q.tobytes()
+    last, rot = _TRUTH_ROT[0]
+    if key != last:
+        rot = _rotations(q)
+        rot.flags.writeable = False
+        _TRUTH_ROT[0] = (key, rot)
+    return rot
+
+
 def _period(ctx: Any) -> float:
     """Sensor period [s] from the engine schedule (``ctx.period``: ticks between calls × dt)."""
     return float(ctx.period)
@@ -221,7 +242,7 @@ class ImuSensor(Plugin):
             acc = (hist[2] - 2.0 * hist[1] + hist[0]) / (dt * dt)
         else:
             acc = np.zeros_like(hist[-1])
-        rot = _rotations(tr.quat)
+        rot = _truth_rotations(tr.quat)
         f_true = imu.specific_force(acc, rot, ctx.env.gravity)
         f, w, ba, bg = imu.imu_measure(
             f_true,
@@ -301,7 +322,7 @@ class DvlSensor(Plugin):
         else:  # the scenario's environment.terrain under each vehicle
             floor = ctx.env.seafloor_depth(pos[:, 0], pos[:, 1])
         alt = floor - pos[:, 2]
-        rot = _rotations(tr.quat)
+        rot = _truth_rotations(tr.quat)
         cur = np.zeros((pos.shape[0], 3))
         cur[:, :2] = ctx.env.current(pos[:, 0], pos[:, 1])
         cur_b = np.einsum("nji,nj->ni", rot, cur)
@@ -677,7 +698,7 @@ class ContactSensor(Plugin):
         act = np.asarray(ctx.active)
         det = contacts.detect_contacts(
             np.asarray(tr.pos),
-            _rotations(tr.quat),
+            _truth_rotations(tr.quat),
             sids,
             tpos,
             tids,
