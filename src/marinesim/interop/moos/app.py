@@ -5,7 +5,7 @@ connect and register (the same 28 / 34 variables, in the same order, twice, as t
 show), then every AppTick period of **MOOS** time (a wall period of 1/(AppTick × warp)):
 fetch the mail that arrived, apply it in arrival order (:func:`~marinesim.models.usm.
 apply_mail`, stamped with the iteration's MOOS time read after the fetch), run one
-:func:`~marinesim.models.usm.iterate` and post its publications in one packet stamped
+:func:`~marinesim.models.usm.iterate_one` and post its publications in one packet stamped
 with that time.  ``<NAME>_STATUS`` goes out every 2 MOOS seconds and ``APPCAST`` at start and
 on ``APPCAST_REQ``.  Everything posted and received is streamed to an ``.alog``.
 
@@ -240,22 +240,8 @@ def _scalar(v: Any) -> float | str | None:
     return None if math.isnan(f) else f
 
 
-def _scalars(pubs: dict[str, Any]) -> list[tuple[str, float | str]]:
-    """``(name, value)`` of one vehicle's publications: :func:`_scalar` of each, the
-    unpublished (None, NaN) left out."""
-    out = []
-    ndarray = np.ndarray
-    for name, val in pubs.items():
-        x = val[0] if isinstance(val, ndarray) else val
-        if x is None:
-            continue
-        if isinstance(x, str):
-            out.append((name, x))
-            continue
-        f = float(x)
-        if f == f:  # not NaN
-            out.append((name, f))
-    return out
+#: ``(name, value)`` of one vehicle's publications, the unpublished (None, NaN) left out.
+_scalars = kinematic.scalar_pubs
 
 
 #: Mail whose iteration is recorded in ``RUN.delivery.csv`` (README §2.5 columns).
@@ -388,7 +374,7 @@ class UsmMoosApp:
                 self.config, st, key, val, moos_time=t + 0.1 * k, source="warm-up"
             )
         for k in range(5):
-            st, _pubs = kinematic.iterate(self.config, st, t + 0.1 * (k + 1))
+            st, _pubs = kinematic.iterate_one(self.config, st, t + 0.1 * (k + 1))
 
     def _mail(self, m: MoosMsg, now: float) -> list[tuple[str, float | str]]:
         """Apply one message (typed as it came) at the iteration time; immediate posts."""
@@ -410,8 +396,8 @@ class UsmMoosApp:
 
     def _iterate(self, now: float) -> list[tuple[str, float | str]]:
         """One iteration at MOOS time ``now``; its publications in order."""
-        self.state, pubs = kinematic.iterate(self.config, self.state, now)
-        return self._scalars(pubs)
+        self.state, pubs = kinematic.iterate_one(self.config, self.state, now)
+        return pubs
 
     def start_record(self) -> dict[str, Any]:
         """What the model publishes at start-up, for :func:`~marinesim.interop.moos.startup.

@@ -1,0 +1,170 @@
+"""One uSimMarine ``Iterate()`` of one vehicle, as the MOOS app runs it (:func:`iterate_one`).
+
+The same iteration as :func:`~marinesim.models.usm.publish.iterate` for N = 1, with its
+publications as ``(name, value)`` pairs of Python numbers and strings (the unpublished left
+out), in the program's order: what ``marinesim moos`` posts.  The common case — the vehicle
+enabled, not paused, not stopped by an obstacle, one record (no ``dual_state``), no current
+field, no buoyancy or trim request and (``usm``) no reverse thrust — takes a short path
+with few numpy calls: the state is packed into one fresh row matrix, the law
+(:func:`~marinesim.models.usm.rows.usm_propagate_map`, the only copy of the physics) runs
+over it through memoryviews as Python floats, the new state's fields are rows of that
+matrix and the publications are read from it as Python floats.  Every other case runs
+:func:`~marinesim.models.usm.publish.iterate` and converts its publications.
+``tests/models/test_usm_one.py`` checks that both give the same state and publications,
+bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from marinesim.core.frames import moos_angle360
+from marinesim.models.usm import rows as R
+from marinesim.models.usm.config import UsmConfig
+from marinesim.models.usm.moos_math import drift_summary, snap_speed_1
+from marinesim.models.usm.publish import _config_rows, iterate
+from marinesim.models.usm.state import UsmState, _evolve
+
+__all__ = ["iterate_one", "scalar_pubs"]
+
+Pubs = list[tuple[str, float | str]]
+
+_NF = len(R.FIELDS)
+#: (field name, column) of the columns the law writes, per variant.
+_WRITTEN = {
+    False: tuple((R.FIELDS[c], c) for c in R.WRITTEN),
+    True: tuple((R.FIELDS[c], c) for c in R.WRITTEN_V22),
+}
+
+
+def scalar_pubs(pubs: dict[str, Any]) -> Pubs:
+    """``(name, value)`` of one vehicle's publications (:func:`iterate`'s dict of arrays):
+    the element of each as a Python float or str, the unpublished (None, NaN) left out."""
+    out: Pubs = []
+    ndarray = np.ndarray
+    for name, val in pubs.items():
+        x = val[0] if isinstance(val, ndarray) else val
+        if x is None:
+            continue
+        if isinstance(x, str):
+            out.append((name, x))
+            continue
+        f = float(x)
+        if f == f:  # not NaN
+            out.append((name, f))
+    return out
+
+
+def _short_path(config: UsmConfig, st: UsmState, v22: bool) -> bool:
+    """Whether the short path takes this iteration (see the module's docstring)."""
+    d = st.__dict__
+    if st.x.shape[0] != 1 or config.dual_state:
+        return False
+    if d["paused"][0] or d["obstacle_hit"][0] or not d["enabled"][0] or d["current_active"][0]:
+        return False
+    return v22 or not (d["reverse"][0] or d["buoy_req"][0] or d["trim_req"][0])
+
+
+def iterate_one(config: UsmConfig, state: UsmState, moos_time: float) -> tuple[UsmState, Pubs]:
+    """One iteration of one vehicle at MOOS time ``moos_time`` [s].
+
+    Parameters
+    ----------
+    config : UsmConfig
+        Effective parameters.
+    state : UsmState
+        State of one vehicle (N = 1) after the mail of this iteration.
+    moos_time : float
+        MOOS time of this iteration [s].
+
+    Returns
+    -------
+    (UsmState, list of (str, float or str))
+        The new state (the same as :func:`~marinesim.models.usm.publish.iterate` gives) and
+        the publications, in order, as :func:`scalar_pubs` of its publications.
+    """
+    v22 = config.variant == "usm_v22"
+    t = float(moos_time)
+    if not _short_path(config, state, v22):
+        new, pubs = iterate(config, state, np.array([t]))
+        return new, scalar_pubs(pubs)
+    d = state.__dict__
+    pc, mp = _config_rows(config)
+    # the rows, packed into a fresh (NU, 1) matrix: the new state's fields are its rows
+    buf = np.empty((R.NU, 1))
+    flat = buf.reshape(R.NU)
+    np.concatenate([d[f] for f in R.FIELDS], out=flat[:_NF])
+    flat[R.PAUSE] = float(int(d["pause_ticks"][0]) // 100)
+    flat[R.HOLD] = 0.0
+    flat[R.CLK] = t
+    it = d["iteration"].copy()
+    R.usm_propagate_map(
+        memoryview(buf.T), memoryview(it), memoryview(pc), memoryview(mp),
+        memoryview(d["drift_x"]), memoryview(d["drift_y"]), memoryview(np.empty((1, R.NSCRATCH))),
+        1,
+    )  # fmt: skip
+    ch: dict[str, Any] = {name: buf[c] for name, c in _WRITTEN[v22]}
+    ch["geo_x"] = ch["x"]
+    ch["geo_y"] = ch["y"]
+    ch["iteration"] = it
+    wd = d["water_depth"][0]
+    if wd:
+        ch["altitude_set"] = np.array([bool(d["altitude_set"][0]) or wd > 0])
+    if not d["propagated"][0]:
+        ch["propagated"] = np.array([True])
+    v = flat.tolist()
+    pubs: Pubs = []
+    if not v22 or int(it[0]) % 2 == 0:
+        alt_set = bool(ch["altitude_set"][0] if "altitude_set" in ch else d["altitude_set"][0])
+        _post_record(config, state.geodesy, pubs, v, alt_set, v22)
+    if d["drift_fresh"][0]:
+        text = drift_summary(v[R.DRX], v[R.DRY])
+        if not v22:
+            pubs.append(("USM_FSUMMARY", text))
+        pubs.append(("USM_DRIFT_SUMMARY", text))
+        ch["drift_fresh"] = np.array([False])
+    return _evolve(state, ch), pubs
+
+
+def _post_record(
+    config: UsmConfig, geodesy: Any, pubs: Pubs, v: list[float], alt_set: bool, v22: bool
+) -> None:
+    """The NAV record's publications of one vehicle on the short path (the scalar form of
+    :func:`marinesim.models.usm.publish._post_record`, one record, every vehicle posting)."""
+    p = config.prefix
+    x, y, depth = v[R.X], v[R.Y], v[R.DEP]
+    out = [(p + "_X", x), (p + "_Y", y)]
+    if geodesy is not None:
+        lat, lon = geodesy.local_to_latlon_1(x, y)  # (V22's geo_x, geo_y: here x, y)
+        out += [(p + "_LAT", lat), (p + "_LONG", lon)]
+    sp = v[R.SPD]
+    if config.compat == "moos":
+        sp = snap_speed_1(sp)
+    if v22:
+        ms = float(config.max_speed)
+        if ms < sp or ms != ms:  # np.minimum (NaN passes)
+            sp = ms
+    hog = v[R.HOG]
+    if not 0.0 <= hog < 360.0:
+        hog = float(moos_angle360(np.array([hog]))[0])
+    out += [
+        (p + "_HEADING", v[R.HDG]),
+        (p + "_SPEED", sp),
+        (p + "_DEPTH", depth),
+    ]
+    pubs += [kv for kv in out if kv[1] == kv[1]]  # (NaN: not published)
+    pubs.append(("SIMULATION_MODE", "TRUE"))
+    out = [
+        (p + "_Z", -depth),
+        (p + "_PITCH", v[R.PIT]),
+        (p + "_YAW", v[R.YAW]),
+        ("TRUE_X", x),
+        ("TRUE_Y", y),
+        (p + "_HEADING_OVER_GROUND", hog),
+        (p + "_SPEED_OVER_GROUND", v[R.SOG]),
+    ]
+    if alt_set:
+        out.append((p + "_ALTITUDE", v[R.ALT]))
+    pubs += [kv for kv in out if kv[1] == kv[1]]
