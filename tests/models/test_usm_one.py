@@ -102,3 +102,25 @@ def test_iterate_one_is_iterate_bit_for_bit(
         one_mod._short_path = orig  # type: ignore[assignment]
     # the short path ran for some iterations, and the general one for others
     assert 0 < short < 140 or cfg.dual_state and short == 0
+
+
+def test_two_vehicles_interleaved_keep_their_own_rows() -> None:
+    """The last iteration's rows are reused only for the state it returned (by identity)."""
+    cfg, _w = configure([*BASE, "thrust_map = 0:0, 20:1, 40:2"], compat="moos")
+    t0 = 1000.0
+    ref = [usm.init(cfg, 1, t0), usm.init(cfg, 1, t0, datum=(42.358456, -71.087589))]
+    got = list(ref)
+    for k in range(1, 60):
+        t = t0 + 0.1 * k
+        for j in (0, 1):
+            if k % (7 + j) == 0:
+                val = 30.0 + k if j else -40.0 + k
+                ref[j], _p, _w = usm.apply_mail(cfg, ref[j], "DESIRED_THRUST", val, moos_time=t)
+                got[j], _p, _w = usm.apply_mail(cfg, got[j], "DESIRED_THRUST", val, moos_time=t)
+                ref[j], _p, _w = usm.apply_mail(cfg, ref[j], "DESIRED_RUDDER", 9.0, moos_time=t)
+                got[j], _p, _w = usm.apply_mail(cfg, got[j], "DESIRED_RUDDER", 9.0, moos_time=t)
+            ref[j], pubs = usm.iterate(cfg, ref[j], t)
+            got[j], mine = usm.iterate_one(cfg, got[j], t)
+            assert mine == one_mod.scalar_pubs(pubs)
+            _same_state(ref[j], got[j])
+    assert got[0].x[0] != got[1].x[0]  # the two vehicles went different ways

@@ -557,7 +557,11 @@ class UsmMoosApp:
         rep.moos_start = rep.moos_end = t0
         #: ``marinesim moos batch`` starts the helm and the rest on this line
         self.say(f"{self.settings.name}: {READY} at iteration {len(posted) + 1}")
-        alog = AlogWriter(self.log_path, logstart=t0) if self.log_path else None
+        # flushed every 10 iterations below (1 MOOS s at most lost in a crash), not every
+        # 64 lines as well
+        alog = (
+            AlogWriter(self.log_path, logstart=t0, flush_every=1 << 20) if self.log_path else None
+        )
         nodes = self.node_reporter()
         delivery = _DeliveryLog(self.log_path, t0) if self.log_path else None
         if alog is not None:

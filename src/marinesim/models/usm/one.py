@@ -16,6 +16,8 @@ bit for bit.
 
 from __future__ import annotations
 
+import operator
+import threading
 from typing import Any
 
 import numpy as np
@@ -32,10 +34,10 @@ __all__ = ["iterate_one", "scalar_pubs"]
 Pubs = list[tuple[str, float | str]]
 
 _NF = len(R.FIELDS)
-#: (field name, column) of the columns the law writes, per variant.
+#: (field names, columns) of the columns the law writes, per variant.
 _WRITTEN = {
-    False: tuple((R.FIELDS[c], c) for c in R.WRITTEN),
-    True: tuple((R.FIELDS[c], c) for c in R.WRITTEN_V22),
+    v22: (tuple(R.FIELDS[c] for c in cols), np.array(cols))
+    for v22, cols in ((False, R.WRITTEN), (True, R.WRITTEN_V22))
 }
 
 
@@ -91,21 +93,19 @@ def iterate_one(config: UsmConfig, state: UsmState, moos_time: float) -> tuple[U
         new, pubs = iterate(config, state, np.array([t]))
         return new, scalar_pubs(pubs)
     d = state.__dict__
-    pc, mp = _config_rows(config)
-    # the rows, packed into a fresh (NU, 1) matrix: the new state's fields are its rows
-    buf = np.empty((R.NU, 1))
+    buf = _pack(d)
     flat = buf.reshape(R.NU)
-    np.concatenate([d[f] for f in R.FIELDS], out=flat[:_NF])
     flat[R.PAUSE] = float(int(d["pause_ticks"][0]) // 100)
     flat[R.HOLD] = 0.0
     flat[R.CLK] = t
     it = d["iteration"].copy()
+    mv_pc, mv_mp, mv_w = _law_config(config)
     R.usm_propagate_map(
-        memoryview(buf.T), memoryview(it), memoryview(pc), memoryview(mp),
-        memoryview(d["drift_x"]), memoryview(d["drift_y"]), memoryview(np.empty((1, R.NSCRATCH))),
-        1,
+        memoryview(buf.T), memoryview(it), mv_pc, mv_mp,
+        memoryview(d["drift_x"]), memoryview(d["drift_y"]), mv_w, 1,
     )  # fmt: skip
-    ch: dict[str, Any] = {name: buf[c] for name, c in _WRITTEN[v22]}
+    names, cols = _WRITTEN[v22]
+    ch: dict[str, Any] = dict(zip(names, buf[cols], strict=True))  # (rows of one copy)
     ch["geo_x"] = ch["x"]
     ch["geo_y"] = ch["y"]
     ch["iteration"] = it
@@ -125,7 +125,50 @@ def iterate_one(config: UsmConfig, state: UsmState, moos_time: float) -> tuple[U
             pubs.append(("USM_FSUMMARY", text))
         pubs.append(("USM_DRIFT_SUMMARY", text))
         ch["drift_fresh"] = np.array([False])
-    return _evolve(state, ch), pubs
+    new = _evolve(state, ch)
+    _LAST.pack = (_FIELDS_OF(new.__dict__), buf)
+    return new, pubs
+
+
+#: The state's fields in the order of the rows' columns.
+_FIELDS_OF = operator.itemgetter(*R.FIELDS)
+_LAST = threading.local()
+
+
+def _pack(d: dict[str, Any]) -> np.ndarray:
+    """The (NU, 1) rows of a state (its ``__dict__`` ``d``), a fresh matrix: a copy of the
+    last iteration's rows when the state is (mostly) the one that iteration returned, with
+    the fields mail replaced since written again; else all fields packed."""
+    fs = _FIELDS_OF(d)
+    last = getattr(_LAST, "pack", None)
+    if last is not None:
+        prev, prev_buf = last
+        buf = prev_buf.copy()  # (its rows are the last state's arrays: never written)
+        if not all(map(operator.is_, fs, prev)):
+            flat = buf.reshape(R.NU)
+            for c, (a, b) in enumerate(zip(fs, prev, strict=True)):
+                if a is not b:
+                    flat[c] = a[0]
+        return buf
+    buf = np.empty((R.NU, 1))
+    np.concatenate(fs, out=buf.reshape(R.NU)[:_NF])
+    return buf
+
+
+def _law_config(config: UsmConfig) -> tuple[memoryview, memoryview, memoryview]:
+    """Memoryviews of ``pc``, ``mp`` (:func:`~marinesim.models.usm.publish._config_rows`)
+    and of a scratch matrix, kept per thread while the configuration's rows stay."""
+    pc, mp = _config_rows(config)
+    got = getattr(_LAST, "law", None)
+    if got is None or got[0] is not pc or got[1] is not mp:
+        got = _LAST.law = (
+            pc,
+            mp,
+            memoryview(pc),
+            memoryview(mp),
+            memoryview(np.empty((1, R.NSCRATCH))),
+        )
+    return got[2], got[3], got[4]
 
 
 def _post_record(
