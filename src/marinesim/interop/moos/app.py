@@ -607,6 +607,7 @@ class UsmMoosApp:
         try:
             while not stop.is_set():
                 # (a) wait one period, collecting the mail the DB pushes meanwhile
+                fetched = False  # (a wait that ends in a fetch has just read the socket)
                 while True:
                     left = next_wall - self.clock()
                     if left <= 0:
@@ -622,12 +623,14 @@ class UsmMoosApp:
                         stop.wait(min(left, 0.05))
                         continue
                     inbox += client.fetch(timeout=min(left, 0.05))
+                    fetched = True
                     client.heartbeat()
                     if stop.is_set():
                         break
                 if stop.is_set():
                     break
-                inbox += client.fetch(timeout=0.0)  # what arrived, even when running late
+                if not fetched:  # running late: what arrived meanwhile
+                    inbox += client.fetch(timeout=0.0)
                 next_wall += period
                 if next_wall < self.clock() - period:  # fell behind: do not burst
                     next_wall = self.clock() + period

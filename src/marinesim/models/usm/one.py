@@ -176,12 +176,11 @@ def _post_record(
 ) -> None:
     """The NAV record's publications of one vehicle on the short path (the scalar form of
     :func:`marinesim.models.usm.publish._post_record`, one record, every vehicle posting)."""
-    p = config.prefix
     x, y, depth = v[R.X], v[R.Y], v[R.DEP]
-    out = [(p + "_X", x), (p + "_Y", y)]
-    if geodesy is not None:
-        lat, lon = geodesy.local_to_latlon_1(x, y)  # (V22's geo_x, geo_y: here x, y)
-        out += [(p + "_LAT", lat), (p + "_LONG", lon)]
+    geo = geodesy is not None
+    vals: list[float | str] = [x, y]
+    if geo:
+        vals += geodesy.local_to_latlon_1(x, y)  # (V22's geo_x, geo_y: here x, y)
     sp = v[R.SPD]
     if config.compat == "moos":
         sp = snap_speed_1(sp)
@@ -192,22 +191,26 @@ def _post_record(
     hog = v[R.HOG]
     if not 0.0 <= hog < 360.0:
         hog = float(moos_angle360(np.array([hog]))[0])
-    out += [
-        (p + "_HEADING", v[R.HDG]),
-        (p + "_SPEED", sp),
-        (p + "_DEPTH", depth),
-    ]
-    pubs += [kv for kv in out if kv[1] == kv[1]]  # (NaN: not published)
-    pubs.append(("SIMULATION_MODE", "TRUE"))
-    out = [
-        (p + "_Z", -depth),
-        (p + "_PITCH", v[R.PIT]),
-        (p + "_YAW", v[R.YAW]),
-        ("TRUE_X", x),
-        ("TRUE_Y", y),
-        (p + "_HEADING_OVER_GROUND", hog),
-        (p + "_SPEED_OVER_GROUND", v[R.SOG]),
-    ]
+    vals += [v[R.HDG], sp, depth, "TRUE", -depth, v[R.PIT], v[R.YAW], x, y, hog, v[R.SOG]]
     if alt_set:
-        out.append((p + "_ALTITUDE", v[R.ALT]))
-    pubs += [kv for kv in out if kv[1] == kv[1]]
+        vals.append(v[R.ALT])
+    key = (config.prefix, geo, alt_set)
+    names = _NAMES.get(key) or _record_names(*key)
+    pubs += [kv for kv in zip(names, vals, strict=True) if kv[1] == kv[1]]  # NaN: not posted
+
+
+def _record_names(p: str, geo: bool, alt: bool) -> tuple[str, ...]:
+    """The names :func:`_post_record` posts, in order (prefix ``p``, with lat/long, with
+    altitude)."""
+    names = [p + "_X", p + "_Y"] + ([p + "_LAT", p + "_LONG"] if geo else [])
+    names += [p + s for s in ("_HEADING", "_SPEED", "_DEPTH")] + ["SIMULATION_MODE"]
+    names += [p + "_Z", p + "_PITCH", p + "_YAW", "TRUE_X", "TRUE_Y"]
+    names += [p + "_HEADING_OVER_GROUND", p + "_SPEED_OVER_GROUND"]
+    names += [p + "_ALTITUDE"] if alt else []
+    if len(_NAMES) > 64:
+        _NAMES.clear()
+    got = _NAMES[p, geo, alt] = tuple(names)
+    return got
+
+
+_NAMES: dict[tuple[str, bool, bool], tuple[str, ...]] = {}
