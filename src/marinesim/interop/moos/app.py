@@ -25,6 +25,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -242,6 +244,14 @@ def _scalar(v: Any) -> float | str | None:
 
 #: ``(name, value)`` of one vehicle's publications, the unpublished (None, NaN) left out.
 _scalars = kinematic.scalar_pubs
+
+
+_first = itemgetter(0)
+
+
+def _loggable(posts: list[tuple[str, float | str]]) -> list[tuple[str, float | str]]:
+    """The posts that go to the ``.alog``: all but ``<NAME>_STATUS`` and ``APPCAST``."""
+    return [kv for kv in posts if kv[0] != "APPCAST" and not kv[0].endswith("_STATUS")]
 
 
 #: Mail whose iteration is recorded in ``RUN.delivery.csv`` (README §2.5 columns).
@@ -568,15 +578,22 @@ class UsmMoosApp:
             rep.log = alog.path
         name = self.settings.name
 
-        def log_posts(now: float, out: list[tuple[str, float | str]], delivered: bool) -> None:
+        def log_posts(
+            now: float,
+            out: list[tuple[str, float | str]],
+            delivered: bool,
+            logged: list[tuple[str, float | str]] | None = None,
+        ) -> None:
+            """Note and log the posts ``out``; ``logged``: those of them that go to the log
+            (a list of its own; default: all but the status and appcast posts)."""
             # a post made while the DB is away is logged as such, not as published
             src = name if delivered else name + ":undelivered"
             rep.undelivered += 0 if delivered else len(out)
             rep.posts += len(out)
-            published = self._published
-            for key, _ in out:
-                published[key] = None  # (a key already there keeps its place)
-            logged = [kv for kv in out if kv[0] != "APPCAST" and not kv[0].endswith("_STATUS")]
+            # (a key already there keeps its place)
+            self._published.update(zip(map(_first, out), repeat(None)))
+            if logged is None:
+                logged = _loggable(out)
             # the node report reads the NAV posts; <prefix>_X makes a NAV record
             nav = nodes.update_many(logged)
             if alog is None:
@@ -590,7 +607,7 @@ class UsmMoosApp:
         for now, items, delivered in posted:
             log_posts(now, items, delivered)
             if self.on_iterate is not None:
-                pubs0 = [kv for kv in items if kv[0] != "APPCAST" and not kv[0].endswith("_STATUS")]
+                pubs0 = _loggable(items)
                 self.on_iterate(now - t0, pubs0)
             if delivery is not None:
                 delivery.iterated(now)
@@ -657,6 +674,9 @@ class UsmMoosApp:
                 inbox = []
                 # (c) iterate and publish
                 pubs = self._iterate(now)
+                # what goes to the log: the mail's posts and the model's publications (never
+                # a status or appcast name), not the status and appcast added below
+                logged = _loggable(out) + pubs if out else pubs[:]
                 iteration += 1
                 if self.on_iterate is not None:
                     self.on_iterate(now - t0, pubs)
@@ -669,7 +689,7 @@ class UsmMoosApp:
                 if appcast_due:
                     appcast_due = False
                     out.append(("APPCAST", self._appcast(iteration)))
-                log_posts(now, out, client.post(out, now))
+                log_posts(now, out, client.post(out, now), logged)
                 rep.iterations = iteration
                 rep.moos_end = now
                 if alog is not None and iteration % 10 == 0:
