@@ -59,14 +59,34 @@ def scalar_pubs(pubs: dict[str, Any]) -> Pubs:
     return out
 
 
-def _short_path(config: UsmConfig, st: UsmState, v22: bool) -> bool:
-    """Whether the short path takes this iteration (see the module's docstring)."""
-    d = st.__dict__
-    if st.x.shape[0] != 1 or config.dual_state:
-        return False
-    if d["paused"][0] or d["obstacle_hit"][0] or not d["enabled"][0] or d["current_active"][0]:
-        return False
-    return v22 or not (d["reverse"][0] or d["buoy_req"][0] or d["trim_req"][0])
+#: The flags and counters an iteration reads (besides the rows' columns).
+_AUX_OF = operator.itemgetter(
+    "paused", "obstacle_hit", "enabled", "current_active", "reverse", "buoy_req", "trim_req",
+    "pause_ticks", "propagated", "drift_fresh", "altitude_set",
+)  # fmt: skip
+
+
+def _short_path(config: UsmConfig, st: UsmState, v22: bool) -> tuple[Any, ...] | None:
+    """The Python values of the state's :data:`_AUX_OF` fields when the short path takes this
+    iteration (see the module's docstring), else None.  They are read again only when a
+    field is no longer the array the last call read (states are not changed in place)."""
+    if config.dual_state:
+        return None
+    arrs = _AUX_OF(st.__dict__)
+    last = getattr(_LAST, "aux", None)
+    if last is not None and all(map(operator.is_, arrs, last[0])):
+        aux = last[1]
+    else:
+        if any(a.shape != (1,) for a in arrs):
+            return None
+        aux = tuple(a.tolist()[0] for a in arrs)
+        _LAST.aux = (arrs, aux)
+    paused, obstacle, enabled, current, reverse, buoy, trim = aux[:7]
+    if paused or obstacle or not enabled or current:
+        return None
+    if not v22 and (reverse or buoy or trim):
+        return None
+    return aux
 
 
 def iterate_one(config: UsmConfig, state: UsmState, moos_time: float) -> tuple[UsmState, Pubs]:
@@ -89,13 +109,15 @@ def iterate_one(config: UsmConfig, state: UsmState, moos_time: float) -> tuple[U
     """
     v22 = config.variant == "usm_v22"
     t = float(moos_time)
-    if not _short_path(config, state, v22):
+    aux = _short_path(config, state, v22)
+    if aux is None:
         new, pubs = iterate(config, state, np.array([t]))
         return new, scalar_pubs(pubs)
+    pause_ticks, propagated, drift_fresh, alt_set = aux[7:]
     d = state.__dict__
     buf = _pack(d)
     flat = buf.reshape(R.NU)
-    flat[R.PAUSE] = float(int(d["pause_ticks"][0]) // 100)
+    flat[R.PAUSE] = float(pause_ticks // 100)
     flat[R.HOLD] = 0.0
     flat[R.CLK] = t
     it = d["iteration"].copy()
@@ -109,17 +131,17 @@ def iterate_one(config: UsmConfig, state: UsmState, moos_time: float) -> tuple[U
     ch["geo_x"] = ch["x"]
     ch["geo_y"] = ch["y"]
     ch["iteration"] = it
-    wd = d["water_depth"][0]
-    if wd:
-        ch["altitude_set"] = np.array([bool(d["altitude_set"][0]) or wd > 0])
-    if not d["propagated"][0]:
-        ch["propagated"] = np.array([True])
     v = flat.tolist()
+    wd = v[R.WD]
+    if wd and not alt_set and wd > 0:  # (set once: the same array while it stays set)
+        ch["altitude_set"] = np.array([True])
+        alt_set = True
+    if not propagated:
+        ch["propagated"] = np.array([True])
     pubs: Pubs = []
     if not v22 or int(it[0]) % 2 == 0:
-        alt_set = bool(ch["altitude_set"][0] if "altitude_set" in ch else d["altitude_set"][0])
         _post_record(config, state.geodesy, pubs, v, alt_set, v22)
-    if d["drift_fresh"][0]:
+    if drift_fresh:
         text = drift_summary(v[R.DRX], v[R.DRY])
         if not v22:
             pubs.append(("USM_FSUMMARY", text))
