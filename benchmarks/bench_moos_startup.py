@@ -15,6 +15,10 @@ does (the first launch writes them).  A ``PYTHONDONTWRITEBYTECODE`` in the calle
 environment is dropped for them — with it, every launch compiles the package's modules from
 source again (about 0.1 s CPU) — unless ``--no-bytecode-cache`` keeps it.
 
+The cases take turns, one launch of each per round, so that a load that changes during the
+run weighs on all of them alike.  ``--baseline-src OTHER/src`` adds a third case: the same
+launch with ``PYTHONPATH`` at another tree's ``src`` (the tree before a change).
+
 Run: ``PYTHONPATH=src python benchmarks/bench_moos_startup.py --repeat 5 --duration 30``
 """
 
@@ -116,6 +120,12 @@ def main() -> None:
         action="store_true",
         help="keep a PYTHONDONTWRITEBYTECODE of the environment (every launch compiles)",
     )
+    ap.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        help="the src folder of another marinesim tree, launched as a third case",
+    )
     args = ap.parse_args()
     bindir = os.environ.get("MARINESIM_MOOS_BIN")
     work = Path(tempfile.mkdtemp(prefix="bench_moos_"))
@@ -143,6 +153,10 @@ def main() -> None:
     cases: dict[str, list[str]] = {
         "marinesim": [*py, "--duration", f"{args.duration:g}", "-o", str(work / "m.alog")],
     }
+    envs = {"marinesim": env}
+    if args.baseline_src is not None:
+        cases["marinesim_baseline"] = cases["marinesim"]
+        envs["marinesim_baseline"] = {**env, "PYTHONPATH": str(args.baseline_src.resolve())}
     if bindir:
         # by full path a MOOS app takes argv[0] as its name: the alias names the block
         cases["uSimMarine"] = [str(Path(bindir) / "uSimMarine"), str(mission), "--alias=uSimMarine"]
@@ -167,10 +181,16 @@ def main() -> None:
             f"{cold['first_nav_s']} s, CPU {cold['cpu_s']:.3f} s, peak RSS "
             f"{cold['max_rss_mb']:.1f} MB"
         )
-        for name, cmd in cases.items():
-            runs = [
-                _one(cmd, port, args.warp, args.duration, work, env) for _ in range(args.repeat)
-            ]
+        if "marinesim_baseline" in cases:  # its own first launch, not counted
+            _one(cases["marinesim"], port, args.warp, 2.0, work, envs["marinesim_baseline"])
+        # the cases take turns (one launch of each per round): a load that changes during
+        # the run weighs on every case alike
+        allruns: dict[str, list[dict[str, Any]]] = {name: [] for name in cases}
+        for _ in range(args.repeat):
+            for name, cmd in cases.items():
+                e = envs.get(name, env)
+                allruns[name].append(_one(cmd, port, args.warp, args.duration, work, e))
+        for name, runs in allruns.items():
             firsts = [r["first_nav_s"] for r in runs if r["first_nav_s"] is not None]
             results["cases"][name] = {
                 "runs": runs,
@@ -181,14 +201,26 @@ def main() -> None:
             print(
                 f"{name:>10}: first NAV_X {results['cases'][name]['first_nav_median_s']} s, "
                 f"CPU {results['cases'][name]['cpu_median_s']:.3f} s for "
-                f"{args.duration:g} MOOS s, peak RSS "
-                f"{results['cases'][name]['max_rss_median_mb']:.1f} MB"
+                f"{args.duration:g} MOOS s (launches: "
+                + ", ".join(f"{r['cpu_s']:.2f}" for r in runs)
+                + f"), peak RSS {results['cases'][name]['max_rss_median_mb']:.1f} MB"
             )
+        if "marinesim_baseline" in results["cases"]:
+            b = results["cases"]["marinesim_baseline"]["cpu_median_s"]
+            results["cpu_marinesim_over_baseline"] = results["cases"]["marinesim"][
+                "cpu_median_s"
+            ] / max(b, 1e-9)
+            print(f"marinesim / baseline tree: {results['cpu_marinesim_over_baseline']:.3f}")
         if "uSimMarine" in results["cases"]:
             m, u = results["cases"]["marinesim"], results["cases"]["uSimMarine"]
             results["ratios"] = {
                 "cpu": m["cpu_median_s"] / max(u["cpu_median_s"], 1e-9),
                 "rss": m["max_rss_median_mb"] / max(u["max_rss_median_mb"], 1e-9),
+                # per round (the launches of one round ran under about the same load)
+                "cpu_per_round": [
+                    a["cpu_s"] / max(b["cpu_s"], 1e-9)
+                    for a, b in zip(m["runs"], u["runs"], strict=True)
+                ],
             }
             print(f"marinesim / uSimMarine: {results['ratios']}")
         m = results["cases"]["marinesim"]

@@ -5,7 +5,7 @@ connect and register (the same 28 / 34 variables, in the same order, twice, as t
 show), then every AppTick period of **MOOS** time (a wall period of 1/(AppTick × warp)):
 fetch the mail that arrived, apply it in arrival order (:func:`~marinesim.models.usm.
 apply_mail`, stamped with the iteration's MOOS time read after the fetch), run one
-:func:`~marinesim.models.usm.iterate` and post its publications in one packet stamped
+:func:`~marinesim.models.usm.iterate_one` and post its publications in one packet stamped
 with that time.  ``<NAME>_STATUS`` goes out every 2 MOOS seconds and ``APPCAST`` at start and
 on ``APPCAST_REQ``.  Everything posted and received is streamed to an ``.alog``.
 
@@ -25,6 +25,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -240,22 +242,16 @@ def _scalar(v: Any) -> float | str | None:
     return None if math.isnan(f) else f
 
 
-def _scalars(pubs: dict[str, Any]) -> list[tuple[str, float | str]]:
-    """``(name, value)`` of one vehicle's publications: :func:`_scalar` of each, the
-    unpublished (None, NaN) left out."""
-    out = []
-    ndarray = np.ndarray
-    for name, val in pubs.items():
-        x = val[0] if isinstance(val, ndarray) else val
-        if x is None:
-            continue
-        if isinstance(x, str):
-            out.append((name, x))
-            continue
-        f = float(x)
-        if f == f:  # not NaN
-            out.append((name, f))
-    return out
+#: ``(name, value)`` of one vehicle's publications, the unpublished (None, NaN) left out.
+_scalars = kinematic.scalar_pubs
+
+
+_first = itemgetter(0)
+
+
+def _loggable(posts: list[tuple[str, float | str]]) -> list[tuple[str, float | str]]:
+    """The posts that go to the ``.alog``: all but ``<NAME>_STATUS`` and ``APPCAST``."""
+    return [kv for kv in posts if kv[0] != "APPCAST" and not kv[0].endswith("_STATUS")]
 
 
 #: Mail whose iteration is recorded in ``RUN.delivery.csv`` (README §2.5 columns).
@@ -388,7 +384,7 @@ class UsmMoosApp:
                 self.config, st, key, val, moos_time=t + 0.1 * k, source="warm-up"
             )
         for k in range(5):
-            st, _pubs = kinematic.iterate(self.config, st, t + 0.1 * (k + 1))
+            st, _pubs = kinematic.iterate_one(self.config, st, t + 0.1 * (k + 1))
 
     def _mail(self, m: MoosMsg, now: float) -> list[tuple[str, float | str]]:
         """Apply one message (typed as it came) at the iteration time; immediate posts."""
@@ -410,8 +406,8 @@ class UsmMoosApp:
 
     def _iterate(self, now: float) -> list[tuple[str, float | str]]:
         """One iteration at MOOS time ``now``; its publications in order."""
-        self.state, pubs = kinematic.iterate(self.config, self.state, now)
-        return self._scalars(pubs)
+        self.state, pubs = kinematic.iterate_one(self.config, self.state, now)
+        return pubs
 
     def start_record(self) -> dict[str, Any]:
         """What the model publishes at start-up, for :func:`~marinesim.interop.moos.startup.
@@ -571,22 +567,33 @@ class UsmMoosApp:
         rep.moos_start = rep.moos_end = t0
         #: ``marinesim moos batch`` starts the helm and the rest on this line
         self.say(f"{self.settings.name}: {READY} at iteration {len(posted) + 1}")
-        alog = AlogWriter(self.log_path, logstart=t0) if self.log_path else None
+        # flushed every 10 iterations below (1 MOOS s at most lost in a crash), not every
+        # 64 lines as well
+        alog = (
+            AlogWriter(self.log_path, logstart=t0, flush_every=1 << 20) if self.log_path else None
+        )
         nodes = self.node_reporter()
         delivery = _DeliveryLog(self.log_path, t0) if self.log_path else None
         if alog is not None:
             rep.log = alog.path
         name = self.settings.name
 
-        def log_posts(now: float, out: list[tuple[str, float | str]], delivered: bool) -> None:
+        def log_posts(
+            now: float,
+            out: list[tuple[str, float | str]],
+            delivered: bool,
+            logged: list[tuple[str, float | str]] | None = None,
+        ) -> None:
+            """Note and log the posts ``out``; ``logged``: those of them that go to the log
+            (a list of its own; default: all but the status and appcast posts)."""
             # a post made while the DB is away is logged as such, not as published
             src = name if delivered else name + ":undelivered"
             rep.undelivered += 0 if delivered else len(out)
             rep.posts += len(out)
-            published = self._published
-            for key, _ in out:
-                published[key] = None  # (a key already there keeps its place)
-            logged = [kv for kv in out if kv[0] != "APPCAST" and not kv[0].endswith("_STATUS")]
+            # (a key already there keeps its place)
+            self._published.update(zip(map(_first, out), repeat(None)))
+            if logged is None:
+                logged = _loggable(out)
             # the node report reads the NAV posts; <prefix>_X makes a NAV record
             nav = nodes.update_many(logged)
             if alog is None:
@@ -600,7 +607,7 @@ class UsmMoosApp:
         for now, items, delivered in posted:
             log_posts(now, items, delivered)
             if self.on_iterate is not None:
-                pubs0 = [kv for kv in items if kv[0] != "APPCAST" and not kv[0].endswith("_STATUS")]
+                pubs0 = _loggable(items)
                 self.on_iterate(now - t0, pubs0)
             if delivery is not None:
                 delivery.iterated(now)
@@ -617,6 +624,7 @@ class UsmMoosApp:
         try:
             while not stop.is_set():
                 # (a) wait one period, collecting the mail the DB pushes meanwhile
+                fetched = False  # (a wait that ends in a fetch has just read the socket)
                 while True:
                     left = next_wall - self.clock()
                     if left <= 0:
@@ -632,12 +640,14 @@ class UsmMoosApp:
                         stop.wait(min(left, 0.05))
                         continue
                     inbox += client.fetch(timeout=min(left, 0.05))
+                    fetched = True
                     client.heartbeat()
                     if stop.is_set():
                         break
                 if stop.is_set():
                     break
-                inbox += client.fetch(timeout=0.0)  # what arrived, even when running late
+                if not fetched:  # running late: what arrived meanwhile
+                    inbox += client.fetch(timeout=0.0)
                 next_wall += period
                 if next_wall < self.clock() - period:  # fell behind: do not burst
                     next_wall = self.clock() + period
@@ -664,6 +674,9 @@ class UsmMoosApp:
                 inbox = []
                 # (c) iterate and publish
                 pubs = self._iterate(now)
+                # what goes to the log: the mail's posts and the model's publications (never
+                # a status or appcast name), not the status and appcast added below
+                logged = _loggable(out) + pubs if out else pubs[:]
                 iteration += 1
                 if self.on_iterate is not None:
                     self.on_iterate(now - t0, pubs)
@@ -676,7 +689,7 @@ class UsmMoosApp:
                 if appcast_due:
                     appcast_due = False
                     out.append(("APPCAST", self._appcast(iteration)))
-                log_posts(now, out, client.post(out, now))
+                log_posts(now, out, client.post(out, now), logged)
                 rep.iterations = iteration
                 rep.moos_end = now
                 if alog is not None and iteration % 10 == 0:

@@ -80,9 +80,7 @@ def snap_speed(v: ArrayLike) -> F64:
     if a.shape == (1,):
         x = float(a[0]) / 0.01
         if math.isfinite(x):
-            # trunc(q ± 0.5) of one float; a zero keeps the sign of its argument, as np.trunc
-            r = float(math.trunc(x + math.copysign(0.5, x))) or math.copysign(0.0, x)
-            return np.array([r * 0.01])
+            return np.array([_snap_finite(x)])
     q = a / 0.01
     if q.ndim == 0:
         return np.trunc(q + np.copysign(0.5, q)) * 0.01
@@ -93,6 +91,21 @@ def snap_speed(v: ArrayLike) -> F64:
     np.trunc(q, out=q)
     q *= 0.01
     return q
+
+
+def _snap_finite(x: float) -> float:
+    """:func:`snap_speed` of one finite speed already divided by 0.01: trunc(x ± 0.5) · 0.01
+    (a zero keeps the sign of its argument, as ``np.trunc``)."""
+    r = float(math.trunc(x + math.copysign(0.5, x))) or math.copysign(0.0, x)
+    return r * 0.01
+
+
+def snap_speed_1(v: float) -> float:
+    """:func:`snap_speed` of one speed [m/s], as a Python float (the same bits)."""
+    x = v / 0.01
+    if math.isfinite(x):
+        return _snap_finite(x)
+    return float(snap_speed(np.array([v]))[0])
 
 
 def _set_boolean_on_string(old: bool, text: str) -> bool:

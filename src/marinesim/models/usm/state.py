@@ -171,9 +171,9 @@ _FIELD_NAMES = tuple(f.name for f in fields(UsmState))
 def _evolve(state: UsmState, changes: Mapping[str, Any]) -> UsmState:
     """A new state with some fields replaced (cheap: no per-field validation)."""
     new = object.__new__(UsmState)
-    d = dict(state.__dict__)
+    d = new.__dict__
+    d.update(state.__dict__)
     d.update(changes)
-    new.__dict__.update(d)
     return new
 
 
