@@ -96,13 +96,19 @@ class CompiledRoute:
                 return False
         return True
 
-    def _limit(self, k: int, kend: int) -> int:
-        for a in self.sparse:  # the next tick a Python-only plugin is due (or has work)
+    def _due(self, k: int, kend: int) -> int:
+        """The next tick (from k, at most ``kend``) a Python-only plugin is due (or, one that
+        says when, has work: ``next_work``)."""
+        for a in self.sparse:
             nxt = a.offset if k <= a.offset else a.offset + -(-(k - a.offset) // a.period) * a.period
             if _idle(a):
                 due = a.plugin.next_work(a.ctx, k, self.sim.clock)
                 nxt = kend if due is None else max(nxt, due)
             kend = min(kend, nxt)
+        return kend
+
+    def _limit(self, k: int, kend: int) -> int:
+        kend = self._due(k, kend)
         rec = self.sim._recorder
         every, ticks0 = rec.every, rec._ticks
         first = -(-ticks0 // every) * every  # the recorder's chunk: stop at the tick filling it
@@ -132,25 +138,27 @@ class CompiledRoute:
         if self.defer:
             return self._run_once(k, kend)
         t0 = _time.perf_counter()
+        load = True
         while True:
-            due = kend
-            for a in self.sparse:  # (as _limit)
-                nxt = a.offset if k <= a.offset else a.offset + -(-(k - a.offset) // a.period) * a.period
-                due = min(due, nxt)
+            due = self._due(k, kend)
             lim = self._limit(k, kend)
-            k1 = self._run_once(k, kend)
+            k1 = self._run_once(k, kend, load=load)
             if k1 <= k or k1 != lim or lim >= due or _time.perf_counter() - t0 > CHAIN_S:
                 return k1
+            # the next call goes on from this one: nothing ran in Python since (the engine's
+            # bookkeeping only), so the arrays hold the state of tick k1 (as a deferred call's)
+            load = not self._same_truth()
             k = k1
 
-    def _run_once(self, k: int, kend: int) -> int:
-        """One call of the generated tick from k (see :meth:`run`)."""
+    def _run_once(self, k: int, kend: int, *, load: bool = True) -> int:
+        """One call of the generated tick from k (see :meth:`run`; ``load`` False: the
+        arrays hold the state of tick k already, the last call left them)."""
         if not self._ready():
             return k
         kend = self._limit(k, kend)
         if kend <= k:
             return k
-        return self._call(k, kend, load=True)
+        return self._call(k, kend, load=load)
 
     def flush(self) -> None:
         """The deferred bookkeeping (frames, bus and hook-call counts, hook contexts) of the
@@ -272,6 +280,7 @@ class CompiledRoute:
             self.sim.clock.k = kstop
             return kstop
         self._account(k, kstop, self._finish(ticks))
+        self._truth = tuple(b.truth for b in self.blocks)  # (a chained call goes on: run())
         return kstop
 
     def _finish(self, ticks: int) -> dict[tuple[str, str], np.ndarray]:

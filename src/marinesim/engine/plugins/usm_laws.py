@@ -34,7 +34,7 @@ from marinesim.control.pid import PidState, pid_row
 from marinesim.core.frames import angle180_c, angle360_c, quat_from_euler_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
-from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, copy_log
+from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, copy_log_cm
 from marinesim.environment.current import force_row
 from marinesim.models.usm import rows as R
 from marinesim.models.usm.state import _evolve
@@ -256,13 +256,13 @@ def usm_tick(
         quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3] = q0, q1, q2, q3
         speed[i] = spd
         yaw = math.atan2(2.0 * (q0 * q3 + q1 * q2), 1.0 - 2.0 * (q2 * q2 + q3 * q3))
-        lg = ulog[j, i]
-        lg[0], lg[1], lg[2], lg[3], lg[4], lg[5] = y, x, dep, angle360_c(yaw * _R2D), spd, hdg
-        lg[6] = u[i, R.DRX] + u[i, R.CURX]
-        lg[7] = u[i, R.DRY] + u[i, R.CURY]
-        lg[8], lg[9] = u[i, R.CURX], u[i, R.CURY]
-        lg[10], lg[11], lg[12] = u[i, R.THR], u[i, R.RUD], u[i, R.ELEV]
-        lg[13] = 0.0
+        ulog[0, j, i], ulog[1, j, i], ulog[2, j, i] = y, x, dep
+        ulog[3, j, i], ulog[4, j, i], ulog[5, j, i] = angle360_c(yaw * _R2D), spd, hdg
+        ulog[6, j, i] = u[i, R.DRX] + u[i, R.CURX]
+        ulog[7, j, i] = u[i, R.DRY] + u[i, R.CURY]
+        ulog[8, j, i], ulog[9, j, i] = u[i, R.CURX], u[i, R.CURY]
+        ulog[10, j, i], ulog[11, j, i], ulog[12, j, i] = u[i, R.THR], u[i, R.RUD], u[i, R.ELEV]
+        ulog[13, j, i] = 0.0
     return 0
 
 
@@ -292,7 +292,7 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         "wp": np.array([p.capture_radius, p.slip_radius, p.lead, p.speed, p.depth,
                         1.0 if p.end_action == "stop" else 0.0, p.repeat, max(per, 1)]),
         "out": np.zeros((n, 3)), "evb": np.zeros((max(64, 2 * n), 3)),
-        "evn": np.zeros(1, dtype=np.int64), "cur": np.zeros((n, 4)), "log": np.zeros((T, n, 4)),
+        "evn": np.zeros(1, dtype=np.int64), "cur": np.zeros((n, 4)), "log": np.zeros((4, T, n)),
     }  # fmt: skip
     name = plugin.name
 
@@ -330,9 +330,10 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
             ev.t = float(t)
             msg = "all waypoints done" if nxt < 0 else f"waypoint reached, next index {int(nxt)}"
             ev.emit("waypoint", msg, rows=[int(row)])
+        a["evn"][0] = 0  # emitted: a call that goes on from here (no load) notes afresh
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
-        lg = a["log"][:ticks]
+        lg = a["log"][:, :ticks].transpose(1, 2, 0)  # (ticks, n, c) view
         return {f"{name}.target": lg[..., 0:2], f"{name}.index": lg[..., 2:3],
                 f"{name}.done": lg[..., 3:4]}  # fmt: skip
 
@@ -341,7 +342,7 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
             Law("autonomy", waypoints_tick, (
                 "pts", "npts", "idx", "loops", "mind", "done", "prev", "lasth", "wp", "out",
                 "evb", "evn", "truth.pos", "bus.desired", "cur")),
-            Law("after_physics", copy_log, ("cur", "log")),
+            Law("after_physics", copy_log_cm, ("cur", "log")),
         ],
         arrays=a, state=("idx", "loops", "mind", "done", "prev", "lasth", "evn", "cur"),
         logs=("log",),
@@ -371,7 +372,7 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         "gains": np.array([g.kp, g.ki, g.kd, g.integral_limit, g.output_limit], dtype=float),
         "pp": np.array([p.speed_factor, p.max_thrust, p.depth_rate_kd, p.max_elevator]),
         "mem": np.zeros((n, 2, 3)), "tprev": np.zeros(1), "bus.desired": np.zeros((n, 3)),
-        "cur": np.zeros((n, 6)), "log": np.zeros((T, n, 6)),
+        "cur": np.zeros((n, 6)), "log": np.zeros((6, T, n)),
     }  # fmt: skip
     name = plugin.name
     signals = ("rudder", "thrust", "elevator", "desired_heading", "desired_speed", "desired_depth")
@@ -395,7 +396,7 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         st["desired"] = a["bus.desired"].copy()
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
-        lg = a["log"][:ticks]
+        lg = a["log"][:, :ticks].transpose(1, 2, 0)  # (ticks, n, c) view
         return {f"{name}.{s}": lg[..., c : c + 1] for c, s in enumerate(signals)}
 
     return Laws(
@@ -403,7 +404,7 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
             Law("control", pid_tick, (
                 "gains", "pp", "mem", "tprev", "bus.desired", "truth.quat", "truth.pos",
                 "truth.speed", "bus.usm_cmd", "bus.usm_mail", "cur")),
-            Law("after_physics", copy_log, ("cur", "log")),
+            Law("after_physics", copy_log_cm, ("cur", "log")),
         ],
         arrays=a, state=("mem", "tprev", "bus.desired", "cur"), logs=("log",),
         publishes=("DESIRED_RUDDER", "DESIRED_THRUST", "DESIRED_ELEVATOR"),
@@ -451,7 +452,7 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         "dxt": np.zeros(n), "dyt": np.zeros(n), "w": np.zeros((n, R.NSCRATCH)),
         "bus.usm_cmd": np.zeros((n, 3)), "bus.usm_mail": np.zeros(1, dtype=np.int64),
         "truth.pos": np.zeros((n, 3)), "truth.quat": np.zeros((n, 4)), "truth.speed": np.zeros(n),
-        "ulog": np.zeros((T, n, 14)),
+        "ulog": np.zeros((14, T, n)),
     }  # fmt: skip
     name = plugin.name
 
@@ -513,7 +514,7 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         blk._truth_ro = None
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
-        lg = a["ulog"][:ticks]
+        lg = a["ulog"][:, :ticks].transpose(1, 2, 0)  # (ticks, n, c) view
         pre = st["config"].prefix
         return {
             "truth.pos": lg[..., 0:3], "truth.heading": lg[..., 3:4], "truth.speed": lg[..., 4:5],
