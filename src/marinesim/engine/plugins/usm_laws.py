@@ -147,16 +147,24 @@ def waypoints_tick(
 
 
 @register_jitable
-def pid_tick(k, j, t, h, gains, pp, mem, tprev, desired, quat, pos, speed, cmd, mail, cur):  # noqa: ANN001, ANN201
-    """One ``heading_speed_depth_pid`` control call of every vehicle at ``t``."""
+def pid_tick(k, j, t, h, gains, pp, mem, tprev, desired, quat, pos, speed, hdgs, hok, cmd, mail, cur):  # noqa: ANN001, ANN201, E501
+    """One ``heading_speed_depth_pid`` control call of every vehicle at ``t``.
+
+    The heading of each vehicle's quaternion is ``hdgs[i]`` when ``hok[0]`` is set: the
+    ``usm`` law wrote it with the quaternion, by the same expression (the same bits); else
+    (the first tick after a load) it is computed here."""
     n = desired.shape[0]
+    known = hok[0] != 0
     dt = max(t - tprev[0], 1e-12)
     for i in range(n):
         d0, d1, d2 = desired[i, 0], desired[i, 1], desired[i, 2]
         if not (math.isfinite(d0) and math.isfinite(d1) and math.isfinite(d2)):
             return 1  # a vehicle without a setpoint: the plugin publishes to some rows only
         w, x, y, z = quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3]
-        hdg = angle360_c(math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)) * _R2D)
+        if known:
+            hdg = hdgs[i]
+        else:
+            hdg = angle360_c(math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)) * _R2D)
         e0 = angle180_c(d0 - hdg)  # control.pid.heading_error
         e1 = d1 - speed[i]
         e2 = d2 - pos[i, 2]
@@ -215,10 +223,13 @@ def usm_tick(
     pos,
     quat,
     speed,
+    hdgs,
+    hok,
     ulog,
 ):  # noqa: ANN001, ANN201, E501
     """The ``usm`` substep: at the last one, the actuator mail and one model iteration at
-    t_{k+1}, then the truth and the plugin's logs."""
+    t_{k+1}, then the truth and the plugin's logs (and the truth heading ``hdgs``, which the
+    compiled PID reads instead of computing it from the quaternion again: ``hok``)."""
     if s != nsub[0] - 1:
         return 0
     n = u.shape[0]
@@ -256,13 +267,16 @@ def usm_tick(
         quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3] = q0, q1, q2, q3
         speed[i] = spd
         yaw = math.atan2(2.0 * (q0 * q3 + q1 * q2), 1.0 - 2.0 * (q2 * q2 + q3 * q3))
+        hq = angle360_c(yaw * _R2D)
+        hdgs[i] = hq
         ulog[0, j, i], ulog[1, j, i], ulog[2, j, i] = y, x, dep
-        ulog[3, j, i], ulog[4, j, i], ulog[5, j, i] = angle360_c(yaw * _R2D), spd, hdg
+        ulog[3, j, i], ulog[4, j, i], ulog[5, j, i] = hq, spd, hdg
         ulog[6, j, i] = u[i, R.DRX] + u[i, R.CURX]
         ulog[7, j, i] = u[i, R.DRY] + u[i, R.CURY]
         ulog[8, j, i], ulog[9, j, i] = u[i, R.CURX], u[i, R.CURY]
         ulog[10, j, i], ulog[11, j, i], ulog[12, j, i] = u[i, R.THR], u[i, R.RUD], u[i, R.ELEV]
         ulog[13, j, i] = 0.0
+    hok[0] = 1
     return 0
 
 
@@ -403,7 +417,8 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         laws=[
             Law("control", pid_tick, (
                 "gains", "pp", "mem", "tprev", "bus.desired", "truth.quat", "truth.pos",
-                "truth.speed", "bus.usm_cmd", "bus.usm_mail", "cur")),
+                "truth.speed", "truth.heading", "truth.hok", "bus.usm_cmd", "bus.usm_mail",
+                "cur")),
             Law("after_physics", copy_log_cm, ("cur", "log")),
         ],
         arrays=a, state=("mem", "tprev", "bus.desired", "cur"), logs=("log",),
@@ -452,6 +467,7 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         "dxt": np.zeros(n), "dyt": np.zeros(n), "w": np.zeros((n, R.NSCRATCH)),
         "bus.usm_cmd": np.zeros((n, 3)), "bus.usm_mail": np.zeros(1, dtype=np.int64),
         "truth.pos": np.zeros((n, 3)), "truth.quat": np.zeros((n, 4)), "truth.speed": np.zeros(n),
+        "truth.heading": np.zeros(n), "truth.hok": np.zeros(1, dtype=np.int64),
         "ulog": np.zeros((14, T, n)),
     }  # fmt: skip
     name = plugin.name
@@ -490,6 +506,7 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         a["truth.pos"][...] = tr.pos
         a["truth.quat"][...] = tr.quat
         a["truth.speed"][...] = tr.vel[:, 0]
+        a["truth.hok"][0] = 0  # the heading of the loaded quaternion: not computed yet
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         u = a["u"]
@@ -529,9 +546,10 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         laws=[Law("substep", usm_tick, (
             "nsub", "clk", "u", "it", "pc", "cfx", "cfy", "cfvx", "cfvy", "cfr", "cact", "fx",
             "fy", "dxt", "dyt", "w", "bus.usm_cmd", "bus.usm_mail", "truth.pos", "truth.quat",
-            "truth.speed", "ulog"))],
+            "truth.speed", "truth.heading", "truth.hok", "ulog"))],
         arrays=a,
-        state=("u", "it", "bus.usm_cmd", "bus.usm_mail", "truth.pos", "truth.quat", "truth.speed"),
+        state=("u", "it", "bus.usm_cmd", "bus.usm_mail", "truth.pos", "truth.quat", "truth.speed",
+               "truth.heading", "truth.hok"),
         logs=("ulog",), sources=(_SRC / "models" / "usm", _SRC / "environment" / "current.py"),
         max_ticks=T, ready=ready, load=load, commit=commit, finish=finish,
     )  # fmt: skip
