@@ -156,3 +156,19 @@ def test_a_non_finite_pose_is_handed_back_and_ends_the_run_as_the_plugins_do() -
     assert a.status == b.status == "diverged"
     assert b.manifest["compiled_ticks"] == before  # none after the non-finite pose
     assert_runs_identical(a, b)
+
+
+def test_level_quaternion_is_the_euler_law_at_roll_zero_bit_for_bit() -> None:
+    # the usm law's quaternion at roll 0 (cos 0, sin 0 written in) against the frames law,
+    # as plain functions (no compile): pitch and yaw over their ranges, signed zeros, the
+    # wrap of the heading
+    from marinesim.core.frames import quat_from_euler_c
+    from marinesim.engine.plugins.usm_laws import level_quat
+
+    rng = np.random.default_rng(7)
+    pitch = [0.0, -0.0, 1e-300, -0.5, 0.5, *rng.uniform(-1.6, 1.6, 300)]
+    yaw = [0.0, -0.0, np.pi, -np.pi, 2 * np.pi, 7.0, *rng.uniform(-7.0, 7.0, 300)]
+    for p, y in zip(pitch, yaw[: len(pitch)], strict=False):
+        a = np.array(level_quat(float(p), float(y)))
+        b = np.array(quat_from_euler_c(0.0, float(p), float(y)))
+        assert a.tobytes() == b.tobytes(), (p, y, a, b)

@@ -31,7 +31,7 @@ import numpy as np
 
 from marinesim.control.guidance import WaypointState, waypoint_row
 from marinesim.control.pid import PidState, pid_row
-from marinesim.core.frames import angle180_c, angle360_c, quat_from_euler_c
+from marinesim.core.frames import angle180_c, angle360_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
 from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, copy_log_cm
@@ -84,6 +84,23 @@ def _find(sim: Any, slot: Any, cls_name: str) -> Any:
 
 # ------------------------------------------------------------------------------ laws
 @register_jitable
+def level_quat(pitch, yaw):  # noqa: ANN001, ANN201
+    """:func:`~marinesim.core.frames.quat_from_euler_c` at roll 0 with cos 0 = 1 and
+    sin 0 = 0 written in: its expressions as they are, so the same bits (numba calls the two
+    C functions of a constant argument each time)."""
+    cr, sr = 1.0, 0.0
+    p2, y2 = pitch / 2, yaw / 2
+    cp, sp = math.cos(p2), math.sin(p2)
+    cy, sy = math.cos(y2), math.sin(y2)
+    return (
+        cr * cp * cy + sr * sp * sy,
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+    )
+
+
+@register_jitable
 def waypoints_tick(
     k, j, t, h, pts, npts, idx, loops, mind, done, prev, lasth, wp, out, evb, evn, pos, desired, cur
 ):  # noqa: ANN001, ANN201, E501
@@ -115,23 +132,21 @@ def waypoints_tick(
             rep,
             out,
         )  # noqa: E501
-        if code == 0:
-            continue
-        if code == 2:
-            w0 = (i // per) * per
-            every = True
-            for r in range(w0, w0 + per):
-                every = every and done[r]
-            if every:
+        if code != 0:  # (a hand-back undoes the rows written before it)
+            if code == 2:
+                w0 = (i // per) * per
+                every = True
+                for r in range(w0, w0 + per):
+                    every = every and done[r]
+                if every:
+                    return 1
+            e = evn[0]
+            if e >= evb.shape[0]:
                 return 1
-        e = evn[0]
-        if e >= evb.shape[0]:
-            return 1
-        evb[e, 0] = t
-        evb[e, 1] = i
-        evb[e, 2] = idx[i] if code == 1 else -1
-        evn[0] = e + 1
-    for i in range(n):
+            evb[e, 0] = t
+            evb[e, 1] = i
+            evb[e, 2] = idx[i] if code == 1 else -1
+            evn[0] = e + 1
         hd = out[i, 0]
         if hd != hd:
             hd = lasth[i]
@@ -242,7 +257,6 @@ def usm_tick(
         py = u[:, R.Y]
         for i in range(n):
             force_row(i, px, py, cfx, cfy, cfvx, cfvy, cfr[0], fx, fy)
-        for i in range(n):
             cx = fx[i] if cact[i] != 0.0 else 0.0
             cy = fy[i] if cact[i] != 0.0 else 0.0
             u[i, R.CURX] = cx
@@ -255,14 +269,13 @@ def usm_tick(
             dyt[i] = u[i, R.DRY]
     if R.usm_propagate(u, it, pc, t1, dxt, dyt, w) != 0:
         return 1
-    for i in range(n):  # a non-finite pose: the plugins' tick (the engine's on_nonfinite)
-        if not (math.isfinite(u[i, R.X]) and math.isfinite(u[i, R.Y])
-                and math.isfinite(u[i, R.DEP]) and math.isfinite(u[i, R.HDG])
-                and math.isfinite(u[i, R.PIT]) and math.isfinite(u[i, R.SPD])):  # fmt: skip
-            return 1
     for i in range(n):
         x, y, dep, hdg, spd = u[i, R.X], u[i, R.Y], u[i, R.DEP], u[i, R.HDG], u[i, R.SPD]
-        q0, q1, q2, q3 = quat_from_euler_c(0.0, u[i, R.PIT], hdg * _D2R)
+        pit = u[i, R.PIT]
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(dep)
+                and math.isfinite(hdg) and math.isfinite(pit) and math.isfinite(spd)):  # fmt: skip
+            return 1  # a non-finite pose: the plugins' tick (the engine's on_nonfinite)
+        q0, q1, q2, q3 = level_quat(pit, hdg * _D2R)
         pos[i, 0], pos[i, 1], pos[i, 2] = y, x, dep
         quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3] = q0, q1, q2, q3
         speed[i] = spd
