@@ -29,9 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from marinesim.control.guidance import WaypointState, waypoint_row
+from marinesim.control.guidance import WaypointState, deg360, waypoint_row
 from marinesim.control.pid import PidState, pid_row
-from marinesim.core.frames import angle180_c, angle360_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
 from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, copy_log_cm
@@ -179,8 +178,9 @@ def pid_tick(k, j, t, h, gains, pp, mem, tprev, desired, quat, pos, speed, hdgs,
         if known:
             hdg = hdgs[i]
         else:
-            hdg = angle360_c(math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)) * _R2D)
-        e0 = angle180_c(d0 - hdg)  # control.pid.heading_error
+            hdg = deg360(math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)) * _R2D)
+        a0 = deg360(d0 - hdg)  # control.pid.heading_error: angle180_c, its wrap without the %
+        e0 = a0 - 360.0 * (a0 > 180.0)
         e1 = d1 - speed[i]
         e2 = d2 - pos[i, 2]
         if not (math.isfinite(e0) and math.isfinite(e1) and math.isfinite(e2)):
@@ -280,7 +280,7 @@ def usm_tick(
         quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3] = q0, q1, q2, q3
         speed[i] = spd
         yaw = math.atan2(2.0 * (q0 * q3 + q1 * q2), 1.0 - 2.0 * (q2 * q2 + q3 * q3))
-        hq = angle360_c(yaw * _R2D)
+        hq = deg360(yaw * _R2D)
         hdgs[i] = hq
         ulog[0, j, i], ulog[1, j, i], ulog[2, j, i] = y, x, dep
         ulog[3, j, i], ulog[4, j, i], ulog[5, j, i] = hq, spd, hdg
