@@ -156,3 +156,49 @@ def test_a_non_finite_pose_is_handed_back_and_ends_the_run_as_the_plugins_do() -
     assert a.status == b.status == "diverged"
     assert b.manifest["compiled_ticks"] == before  # none after the non-finite pose
     assert_runs_identical(a, b)
+
+
+def test_level_quaternion_is_the_euler_law_at_roll_zero_bit_for_bit() -> None:
+    # the usm law's quaternion at roll 0 (cos 0, sin 0 written in) against the frames law,
+    # as plain functions (no compile): pitch and yaw over their ranges, signed zeros, the
+    # wrap of the heading
+    from marinesim.core.frames import quat_from_euler_c
+    from marinesim.engine.plugins.usm_laws import level_quat
+
+    rng = np.random.default_rng(7)
+    pitch = [0.0, -0.0, 1e-300, -0.5, 0.5, *rng.uniform(-1.6, 1.6, 300)]
+    yaw = [0.0, -0.0, np.pi, -np.pi, 2 * np.pi, 7.0, *rng.uniform(-7.0, 7.0, 300)]
+    for p, y in zip(pitch, yaw[: len(pitch)], strict=False):
+        a = np.array(level_quat(float(p), float(y)))
+        b = np.array(quat_from_euler_c(0.0, float(p), float(y)))
+        assert a.tobytes() == b.tobytes(), (p, y, a, b)
+
+
+def test_deg360_is_angle360_bit_for_bit_interpreted_and_compiled() -> None:
+    # the wrap without the % (waypoint bearing, PID heading error, truth heading) against the
+    # frames law: both sides of every boundary, signed zeros, tiny angles, non-finite ones
+    from marinesim.control.guidance import deg360
+    from marinesim.core.frames import angle360_c
+
+    tiny = np.nextafter(0.0, 1.0)
+    edge = [0.0, -0.0, tiny, -tiny, 1e-300, -1e-300, -1e-14, -5e-14, 1e-14]
+    for b in (360.0, -360.0, 180.0, -180.0, 720.0, -720.0):
+        edge += [b, np.nextafter(b, 0.0), np.nextafter(b, 1e9), np.nextafter(b, -1e9)]
+    edge += [np.nan, np.inf, -np.inf, 1e300, -1e300]
+    rng = np.random.default_rng(3)
+    vals = np.array([*edge, *rng.uniform(-400.0, 400.0, 2000), *rng.uniform(-1.0, 1.0, 500)])
+    want = np.array([angle360_c(float(v)) for v in vals])
+    got = np.array([deg360(float(v)) for v in vals])
+    assert got.tobytes() == want.tobytes()
+
+    @numba.njit(error_model="numpy")
+    def both(v):  # noqa: ANN001, ANN202
+        a = np.empty_like(v)
+        b = np.empty_like(v)
+        for i in range(v.shape[0]):
+            a[i] = deg360(v[i])
+            b[i] = angle360_c(v[i])
+        return a, b
+
+    a, b = both(vals)
+    assert a.tobytes() == b.tobytes() == want.tobytes()

@@ -28,6 +28,7 @@ from marinesim.core.jitable import register_jitable
 __all__ = [
     "WaypointState",
     "bearing_deg",
+    "deg360",
     "lawnmower",
     "split_lanes",
     "waypoint_init",
@@ -220,6 +221,21 @@ def waypoint_update(
 
 
 @register_jitable
+def deg360(deg: float) -> float:
+    """:func:`~marinesim.core.frames.angle360_c` of one float, an angle already within
+    (−360, 360) without its ``%`` (numba calls a C ``fmod`` helper for it, about a tenth of the
+    survey block's compiled tick): there ``fmod(deg, 360)`` is ``deg`` itself, so the floor
+    modulo is ``deg`` (positive) or ``deg + 360`` (negative; then the same 360 → 0 step) —
+    the same bits.  Zero, NaN and the other angles go through ``angle360_c``."""
+    if 0.0 < deg < 360.0:
+        return deg
+    if -360.0 < deg < 0.0:
+        m = deg + 360.0
+        return m - 360.0 * (m >= 360.0)
+    return angle360_c(deg)
+
+
+@register_jitable
 def waypoint_row(
     i: int, n_pt: float, e_pt: float, points: Any, npoints: Any, index: Any, loops: Any,
     min_dist: Any, done: Any, prev_point: Any, capture_radius: float, slip_radius: float,
@@ -275,7 +291,7 @@ def waypoint_row(
     if done[i]:
         out[i, 0] = math.nan
     else:
-        out[i, 0] = angle360_c(math.atan2(ae - e_pt, an - n_pt) * (180.0 / math.pi))  # np.degrees
+        out[i, 0] = deg360(math.atan2(ae - e_pt, an - n_pt) * (180.0 / math.pi))  # np.degrees
     out[i, 1] = tn
     out[i, 2] = te
     return code

@@ -35,7 +35,7 @@ import numpy as np
 
 from marinesim.core.jitable import register_jitable
 
-__all__ = ["HOOKS", "Law", "Laws", "MAX_TICKS", "copy_log"]
+__all__ = ["HOOKS", "Law", "Laws", "MAX_TICKS", "copy_log", "copy_log_cm"]
 
 #: Hooks a law may run in, in the order of the tick (engine spec §4.2: autonomy, control,
 #: then the physics substeps, then what describes t_{k+1}).  ``autonomy`` and ``control``
@@ -79,7 +79,9 @@ class Laws:
     state : tuple of str
         The mutable arrays (saved at each tick's start, restored when a law hands back).
     logs : tuple of str
-        Arrays with a leading tick axis (``MAX_TICKS``) the laws fill at row ``j``.
+        Arrays with a tick axis (``MAX_TICKS``) the laws fill at row ``j``: leading
+        (ticks, N, c), or second, component-major (c, ticks, N), which the recorder copies
+        as contiguous blocks (its own layout; :func:`copy_log_cm`).
     publishes : tuple of str
         Bus topics the plugin publishes at each call (the bus counts go on as if it had).
     unheard : tuple of str
@@ -113,7 +115,9 @@ class Laws:
         ``ticks`` ticks ran compiled.
     finish : callable
         ``finish(ticks) -> dict`` signal name → (ticks, N, c) values of the frames at
-        t_{k+1} … (the recorder's names: ``truth.pos`` …, or ``<plugin>.<signal>``).
+        t_{k+1} … (the recorder's names: ``truth.pos`` …, or ``<plugin>.<signal>``); a
+        view of a component-major log (``log[c0:c1, :ticks].transpose(1, 2, 0)``) records
+        fastest.
     """
 
     laws: list[Law]
@@ -159,4 +163,14 @@ def copy_log(k, j, t, h, cur, log):  # noqa: ANN001, ANN201
     for i in range(cur.shape[0]):
         for c in range(cur.shape[1]):
             log[j, i, c] = cur[i, c]
+    return 0
+
+
+@register_jitable
+def copy_log_cm(k, j, t, h, cur, log):  # noqa: ANN001, ANN201
+    """:func:`copy_log` into a component-major log (c, ticks, N): ``log[c, j, i] = cur[i, c]``
+    (the recorder's own layout: a chunk of frames is one contiguous copy per component)."""
+    for i in range(cur.shape[0]):
+        for c in range(cur.shape[1]):
+            log[c, j, i] = cur[i, c]
     return 0

@@ -35,8 +35,10 @@ from marinesim.engine.compiled.notice import compiling
 
 __all__ = ["CompiledRoute", "route_for"]
 
-#: Seconds of chained compiled calls in one :meth:`CompiledRoute.run` at most.
-CHAIN_S = 0.25
+#: Seconds of chained compiled calls in one :meth:`CompiledRoute.run` at most (then the run's
+#: progress, pause and interrupt checks, and the tick reached goes through the plugins: at
+#: 10⁴ ``usm`` vehicles that tick costs ≈ 15 ms, 1.5 % of a second's chain).
+CHAIN_S = 1.0
 
 #: Hooks a Python-only plugin may have and still leave the ticks between its own to the
 #: compiled tick (it runs on its due ticks, through the plugins).
@@ -96,13 +98,19 @@ class CompiledRoute:
                 return False
         return True
 
-    def _limit(self, k: int, kend: int) -> int:
-        for a in self.sparse:  # the next tick a Python-only plugin is due (or has work)
+    def _due(self, k: int, kend: int) -> int:
+        """The next tick (from k, at most ``kend``) a Python-only plugin is due (or, one that
+        says when, has work: ``next_work``)."""
+        for a in self.sparse:
             nxt = a.offset if k <= a.offset else a.offset + -(-(k - a.offset) // a.period) * a.period
             if _idle(a):
                 due = a.plugin.next_work(a.ctx, k, self.sim.clock)
                 nxt = kend if due is None else max(nxt, due)
             kend = min(kend, nxt)
+        return kend
+
+    def _limit(self, k: int, kend: int) -> int:
+        kend = self._due(k, kend)
         rec = self.sim._recorder
         every, ticks0 = rec.every, rec._ticks
         first = -(-ticks0 // every) * every  # the recorder's chunk: stop at the tick filling it
@@ -132,25 +140,27 @@ class CompiledRoute:
         if self.defer:
             return self._run_once(k, kend)
         t0 = _time.perf_counter()
+        load = True
         while True:
-            due = kend
-            for a in self.sparse:  # (as _limit)
-                nxt = a.offset if k <= a.offset else a.offset + -(-(k - a.offset) // a.period) * a.period
-                due = min(due, nxt)
+            due = self._due(k, kend)
             lim = self._limit(k, kend)
-            k1 = self._run_once(k, kend)
+            k1 = self._run_once(k, kend, load=load)
             if k1 <= k or k1 != lim or lim >= due or _time.perf_counter() - t0 > CHAIN_S:
                 return k1
+            # the next call goes on from this one: nothing ran in Python since (the engine's
+            # bookkeeping only), so the arrays hold the state of tick k1 (as a deferred call's)
+            load = not self._same_truth()
             k = k1
 
-    def _run_once(self, k: int, kend: int) -> int:
-        """One call of the generated tick from k (see :meth:`run`)."""
+    def _run_once(self, k: int, kend: int, *, load: bool = True) -> int:
+        """One call of the generated tick from k (see :meth:`run`; ``load`` False: the
+        arrays hold the state of tick k already, the last call left them)."""
         if not self._ready():
             return k
         kend = self._limit(k, kend)
         if kend <= k:
             return k
-        return self._call(k, kend, load=True)
+        return self._call(k, kend, load=load)
 
     def flush(self) -> None:
         """The deferred bookkeeping (frames, bus and hook-call counts, hook contexts) of the
@@ -248,7 +258,11 @@ class CompiledRoute:
         clock = self.sim.clock
         # a deferred call that goes on writes its log rows after those of the calls before
         j0 = self._dn
-        args = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched, *tail, j0)
+        # no state saved each tick where a hand-back can be replayed from the plugins' state
+        # (see below); a deferred run's (Simulation.step) is not all in the plugins' state
+        save = 1 if self.defer else 0
+        head = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched)
+        args = (*head, *tail, save, j0)
         if self._warm and not interp:  # typed: no compile notice to check (≈ 0.25 ms a call);
             kstop = int(fn(*args))  # machine code does not consult numpy's error state
         elif self._warm:
@@ -260,6 +274,19 @@ class CompiledRoute:
             self._warm = True
         if kstop == k:
             return k
+        if kstop < kend and not save:
+            # handed back at kstop with part of that tick done: the plugins' state is that of
+            # tick k (committed by the last call, or loaded from), so load it and run ticks
+            # k … kstop − 1 again (the same laws on the same arrays: the same bits; the
+            # interpreted tick ignores numpy's warnings as above)
+            for _slot, laws in self.entries:
+                laws.load(k)
+            for _slot, laws in self.entries:
+                laws.inputs(k)
+            with np.errstate(all="ignore"):
+                again = int(fn(k, kstop, *head[2:], *tail, save, j0))
+            if again != kstop:  # pragma: no cover - a law that is not deterministic
+                raise RuntimeError(f"compiled tick: replay of ticks {k}…{kstop - 1} stopped at {again}")
         ticks = kstop - k
         for _slot, laws in self.entries:
             laws.commit(k, kstop, ticks)
@@ -272,6 +299,7 @@ class CompiledRoute:
             self.sim.clock.k = kstop
             return kstop
         self._account(k, kstop, self._finish(ticks))
+        self._truth = tuple(b.truth for b in self.blocks)  # (a chained call goes on: run())
         return kstop
 
     def _finish(self, ticks: int) -> dict[tuple[str, str], np.ndarray]:

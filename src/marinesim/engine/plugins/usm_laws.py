@@ -29,12 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from marinesim.control.guidance import WaypointState, waypoint_row
+from marinesim.control.guidance import WaypointState, deg360, waypoint_row
 from marinesim.control.pid import PidState, pid_row
-from marinesim.core.frames import angle180_c, angle360_c, quat_from_euler_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
-from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, copy_log
+from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, copy_log_cm
 from marinesim.environment.current import force_row
 from marinesim.models.usm import rows as R
 from marinesim.models.usm.state import _evolve
@@ -84,6 +83,23 @@ def _find(sim: Any, slot: Any, cls_name: str) -> Any:
 
 # ------------------------------------------------------------------------------ laws
 @register_jitable
+def level_quat(pitch, yaw):  # noqa: ANN001, ANN201
+    """:func:`~marinesim.core.frames.quat_from_euler_c` at roll 0 with cos 0 = 1 and
+    sin 0 = 0 written in: its expressions as they are, so the same bits (numba calls the two
+    C functions of a constant argument each time)."""
+    cr, sr = 1.0, 0.0
+    p2, y2 = pitch / 2, yaw / 2
+    cp, sp = math.cos(p2), math.sin(p2)
+    cy, sy = math.cos(y2), math.sin(y2)
+    return (
+        cr * cp * cy + sr * sp * sy,
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+    )
+
+
+@register_jitable
 def waypoints_tick(
     k, j, t, h, pts, npts, idx, loops, mind, done, prev, lasth, wp, out, evb, evn, pos, desired, cur
 ):  # noqa: ANN001, ANN201, E501
@@ -115,23 +131,21 @@ def waypoints_tick(
             rep,
             out,
         )  # noqa: E501
-        if code == 0:
-            continue
-        if code == 2:
-            w0 = (i // per) * per
-            every = True
-            for r in range(w0, w0 + per):
-                every = every and done[r]
-            if every:
+        if code != 0:  # (a hand-back undoes the rows written before it)
+            if code == 2:
+                w0 = (i // per) * per
+                every = True
+                for r in range(w0, w0 + per):
+                    every = every and done[r]
+                if every:
+                    return 1
+            e = evn[0]
+            if e >= evb.shape[0]:
                 return 1
-        e = evn[0]
-        if e >= evb.shape[0]:
-            return 1
-        evb[e, 0] = t
-        evb[e, 1] = i
-        evb[e, 2] = idx[i] if code == 1 else -1
-        evn[0] = e + 1
-    for i in range(n):
+            evb[e, 0] = t
+            evb[e, 1] = i
+            evb[e, 2] = idx[i] if code == 1 else -1
+            evn[0] = e + 1
         hd = out[i, 0]
         if hd != hd:
             hd = lasth[i]
@@ -147,17 +161,26 @@ def waypoints_tick(
 
 
 @register_jitable
-def pid_tick(k, j, t, h, gains, pp, mem, tprev, desired, quat, pos, speed, cmd, mail, cur):  # noqa: ANN001, ANN201
-    """One ``heading_speed_depth_pid`` control call of every vehicle at ``t``."""
+def pid_tick(k, j, t, h, gains, pp, mem, tprev, desired, quat, pos, speed, hdgs, hok, cmd, mail, cur):  # noqa: ANN001, ANN201, E501
+    """One ``heading_speed_depth_pid`` control call of every vehicle at ``t``.
+
+    The heading of each vehicle's quaternion is ``hdgs[i]`` when ``hok[0]`` is set: the
+    ``usm`` law wrote it with the quaternion, by the same expression (the same bits); else
+    (the first tick after a load) it is computed here."""
     n = desired.shape[0]
+    known = hok[0] != 0
     dt = max(t - tprev[0], 1e-12)
     for i in range(n):
         d0, d1, d2 = desired[i, 0], desired[i, 1], desired[i, 2]
         if not (math.isfinite(d0) and math.isfinite(d1) and math.isfinite(d2)):
             return 1  # a vehicle without a setpoint: the plugin publishes to some rows only
         w, x, y, z = quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3]
-        hdg = angle360_c(math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)) * _R2D)
-        e0 = angle180_c(d0 - hdg)  # control.pid.heading_error
+        if known:
+            hdg = hdgs[i]
+        else:
+            hdg = deg360(math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)) * _R2D)
+        a0 = deg360(d0 - hdg)  # control.pid.heading_error: angle180_c, its wrap without the %
+        e0 = a0 - 360.0 * (a0 > 180.0)
         e1 = d1 - speed[i]
         e2 = d2 - pos[i, 2]
         if not (math.isfinite(e0) and math.isfinite(e1) and math.isfinite(e2)):
@@ -215,10 +238,13 @@ def usm_tick(
     pos,
     quat,
     speed,
+    hdgs,
+    hok,
     ulog,
 ):  # noqa: ANN001, ANN201, E501
     """The ``usm`` substep: at the last one, the actuator mail and one model iteration at
-    t_{k+1}, then the truth and the plugin's logs."""
+    t_{k+1}, then the truth and the plugin's logs (and the truth heading ``hdgs``, which the
+    compiled PID reads instead of computing it from the quaternion again: ``hok``)."""
     if s != nsub[0] - 1:
         return 0
     n = u.shape[0]
@@ -231,7 +257,6 @@ def usm_tick(
         py = u[:, R.Y]
         for i in range(n):
             force_row(i, px, py, cfx, cfy, cfvx, cfvy, cfr[0], fx, fy)
-        for i in range(n):
             cx = fx[i] if cact[i] != 0.0 else 0.0
             cy = fy[i] if cact[i] != 0.0 else 0.0
             u[i, R.CURX] = cx
@@ -244,25 +269,27 @@ def usm_tick(
             dyt[i] = u[i, R.DRY]
     if R.usm_propagate(u, it, pc, t1, dxt, dyt, w) != 0:
         return 1
-    for i in range(n):  # a non-finite pose: the plugins' tick (the engine's on_nonfinite)
-        if not (math.isfinite(u[i, R.X]) and math.isfinite(u[i, R.Y])
-                and math.isfinite(u[i, R.DEP]) and math.isfinite(u[i, R.HDG])
-                and math.isfinite(u[i, R.PIT]) and math.isfinite(u[i, R.SPD])):  # fmt: skip
-            return 1
     for i in range(n):
         x, y, dep, hdg, spd = u[i, R.X], u[i, R.Y], u[i, R.DEP], u[i, R.HDG], u[i, R.SPD]
-        q0, q1, q2, q3 = quat_from_euler_c(0.0, u[i, R.PIT], hdg * _D2R)
+        pit = u[i, R.PIT]
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(dep)
+                and math.isfinite(hdg) and math.isfinite(pit) and math.isfinite(spd)):  # fmt: skip
+            return 1  # a non-finite pose: the plugins' tick (the engine's on_nonfinite)
+        q0, q1, q2, q3 = level_quat(pit, hdg * _D2R)
         pos[i, 0], pos[i, 1], pos[i, 2] = y, x, dep
         quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3] = q0, q1, q2, q3
         speed[i] = spd
         yaw = math.atan2(2.0 * (q0 * q3 + q1 * q2), 1.0 - 2.0 * (q2 * q2 + q3 * q3))
-        lg = ulog[j, i]
-        lg[0], lg[1], lg[2], lg[3], lg[4], lg[5] = y, x, dep, angle360_c(yaw * _R2D), spd, hdg
-        lg[6] = u[i, R.DRX] + u[i, R.CURX]
-        lg[7] = u[i, R.DRY] + u[i, R.CURY]
-        lg[8], lg[9] = u[i, R.CURX], u[i, R.CURY]
-        lg[10], lg[11], lg[12] = u[i, R.THR], u[i, R.RUD], u[i, R.ELEV]
-        lg[13] = 0.0
+        hq = deg360(yaw * _R2D)
+        hdgs[i] = hq
+        ulog[0, j, i], ulog[1, j, i], ulog[2, j, i] = y, x, dep
+        ulog[3, j, i], ulog[4, j, i], ulog[5, j, i] = hq, spd, hdg
+        ulog[6, j, i] = u[i, R.DRX] + u[i, R.CURX]
+        ulog[7, j, i] = u[i, R.DRY] + u[i, R.CURY]
+        ulog[8, j, i], ulog[9, j, i] = u[i, R.CURX], u[i, R.CURY]
+        ulog[10, j, i], ulog[11, j, i], ulog[12, j, i] = u[i, R.THR], u[i, R.RUD], u[i, R.ELEV]
+        ulog[13, j, i] = 0.0
+    hok[0] = 1
     return 0
 
 
@@ -292,7 +319,7 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         "wp": np.array([p.capture_radius, p.slip_radius, p.lead, p.speed, p.depth,
                         1.0 if p.end_action == "stop" else 0.0, p.repeat, max(per, 1)]),
         "out": np.zeros((n, 3)), "evb": np.zeros((max(64, 2 * n), 3)),
-        "evn": np.zeros(1, dtype=np.int64), "cur": np.zeros((n, 4)), "log": np.zeros((T, n, 4)),
+        "evn": np.zeros(1, dtype=np.int64), "cur": np.zeros((n, 4)), "log": np.zeros((4, T, n)),
     }  # fmt: skip
     name = plugin.name
 
@@ -330,9 +357,10 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
             ev.t = float(t)
             msg = "all waypoints done" if nxt < 0 else f"waypoint reached, next index {int(nxt)}"
             ev.emit("waypoint", msg, rows=[int(row)])
+        a["evn"][0] = 0  # emitted: a call that goes on from here (no load) notes afresh
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
-        lg = a["log"][:ticks]
+        lg = a["log"][:, :ticks].transpose(1, 2, 0)  # (ticks, n, c) view
         return {f"{name}.target": lg[..., 0:2], f"{name}.index": lg[..., 2:3],
                 f"{name}.done": lg[..., 3:4]}  # fmt: skip
 
@@ -341,7 +369,7 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
             Law("autonomy", waypoints_tick, (
                 "pts", "npts", "idx", "loops", "mind", "done", "prev", "lasth", "wp", "out",
                 "evb", "evn", "truth.pos", "bus.desired", "cur")),
-            Law("after_physics", copy_log, ("cur", "log")),
+            Law("after_physics", copy_log_cm, ("cur", "log")),
         ],
         arrays=a, state=("idx", "loops", "mind", "done", "prev", "lasth", "evn", "cur"),
         logs=("log",),
@@ -371,7 +399,7 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         "gains": np.array([g.kp, g.ki, g.kd, g.integral_limit, g.output_limit], dtype=float),
         "pp": np.array([p.speed_factor, p.max_thrust, p.depth_rate_kd, p.max_elevator]),
         "mem": np.zeros((n, 2, 3)), "tprev": np.zeros(1), "bus.desired": np.zeros((n, 3)),
-        "cur": np.zeros((n, 6)), "log": np.zeros((T, n, 6)),
+        "cur": np.zeros((n, 6)), "log": np.zeros((6, T, n)),
     }  # fmt: skip
     name = plugin.name
     signals = ("rudder", "thrust", "elevator", "desired_heading", "desired_speed", "desired_depth")
@@ -395,15 +423,16 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         st["desired"] = a["bus.desired"].copy()
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
-        lg = a["log"][:ticks]
+        lg = a["log"][:, :ticks].transpose(1, 2, 0)  # (ticks, n, c) view
         return {f"{name}.{s}": lg[..., c : c + 1] for c, s in enumerate(signals)}
 
     return Laws(
         laws=[
             Law("control", pid_tick, (
                 "gains", "pp", "mem", "tprev", "bus.desired", "truth.quat", "truth.pos",
-                "truth.speed", "bus.usm_cmd", "bus.usm_mail", "cur")),
-            Law("after_physics", copy_log, ("cur", "log")),
+                "truth.speed", "truth.heading", "truth.hok", "bus.usm_cmd", "bus.usm_mail",
+                "cur")),
+            Law("after_physics", copy_log_cm, ("cur", "log")),
         ],
         arrays=a, state=("mem", "tprev", "bus.desired", "cur"), logs=("log",),
         publishes=("DESIRED_RUDDER", "DESIRED_THRUST", "DESIRED_ELEVATOR"),
@@ -451,7 +480,8 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         "dxt": np.zeros(n), "dyt": np.zeros(n), "w": np.zeros((n, R.NSCRATCH)),
         "bus.usm_cmd": np.zeros((n, 3)), "bus.usm_mail": np.zeros(1, dtype=np.int64),
         "truth.pos": np.zeros((n, 3)), "truth.quat": np.zeros((n, 4)), "truth.speed": np.zeros(n),
-        "ulog": np.zeros((T, n, 14)),
+        "truth.heading": np.zeros(n), "truth.hok": np.zeros(1, dtype=np.int64),
+        "ulog": np.zeros((14, T, n)),
     }  # fmt: skip
     name = plugin.name
 
@@ -489,6 +519,7 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         a["truth.pos"][...] = tr.pos
         a["truth.quat"][...] = tr.quat
         a["truth.speed"][...] = tr.vel[:, 0]
+        a["truth.hok"][0] = 0  # the heading of the loaded quaternion: not computed yet
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         u = a["u"]
@@ -513,7 +544,7 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         blk._truth_ro = None
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
-        lg = a["ulog"][:ticks]
+        lg = a["ulog"][:, :ticks].transpose(1, 2, 0)  # (ticks, n, c) view
         pre = st["config"].prefix
         return {
             "truth.pos": lg[..., 0:3], "truth.heading": lg[..., 3:4], "truth.speed": lg[..., 4:5],
@@ -528,9 +559,10 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         laws=[Law("substep", usm_tick, (
             "nsub", "clk", "u", "it", "pc", "cfx", "cfy", "cfvx", "cfvy", "cfr", "cact", "fx",
             "fy", "dxt", "dyt", "w", "bus.usm_cmd", "bus.usm_mail", "truth.pos", "truth.quat",
-            "truth.speed", "ulog"))],
+            "truth.speed", "truth.heading", "truth.hok", "ulog"))],
         arrays=a,
-        state=("u", "it", "bus.usm_cmd", "bus.usm_mail", "truth.pos", "truth.quat", "truth.speed"),
+        state=("u", "it", "bus.usm_cmd", "bus.usm_mail", "truth.pos", "truth.quat", "truth.speed",
+               "truth.heading", "truth.hok"),
         logs=("ulog",), sources=(_SRC / "models" / "usm", _SRC / "environment" / "current.py"),
         max_ticks=T, ready=ready, load=load, commit=commit, finish=finish,
     )  # fmt: skip
