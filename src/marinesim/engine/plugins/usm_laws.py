@@ -113,6 +113,9 @@ def waypoints_tick(
     n = pos.shape[0]
     rep = int(wp[6])
     per = int(wp[7])  # vehicles per world
+    # vehicles done in each world, counted at the tick's first finish there (−1: not yet), so
+    # a tick where a whole world finishes costs O(N), not O(N²)
+    ndone = np.full(0, -1, dtype=np.int64)
     for i in range(n):
         code = waypoint_row(
             i,
@@ -133,11 +136,17 @@ def waypoints_tick(
         )  # noqa: E501
         if code != 0:  # (a hand-back undoes the rows written before it)
             if code == 2:
-                w0 = (i // per) * per
-                every = True
-                for r in range(w0, w0 + per):
-                    every = every and done[r]
-                if every:
+                w = i // per
+                if ndone.shape[0] == 0:
+                    ndone = np.full(n // per, -1, dtype=np.int64)
+                if ndone[w] < 0:  # vehicle i's finish included
+                    c = 0
+                    for r in range(w * per, w * per + per):
+                        c += 1 if done[r] else 0
+                    ndone[w] = c
+                else:
+                    ndone[w] += 1
+                if ndone[w] == per:
                     return 1
             e = evn[0]
             if e >= evb.shape[0]:
