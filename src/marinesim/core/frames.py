@@ -148,6 +148,15 @@ def quat_from_euler_c(roll: float, pitch: float, yaw: float) -> tuple[float, flo
     cr, sr = math.cos(r2), math.sin(r2)
     cp, sp = math.cos(p2), math.sin(p2)
     cy, sy = math.cos(y2), math.sin(y2)
+    return quat_from_half_trig_c(cr, sr, cp, sp, cy, sy)
+
+
+@register_jitable
+def quat_from_half_trig_c(
+    cr: float, sr: float, cp: float, sp: float, cy: float, sy: float
+) -> tuple[float, float, float, float]:
+    """The quaternion of :func:`quat_from_euler_c` from the cosines and sines of the half
+    angles (a caller that knows one of them, e.g. roll 0, passes it without calling ``cos``)."""
     return (
         cr * cp * cy + sr * sp * sy,
         sr * cp * cy - cr * sp * sy,

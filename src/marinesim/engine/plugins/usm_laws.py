@@ -31,6 +31,7 @@ import numpy as np
 
 from marinesim.control.guidance import WaypointState, deg360, waypoint_row
 from marinesim.control.pid import PidState, pid_row
+from marinesim.core.frames import quat_from_half_trig_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
 from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, copy_log_cm
@@ -84,19 +85,11 @@ def _find(sim: Any, slot: Any, cls_name: str) -> Any:
 # ------------------------------------------------------------------------------ laws
 @register_jitable
 def level_quat(pitch, yaw):  # noqa: ANN001, ANN201
-    """:func:`~marinesim.core.frames.quat_from_euler_c` at roll 0 with cos 0 = 1 and
-    sin 0 = 0 written in: its expressions as they are, so the same bits (numba calls the two
-    C functions of a constant argument each time)."""
-    cr, sr = 1.0, 0.0
+    """:func:`~marinesim.core.frames.quat_from_euler_c` at roll 0, cos 0 = 1 and sin 0 = 0
+    passed as they are (the same expressions, the same bits; numba calls the two C functions
+    of a constant argument each time)."""
     p2, y2 = pitch / 2, yaw / 2
-    cp, sp = math.cos(p2), math.sin(p2)
-    cy, sy = math.cos(y2), math.sin(y2)
-    return (
-        cr * cp * cy + sr * sp * sy,
-        sr * cp * cy - cr * sp * sy,
-        cr * sp * cy + sr * cp * sy,
-        cr * cp * sy - sr * sp * cy,
-    )
+    return quat_from_half_trig_c(1.0, 0.0, math.cos(p2), math.sin(p2), math.cos(y2), math.sin(y2))
 
 
 @register_jitable
