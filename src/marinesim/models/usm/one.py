@@ -26,7 +26,7 @@ from marinesim.core.frames import moos_angle360
 from marinesim.models.usm import rows as R
 from marinesim.models.usm.config import UsmConfig
 from marinesim.models.usm.moos_math import drift_summary, snap_speed_1
-from marinesim.models.usm.publish import _config_rows, iterate
+from marinesim.models.usm.publish import _config_rows, iterate, record_names
 from marinesim.models.usm.state import UsmState, _evolve
 
 __all__ = ["iterate_one", "scalar_pubs"]
@@ -216,23 +216,5 @@ def _post_record(
     vals += [v[R.HDG], sp, depth, "TRUE", -depth, v[R.PIT], v[R.YAW], x, y, hog, v[R.SOG]]
     if alt_set:
         vals.append(v[R.ALT])
-    key = (config.prefix, geo, alt_set)
-    names = _NAMES.get(key) or _record_names(*key)
+    names = record_names(config.prefix, geo, alt_set)
     pubs += [kv for kv in zip(names, vals, strict=True) if kv[1] == kv[1]]  # NaN: not posted
-
-
-def _record_names(p: str, geo: bool, alt: bool) -> tuple[str, ...]:
-    """The names :func:`_post_record` posts, in order (prefix ``p``, with lat/long, with
-    altitude)."""
-    names = [p + "_X", p + "_Y"] + ([p + "_LAT", p + "_LONG"] if geo else [])
-    names += [p + s for s in ("_HEADING", "_SPEED", "_DEPTH")] + ["SIMULATION_MODE"]
-    names += [p + "_Z", p + "_PITCH", p + "_YAW", "TRUE_X", "TRUE_Y"]
-    names += [p + "_HEADING_OVER_GROUND", p + "_SPEED_OVER_GROUND"]
-    names += [p + "_ALTITUDE"] if alt else []
-    if len(_NAMES) > 64:
-        _NAMES.clear()
-    got = _NAMES[p, geo, alt] = tuple(names)
-    return got
-
-
-_NAMES: dict[tuple[str, bool, bool], tuple[str, ...]] = {}

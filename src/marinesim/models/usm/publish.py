@@ -367,6 +367,41 @@ def _publish(config: UsmConfig, st: UsmState, t: F64) -> tuple[UsmState, dict[st
     return st, pubs
 
 
+def record_names(prefix: str, geo: bool, altitude: bool) -> tuple[str, ...]:
+    """The variables of one NAV record, in posting order (the one statement of the record's
+    layout; :func:`_post_record` and :func:`marinesim.models.usm.one.iterate_one` post in it).
+
+    Parameters
+    ----------
+    prefix : str
+        ``prefix`` parameter (``NAV``).
+    geo : bool
+        With ``<prefix>_LAT`` and ``<prefix>_LONG`` (a datum is set).
+    altitude : bool
+        With ``<prefix>_ALTITUDE`` (a water depth is set: its vehicles post it).
+    """
+    key = (prefix, geo, altitude)
+    got = _RECORD_NAMES.get(key)
+    if got is None:
+        p = prefix
+        names = [p + "_X", p + "_Y"] + ([p + "_LAT", p + "_LONG"] if geo else [])
+        names += [p + "_HEADING", p + "_SPEED", p + "_DEPTH"]
+        # Both programs post these six (uSimMarine always, uSimMarineV22 while its embedded
+        # PID engine has depth control, which is on unless ``depth_control = false`` comes
+        # with the embedded PID keys; marinesim does not take those keys, so always).
+        # pMarinePIDV22 waits for a first NAV_PITCH before it acts.
+        names += ["SIMULATION_MODE", p + "_Z", p + "_PITCH", p + "_YAW", "TRUE_X", "TRUE_Y"]
+        names += [p + "_HEADING_OVER_GROUND", p + "_SPEED_OVER_GROUND"]
+        names += [p + "_ALTITUDE"] if altitude else []
+        if len(_RECORD_NAMES) > 64:
+            _RECORD_NAMES.clear()
+        got = _RECORD_NAMES[key] = tuple(names)
+    return got
+
+
+_RECORD_NAMES: dict[tuple[str, bool, bool], tuple[str, ...]] = {}
+
+
 def _post_record(
     config: UsmConfig,
     st: UsmState,
@@ -390,34 +425,25 @@ def _post_record(
 ) -> None:
     v22 = config.variant == "usm_v22"
     n = st.n
-    pubs[prefix + "_X"] = _masked(mask, all_true, x)
-    pubs[prefix + "_Y"] = _masked(mask, all_true, y)
-    if st.geodesy is not None:
+    geo = st.geodesy is not None
+    vals: list[Any] = [x, y]
+    if geo:
         # usm projects the published x, y; V22 publishes the lat/long its model computed
-        lat, lon = _latlon(st.geodesy, geo_x, geo_y) if v22 else _latlon(st.geodesy, x, y)
-        pubs[prefix + "_LAT"] = _masked(mask, all_true, lat)
-        pubs[prefix + "_LONG"] = _masked(mask, all_true, lon)
-    pubs[prefix + "_HEADING"] = _masked(mask, all_true, heading)
+        vals += _latlon(st.geodesy, geo_x, geo_y) if v22 else _latlon(st.geodesy, x, y)
     sp = snap_speed(speed) if config.compat == "moos" else speed
     if v22:
         sp = np.minimum(sp, config.max_speed)
-    pubs[prefix + "_SPEED"] = _masked(mask, all_true, sp)
-    pubs[prefix + "_DEPTH"] = _masked(mask, all_true, depth)
-    # Both programs post these six (uSimMarine always, uSimMarineV22 while its embedded PID
-    # engine has depth control, which is on unless ``depth_control = false`` comes with the
-    # embedded PID keys; marinesim does not take those keys, so always).  pMarinePIDV22 waits
-    # for a first NAV_PITCH before it acts.
-    if all_true:
-        pubs["SIMULATION_MODE"] = _const_strings(n, "TRUE")
-    else:
-        pubs["SIMULATION_MODE"] = np.where(mask, "TRUE", None).astype(object)
-    pubs[prefix + "_Z"] = _masked(mask, all_true, -depth)
-    pubs[prefix + "_PITCH"] = _masked(mask, all_true, pitch)
-    pubs[prefix + "_YAW"] = _masked(mask, all_true, yaw)
-    pubs["TRUE_X"] = _masked(mask, all_true, x)
-    pubs["TRUE_Y"] = _masked(mask, all_true, y)
-    pubs[prefix + "_HEADING_OVER_GROUND"] = _masked(mask, all_true, _wrap360(hog))
-    pubs[prefix + "_SPEED_OVER_GROUND"] = _masked(mask, all_true, sog)
+    vals += [heading, sp, depth, None, -depth, pitch, yaw, x, y, _wrap360(hog), sog]
     alt_mask = mask & altitude_set
-    if _any(alt_mask):
+    alt = _any(alt_mask)
+    # (the names end with <prefix>_ALTITUDE when ``alt``: posted below with its own mask)
+    for name, val in zip(record_names(prefix, geo, alt), vals, strict=False):
+        if val is None:  # SIMULATION_MODE
+            if all_true:
+                pubs[name] = _const_strings(n, "TRUE")
+            else:
+                pubs[name] = np.where(mask, "TRUE", None).astype(object)
+        else:
+            pubs[name] = _masked(mask, all_true, val)
+    if alt:
         pubs[prefix + "_ALTITUDE"] = _masked(alt_mask, _all(alt_mask), altitude)
