@@ -40,10 +40,13 @@ def _same(a, b) -> None:  # noqa: ANN001
 def test_bundled_survey_compiled_equals_plugin_ticks() -> None:
     a, b = _run(False, 60.0), _run(True, 60.0)
     _same(a, b)
-    assert any(e.kind == "waypoint" for e in a.events)  # the autonomy ran (plugin ticks)
+    assert any(e.kind == "waypoint" for e in a.events)  # the autonomy ran
+    assert [e.t for e in a.events if e.kind == "waypoint"] == [
+        e.t for e in b.events if e.kind == "waypoint"
+    ]
     assert a.manifest["compiled_ticks"] == 0
-    # every tick but the autonomy's (1 Hz) and one or two at the start
-    assert 600 - 60 - 2 <= b.manifest["compiled_ticks"] <= 600 - 60
+    # every tick but one or two at the start: the 1 Hz waypoints run in the generated tick
+    assert 600 - 2 <= b.manifest["compiled_ticks"] < 600
 
 
 def test_without_waypoints_one_span_to_the_end() -> None:
@@ -67,6 +70,17 @@ def test_other_rates_and_poses_match(sets: dict) -> None:
     a, b = _run(False, 20.0, **sets), _run(True, 20.0, **sets)
     assert b.manifest["compiled_ticks"] > 0.7 * (len(a.t) - 1)
     _same(a, b)
+
+
+def test_speed_to_rpm_keeps_the_waypoints_in_python() -> None:
+    # with rpm_per_speed the autopilot takes each DESIRED_SPEED message as it comes: the
+    # waypoints stay a Python-only plugin (1 Hz) between the compiled ticks
+    sets = {"entities.0.controllers.0.params.rpm_per_speed": 700.0}
+    a, b = _run(False, 20.0, **sets), _run(True, 20.0, **sets)
+    assert 200 - 20 - 2 <= b.manifest["compiled_ticks"] <= 200 - 20
+    _same(a, b)
+    rpm = a["autopilot.command"][0, -1, 2]
+    assert rpm == pytest.approx(700.0 * 1.8)  # the survey's 1.8 m/s, not the 1200 rpm default
 
 
 def test_several_vehicles_match() -> None:

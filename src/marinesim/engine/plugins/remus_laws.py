@@ -11,7 +11,10 @@ Wires: the autopilot writes ``bus.fins_cmd`` (N, 2) and ``bus.propeller_cmd`` (N
 ``fins/cmd`` / ``propeller/cmd`` topics, held by the motion between messages — and reads
 ``truth.eta`` / ``truth.nu`` (N, 6), which the motion writes after its substeps (the pose and
 the Euler angles of the truth quaternion, the expressions of
-:func:`marinesim.core.frames.euler_from_quat`).
+:func:`marinesim.core.frames.euler_from_quat`), and ``bus.desired`` (N, 3: the last
+``DESIRED_HEADING``, ``DESIRED_SPEED``, ``DESIRED_DEPTH``), which a compiled ``waypoints``
+of the block writes (:func:`marinesim.engine.plugins.usm_laws.waypoints_laws`, reading the
+position from ``truth.eta``).
 """
 
 from __future__ import annotations
@@ -51,17 +54,28 @@ _SRC = Path(__file__).resolve().parents[2]
 
 # ------------------------------------------------------------------------------ laws
 @register_jitable
-def autopilot_tick(k, j, t, h, prow, wnz, hrad, tprev, ap, eta, nu, u5, fins, prop):  # noqa: ANN001, ANN201
-    """One ``depth_heading_autopilot`` control call of every vehicle at ``t``."""
+def autopilot_tick(k, j, t, h, prow, wnz, sp, tprev, ap, desired, eta, nu, u5, fins, prop):  # noqa: ANN001, ANN201
+    """One ``depth_heading_autopilot`` control call of every vehicle at ``t``.
+
+    Its set-points are the last ``DESIRED_HEADING`` [deg] and ``DESIRED_DEPTH`` [m] in
+    ``desired`` (N, 3: heading, speed, depth; a compiled ``waypoints`` of the block writes it,
+    or it holds the plugin's set-points from the load): the depth clipped to 0–100 m as the
+    plugin takes a message, both kept in ``sp`` (depth, heading) for the log and the commit."""
     n = ap.shape[0]
     hc = max(t - tprev[0], 1e-12)
     e0 = math.exp(-hc * wnz[0])
     for i in range(n):
         p = prow[i]
+        z = desired[i, 2]
+        z = 0.0 if z < 0.0 else (100.0 if z > 100.0 else z)  # np.clip (NaN passes)
+        hd = desired[i, 0]
+        sp[i, 0] = z
+        sp[i, 1] = hd
+        p[2] = z  # ref_z
         p[0] = e0
         p[1] = 1 - math.exp(-hc * wnz[0])
         psi_d = ap[i, 4]
-        psi_ref = psi_d + wrap_pi_c(hrad[i] - psi_d)
+        psi_ref = psi_d + wrap_pi_c(hd * _D2R - psi_d)  # np.radians: x · (π/180)
         p[21] = (psi_ref * _R2D) * _D2R  # the set-point in degrees, as the plugin's gains
         remus_law(p, ap[i], eta[i], nu[i], hc, u5[i])
         # the torpedo's [δ_r, −δ_r, δ_s, −δ_s, n] → REMUS 100's fins [δ_r, −δ_s], propeller n
@@ -73,12 +87,14 @@ def autopilot_tick(k, j, t, h, prow, wnz, hrad, tprev, ap, eta, nu, u5, fins, pr
 
 
 @register_jitable
-def autopilot_log(k, j, t, h, fins, prop, log_cmd):  # noqa: ANN001, ANN201
-    """The command the frame at t_{k+1} holds: the last one published (every tick)."""
+def autopilot_log(k, j, t, h, fins, prop, sp, log_cmd, log_sp):  # noqa: ANN001, ANN201
+    """The command and set-points the frame at t_{k+1} holds: the last ones (every tick)."""
     for i in range(fins.shape[0]):
         log_cmd[j, i, 0] = fins[i, 0]
         log_cmd[j, i, 1] = fins[i, 1]
         log_cmd[j, i, 2] = prop[i]
+        log_sp[j, i, 0] = sp[i, 0]
+        log_sp[j, i, 1] = sp[i, 1]
     return 0
 
 
@@ -157,8 +173,9 @@ def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
     row = remus_row(autopilot_gains(cp, 0.0, 0.0, 0.0), sim.clock.dt)
     a = {
         "prow": np.repeat(row, n, axis=0), "wnz": np.array([float(cp.wn_d_z)]),
-        "hrad": np.zeros(n), "tprev": np.zeros(1), "ap": np.zeros((n, 8)),
-        "u5": np.zeros((n, 5)), "log_cmd": np.zeros((MAX_TICKS, n, 3)),
+        "sp": np.zeros((n, 2)), "tprev": np.zeros(1), "ap": np.zeros((n, 8)),
+        "bus.desired": np.zeros((n, 3)), "u5": np.zeros((n, 5)),
+        "log_cmd": np.zeros((MAX_TICKS, n, 3)), "log_sp": np.zeros((MAX_TICKS, n, 2)),
     }  # fmt: skip
     fields = tuple(RemusDepthHeadingState.__dataclass_fields__)
 
@@ -167,29 +184,36 @@ def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
         for c, name in enumerate(fields):
             a["ap"][:, c] = getattr(ap, name)
         a["tprev"][0] = st["t_prev"]
-        a["prow"][:, 2] = st["depth"]  # ref_z
         a["prow"][:, 9] = st["rpm"]  # ref_n
-        a["hrad"][:] = np.radians(st["heading"])
+        # the set-points held (ref_z, the heading: the law takes them from here each tick)
+        a["bus.desired"][:, 0] = st["heading"]
+        a["bus.desired"][:, 1] = 0.0  # (DESIRED_SPEED: the rpm stays; see waypoints_laws)
+        a["bus.desired"][:, 2] = st["depth"]
+        a["sp"][:, 0] = st["depth"]  # (logged on the ticks the autopilot skips: held)
+        a["sp"][:, 1] = st["heading"]
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         st["ap"] = RemusDepthHeadingState(*a["ap"].T.copy())
         st["t_prev"] = float(a["tprev"][0])
+        st["depth"] = a["sp"][:, 0].copy()
+        st["heading"] = a["sp"][:, 1].copy()
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
         ul = a["log_cmd"][:ticks]
         com = np.empty_like(ul)
         com[..., :2] = np.degrees(ul[..., :2])
         com[..., 2] = ul[..., 2]
-        return {f"{plugin.name}.command": com}
+        return {f"{plugin.name}.command": com, f"{plugin.name}.desired": a["log_sp"][:ticks]}
 
     return Laws(
         laws=[
             Law("control", autopilot_tick, (
-                "prow", "wnz", "hrad", "tprev", "ap", "truth.eta", "truth.nu", "u5",
-                "bus.fins_cmd", "bus.propeller_cmd")),
-            Law("after_physics", autopilot_log, ("bus.fins_cmd", "bus.propeller_cmd", "log_cmd")),
+                "prow", "wnz", "sp", "tprev", "ap", "bus.desired", "truth.eta", "truth.nu",
+                "u5", "bus.fins_cmd", "bus.propeller_cmd")),
+            Law("after_physics", autopilot_log, (
+                "bus.fins_cmd", "bus.propeller_cmd", "sp", "log_cmd", "log_sp")),
         ],
-        arrays=a, state=("ap", "tprev"), logs=("log_cmd",),
+        arrays=a, state=("ap", "tprev", "sp", "bus.desired"), logs=("log_cmd", "log_sp"),
         publishes=("fins/cmd", "propeller/cmd"),
         sources=(_SRC / "control" / "pvs_fleet.py", _SRC / "core" / "frames.py"),
         ready=lambda: "ap" in st and math.isfinite(st.get("t_prev", math.nan)),

@@ -297,13 +297,24 @@ def usm_tick(
 
 # ------------------------------------------------------------------------------ declarations
 def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
-    """``waypoints`` feeding a compiled ``heading_speed_depth_pid`` of its block (None: no
-    such PID, the plugin is Python-only; a string: why not here)."""
-    pid = _find(sim, slot, "HeadingSpeedDepthPid")
-    if pid is None:  # another autopilot reads the setpoints: Python-only here (e.g. at 1 Hz
-        return None  # between the compiled ticks of a REMUS 100 block)
+    """``waypoints`` feeding a compiled ``heading_speed_depth_pid`` (a ``usm`` block) or
+    ``depth_heading_autopilot`` (a REMUS 100 block, the position read from its ``truth.eta``)
+    of its block (None: no such reader, the plugin is Python-only; a string: why not here).
+
+    The REMUS 100 autopilot turns ``DESIRED_SPEED`` into its propeller rpm only with
+    ``rpm_per_speed`` > 0, from each message as it comes: then the plugin stays Python-only
+    (between the compiled ticks, on its own)."""
+    reader = _find(sim, slot, "HeadingSpeedDepthPid")
+    pos = "truth.pos"
+    if reader is None:
+        reader = _find(sim, slot, "DepthHeadingAutopilot")
+        pos = "truth.eta"  # (north, east, down, φ, θ, ψ): the first two read
+        if reader is not None and reader.plugin.params.rpm_per_speed > 0:
+            return None
+    if reader is None:  # another controller reads the setpoints: Python-only here
+        return None
     why = _wire_reason(
-        sim, slot, ("DESIRED_HEADING", "DESIRED_SPEED", "DESIRED_DEPTH"), pid.plugin.name
+        sim, slot, ("DESIRED_HEADING", "DESIRED_SPEED", "DESIRED_DEPTH"), reader.plugin.name
     )
     why = why or _wire_reason(sim, slot, ("WPT_INDEX",), None)
     if why:
@@ -370,7 +381,7 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         laws=[
             Law("autonomy", waypoints_tick, (
                 "pts", "npts", "idx", "loops", "mind", "done", "prev", "lasth", "wp", "out",
-                "evb", "evn", "truth.pos", "bus.desired", "cur")),
+                "evb", "evn", pos, "bus.desired", "cur")),
             Law("after_physics", copy_log_cm, ("cur", "log")),
         ],
         arrays=a, state=("idx", "loops", "mind", "done", "prev", "lasth", "evn", "cur"),
