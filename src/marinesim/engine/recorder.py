@@ -37,6 +37,10 @@ ALWAYS_LOGGED = ("truth.pos", "truth.heading", "truth.speed", "active")
 DEFAULT_CHUNK_BYTES = 16 * 2**20
 DEFAULT_FLUSH_S = 2.0
 _MAX_ROWS = 65_536
+#: Most bytes the in-memory result arrays reserve ahead of the frames recorded (they grow).
+_RESULT_AHEAD_BYTES = 2**30
+#: Bytes of one vehicle block of a transpose (a cache-sized piece).
+_BLOCK_BYTES = 2**18
 
 
 @dataclass
@@ -143,6 +147,11 @@ class Recorder:
         self._pending: float | None = None  # time of a skipped (decimated) last frame
         self._last_flush = _time.perf_counter()
         self._spare: list[tuple[int, dict[str, NDArray[np.float64]]]] = []
+        # without a sink: the result arrays (N, T_cap, k), filled chunk by chunk (frames
+        # 0 … flushed − 1 valid); ``_handed``: they are in a result given out (copy on write)
+        self._res: dict[str, NDArray[np.float64]] = {}
+        self._res_len = 0
+        self._handed = False
 
     @property
     def frames(self) -> int:
@@ -307,14 +316,45 @@ class Recorder:
             self.sink.write(chunk)
             if self._cap * self._bytes_per_frame() > 2 * self.chunk_bytes:
                 self._alloc()  # new signals made the buffers too big: smaller chunks
-        else:
-            chunk = Chunk(
-                t, {n: b[:, :rows].copy() for n, b in self._buf.items()}, self._flushed, self.meta
-            )
-            self._chunks.append(chunk)
+        else:  # the frames go straight into the result arrays; the buffers are reused
+            f0 = self._flushed
+            self._reserve(f0 + rows)
+            res = self._res
+            for n, b in self._buf.items():
+                r = res.get(n)
+                if r is None:  # a new signal: NaN before (frames of no buffer are NaN-filled)
+                    r = res[n] = np.empty((self.n_rows, self._res_len, b.shape[0]))
+                    _fill_frames(r, 0, f0)
+                _transpose_into(r[:, f0 : f0 + rows], b[:, :rows])
+            for n, r in res.items():
+                if n not in self._buf:
+                    _fill_frames(r, f0, f0 + rows)
             self._t_done.append(t)
             self._row = 0
             self._flushed += rows
+
+    def _reserve(self, frames: int) -> None:
+        """Make the result arrays hold ``frames`` frames and be the recorder's own (no sink).
+
+        They are allocated uninitialised (pages are touched as frames arrive), as long as
+        the run says it will be (``frames_hint``) or, unknown, growing geometrically, at
+        most about ``_RESULT_AHEAD_BYTES`` ahead of the frames; arrays given out in a result
+        are copied first (copy on write).
+        """
+        if frames <= self._res_len and not self._handed:
+            return
+        per_frame = self._bytes_per_frame()
+        hint = self.frames_hint or 0
+        cap = max(
+            frames, min(max(hint, 2 * self._res_len), frames + _RESULT_AHEAD_BYTES // per_frame)
+        )
+        keep = min(self._flushed, self._res_len)
+        new = {}
+        for n, r in self._res.items():
+            a = new[n] = np.empty((self.n_rows, cap, r.shape[2]))
+            if keep:
+                _copy_frames(a, r, keep)
+        self._res, self._res_len, self._handed = new, cap, False
 
     # snapshots --------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -342,24 +382,18 @@ class Recorder:
                 b[:, self._row :] = np.nan
         else:
             self.flush()
-            kept: list[Chunk] = []
-            for c in self._chunks:
-                if c.first_frame >= n:
-                    break
-                m = n - c.first_frame
-                if m < len(c.t):
-                    c = Chunk(
-                        c.t[:m], {k: v[:, :m] for k, v in c.values.items()}, c.first_frame, c.meta
-                    )
-                kept.append(c)
-            self._chunks = kept
-            self._t_done = [c.t for c in kept]
-            self._flushed = n
+            times = self.times[:n]
+            self._t_done = [times] if len(times) else []
+            self._flushed = min(n, self._flushed)
             self._row = 0
+            if self._handed:  # frames n… will be rewritten: not in the result given out
+                self._reserve(self._flushed)
+            self._flushed = n
         self.current = {k: v.copy() for k, v in snap["current"].items()}
         self.units = dict(snap["units"])
         self.labels = dict(snap["labels"])
         self._buf = {k: v for k, v in self._buf.items() if k in self.units}
+        self._res = {k: v for k, v in self._res.items() if k in self.units}
         self._ticks = int(snap["ticks"])
         self._pending = snap["pending"]
         if self.sink is None:
@@ -367,18 +401,70 @@ class Recorder:
 
     # assembling -------------------------------------------------------------------------
     def signals(self, block_order: list[str] | None = None) -> dict[str, Signal]:
-        """Assemble (N, T, k) arrays of the in-memory chunks (NaN where a block lacks a signal)."""
+        """The (N, T, k) array of every signal recorded in memory (NaN where a block lacks it).
+
+        The arrays were filled chunk by chunk during the run; they are handed out as they
+        are (trimmed in place to the T frames recorded), and copied by the recorder before
+        it writes to them again (a paused run that goes on, a restored snapshot).
+        """
         if block_order is not None and list(block_order) != list(self.block_sizes):
             raise EngineError("recorder block order differs from the simulation's")
         self.flush()
-        tt = sum(len(c.t) for c in self._chunks)
+        tt = self._flushed
         out: dict[str, Signal] = {}
         for name in self.units:
             k = len(self.labels[name])
-            vals = np.full((self.n_rows, tt, k), np.nan)
-            for c in self._chunks:
-                v = c.values.get(name)
-                if v is not None:
-                    vals[:, c.first_frame : c.first_frame + len(c.t), :] = v.transpose(2, 1, 0)
+            r = self._res.get(name)
+            if r is None:
+                vals = np.full((self.n_rows, tt, k), np.nan)
+            else:
+                if r.shape[1] != tt:
+                    r = self._res[name] = _trim(r, tt)
+                vals = r
             out[name] = Signal(vals, self.units[name], self.labels[name])
+        self._res_len = tt
+        self._handed = True
         return out
+
+
+def _step(src_frames: int, k: int) -> int:
+    """Vehicles per block of a transpose of ``src_frames`` frames of ``k`` components."""
+    return max(16, _BLOCK_BYTES // max(1, 8 * k * src_frames))
+
+
+def _transpose_into(dst: NDArray[np.float64], src: NDArray[np.float64]) -> None:
+    """``dst[i, t, j] = src[j, t, i]`` (dst (N, T, k), src (k, T, N)), one component at a
+    time (numpy's 2-D transposed copy: long inner loops over the vehicles)."""
+    for j in range(src.shape[0]):
+        dst[:, :, j] = src[j].T
+
+
+def _fill_frames(r: NDArray[np.float64], f0: int, f1: int) -> None:
+    """NaN in frames f0 … f1 − 1 of a result array (N, T, k)."""
+    if f1 > f0:
+        r[:, f0:f1] = np.nan
+
+
+def _copy_frames(dst: NDArray[np.float64], src: NDArray[np.float64], frames: int) -> None:
+    """The first ``frames`` frames of ``src`` (N, T, k) into ``dst`` (N, T', k)."""
+    step = _step(frames, src.shape[2])
+    for i in range(0, src.shape[0], step):
+        dst[i : i + step, :frames] = src[i : i + step, :frames]
+
+
+def _trim(r: NDArray[np.float64], frames: int) -> NDArray[np.float64]:
+    """``r[:, :frames]`` (N, T_cap, k) as a C-contiguous (N, frames, k) array, moved in place
+    to the front of ``r``'s memory (a vehicle block at a time; each block's destination
+    ends before the next block's source begins), or copied when most of ``r`` would idle."""
+    n, cap, k = r.shape
+    if 2 * frames < cap:
+        out = np.empty((n, frames, k))
+        _copy_frames(out, r, frames)
+        return out
+    flat = r.reshape(-1)
+    step = _step(cap, k)
+    row = frames * k
+    for i in range(0, n, step):
+        j = min(n, i + step)
+        flat[i * row : j * row] = r[i:j, :frames].reshape(-1)  # numpy buffers the overlap
+    return flat[: n * row].reshape(n, frames, k)
