@@ -152,6 +152,7 @@ class Recorder:
         self._res: dict[str, NDArray[np.float64]] = {}
         self._res_len = 0
         self._handed = False
+        self._final = False  # finish() called and nothing recorded since
 
     @property
     def frames(self) -> int:
@@ -261,8 +262,10 @@ class Recorder:
             self._record(self._pending)
             self._pending = None
         self.flush()
+        self._final = True
 
     def _record(self, t: float) -> None:
+        self._final = False
         if self._cap == 0:
             self._alloc()
         row = self._row
@@ -317,6 +320,7 @@ class Recorder:
             if self._cap * self._bytes_per_frame() > 2 * self.chunk_bytes:
                 self._alloc()  # new signals made the buffers too big: smaller chunks
         else:  # the frames go straight into the result arrays; the buffers are reused
+            self._final = False
             f0 = self._flushed
             self._reserve(f0 + rows)
             res = self._res
@@ -396,6 +400,7 @@ class Recorder:
         self._res = {k: v for k, v in self._res.items() if k in self.units}
         self._ticks = int(snap["ticks"])
         self._pending = snap["pending"]
+        self._final = False
         if self.sink is None:
             self._cap = 0  # fresh NaN buffers: no stale rows of dropped signals
 
@@ -403,9 +408,11 @@ class Recorder:
     def signals(self, block_order: list[str] | None = None) -> dict[str, Signal]:
         """The (N, T, k) array of every signal recorded in memory (NaN where a block lacks it).
 
-        The arrays were filled chunk by chunk during the run; they are handed out as they
-        are (trimmed in place to the T frames recorded), and copied by the recorder before
-        it writes to them again (a paused run that goes on, a restored snapshot).
+        The arrays were filled chunk by chunk during the run.  After :meth:`finish` (the
+        run's final result) they are handed out as they are, trimmed in place to the T
+        frames recorded; should the recorder record again (a snapshot restored after the
+        end), it first copies the frames it keeps from them.  Before (a paused run's
+        result) the result gets copies: the recorder goes on writing to its arrays.
         """
         if block_order is not None and list(block_order) != list(self.block_sizes):
             raise EngineError("recorder block order differs from the simulation's")
@@ -417,13 +424,18 @@ class Recorder:
             r = self._res.get(name)
             if r is None:
                 vals = np.full((self.n_rows, tt, k), np.nan)
+            elif not self._final or self._handed:  # (a second result: its own copy)
+                vals = np.empty((self.n_rows, tt, k))
+                _copy_frames(vals, r, tt)
             else:
                 if r.shape[1] != tt:
                     r = self._res[name] = _trim(r, tt)
                 vals = r
             out[name] = Signal(vals, self.units[name], self.labels[name])
-        self._res_len = tt
-        self._handed = True
+        if self._final:
+            self._res = {n: r for n, r in self._res.items() if n in self.units}
+            self._res_len = tt
+            self._handed = True
         return out
 
 
