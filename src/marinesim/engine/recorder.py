@@ -5,9 +5,12 @@ Every frame copies the current value of each signal into a preallocated chunk bu
 of every block, so each log column of a chunk is one contiguous block of memory).  When
 the buffer is full, or when ``flush_s`` seconds of wall time have passed since the previous
 flush, the chunk goes to the *sink* (streaming: the log writer of :mod:`marinesim.io.log`
-writes it to disk and the buffer is reused) or, without a sink, is kept in memory for the
-:class:`~marinesim.engine.results.RunResult`.  With a sink the recorder's memory is one chunk
-(about ``chunk_bytes``) plus 8 bytes of frame time per recorded frame, whatever the duration.
+writes it to disk; a buffer set comes back for reuse when the sink calls ``Chunk.done``) or,
+without a sink, is transposed straight into the (N, T, k) arrays of the
+:class:`~marinesim.engine.results.RunResult` (reserved for the run's length, filled chunk by
+chunk; the one buffer set is reused, no chunk is copied or kept): :meth:`Recorder.signals`
+then hands them out as they are.  With a sink the recorder's memory is one chunk (about
+``chunk_bytes``) plus 8 bytes of frame time per recorded frame, whatever the duration.
 
 Decimation (``every``: record one tick in ``every``; the last tick of a run is always recorded)
 and signal selection (``select``: glob patterns of signal names) come from the scenario keys
@@ -340,18 +343,19 @@ class Recorder:
     def _reserve(self, frames: int) -> None:
         """Make the result arrays hold ``frames`` frames and be the recorder's own (no sink).
 
-        They are allocated uninitialised (pages are touched as frames arrive), as long as
-        the run says it will be (``frames_hint``) or, unknown, growing geometrically, at
-        most about ``_RESULT_AHEAD_BYTES`` ahead of the frames; arrays given out in a result
-        are copied first (copy on write).
+        They are allocated uninitialised, as long as the run says it will be
+        (``frames_hint``) but at most ``_RESULT_AHEAD_BYTES`` ahead of the frames (a run
+        that stops early; a vehicle's row holds all its frames, so the pages reserved are
+        touched by the first frames), or, unknown, growing geometrically; they grow at least
+        twofold (no quadratic copying).  Arrays given out in a result are copied first (copy
+        on write).
         """
         if frames <= self._res_len and not self._handed:
             return
-        per_frame = self._bytes_per_frame()
+        ahead = frames + _RESULT_AHEAD_BYTES // self._bytes_per_frame()
         hint = self.frames_hint or 0
-        cap = max(
-            frames, min(max(hint, 2 * self._res_len), frames + _RESULT_AHEAD_BYTES // per_frame)
-        )
+        grown = 2 * self._res_len
+        cap = max(frames, min(max(hint, grown), max(ahead, grown)))
         keep = min(self._flushed, self._res_len)
         new = {}
         for n, r in self._res.items():
