@@ -10,6 +10,7 @@ equals the one logged.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from marinesim.engine.recorder import Chunk, Recorder
 
@@ -48,20 +49,29 @@ def _check(signals: dict, want: dict[str, np.ndarray]) -> None:
         np.testing.assert_array_equal(got, v, err_msg=name)
 
 
-def test_in_memory_result_equals_logged_values_across_many_chunks() -> None:
+# frames_hint: None keeps the chunks (the arrays built at the end), 60 writes the frames
+# straight into the result arrays
+HINTS = pytest.mark.parametrize("hint", [None, 60])
+
+
+@HINTS
+def test_in_memory_result_equals_logged_values_across_many_chunks(hint: int | None) -> None:
     rec = Recorder({"a": NA, "b": NB}, chunk_bytes=SMALL)
+    rec.frames_hint = hint
     for k in range(40):
         _log(rec, k)
         rec.frame(0.1 * k)
     rec.finish()
     assert rec._cap < 40  # several chunks, one buffer set reused
+    assert (rec._chunks == []) == (hint is not None)  # the frames straight in the result
     np.testing.assert_array_equal(rec.times, 0.1 * np.arange(40))
     _check(rec.signals(["a", "b"]), _expected(range(40)))
 
 
-def test_paused_result_is_not_changed_by_the_frames_after_it() -> None:
+@HINTS
+def test_paused_result_is_not_changed_by_the_frames_after_it(hint: int | None) -> None:
     rec = Recorder({"a": NA, "b": NB}, chunk_bytes=SMALL)
-    rec.frames_hint = 60
+    rec.frames_hint = hint
     for k in range(13):
         _log(rec, k)
         rec.frame(0.1 * k)
@@ -81,9 +91,10 @@ def test_paused_result_is_not_changed_by_the_frames_after_it() -> None:
     assert not np.shares_memory(again["pos"].values, final["pos"].values)
 
 
-def test_final_result_is_not_changed_by_a_restored_snapshot_run_again() -> None:
+@HINTS
+def test_final_result_is_not_changed_by_a_restored_snapshot_run_again(hint: int | None) -> None:
     rec = Recorder({"a": NA, "b": NB}, chunk_bytes=SMALL)
-    rec.frames_hint = 30
+    rec.frames_hint = hint
     for k in range(9):
         _log(rec, k)
         rec.frame(0.1 * k)

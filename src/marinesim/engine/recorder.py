@@ -322,6 +322,15 @@ class Recorder:
             self.sink.write(chunk)
             if self._cap * self._bytes_per_frame() > 2 * self.chunk_bytes:
                 self._alloc()  # new signals made the buffers too big: smaller chunks
+        elif not self._direct():  # a run of unknown or large length: the chunk is kept
+            self._final = False
+            chunk = Chunk(
+                t, {n: b[:, :rows].copy() for n, b in self._buf.items()}, self._flushed, self.meta
+            )
+            self._chunks.append(chunk)
+            self._t_done.append(t)
+            self._row = 0
+            self._flushed += rows
         else:  # the frames go straight into the result arrays; the buffers are reused
             self._final = False
             f0 = self._flushed
@@ -339,6 +348,19 @@ class Recorder:
             self._t_done.append(t)
             self._row = 0
             self._flushed += rows
+
+    def _direct(self) -> bool:
+        """Whether the frames go straight into the result arrays (no sink): the run said how
+        many frames it records (``frames_hint``) and they fit in ``_RESULT_AHEAD_BYTES``.
+        Otherwise the chunks are kept and the arrays built by :meth:`signals` (their length
+        known then): a run that stops long before its end touches no memory it never fills.
+        """
+        if self._res:
+            return True
+        if self._chunks:
+            return False
+        hint = self.frames_hint
+        return hint is not None and hint * self._bytes_per_frame() <= _RESULT_AHEAD_BYTES
 
     def _reserve(self, frames: int) -> None:
         """Make the result arrays hold ``frames`` frames and be the recorder's own (no sink).
@@ -388,6 +410,22 @@ class Recorder:
             self._row = n - self._flushed
             for b in self._buf.values():
                 b[:, self._row :] = np.nan
+        elif self._chunks:
+            self.flush()
+            kept: list[Chunk] = []
+            for c in self._chunks:
+                if c.first_frame >= n:
+                    break
+                m = n - c.first_frame
+                if m < len(c.t):
+                    c = Chunk(
+                        c.t[:m], {k: v[:, :m] for k, v in c.values.items()}, c.first_frame, c.meta
+                    )
+                kept.append(c)
+            self._chunks = kept
+            self._t_done = [c.t for c in kept]
+            self._flushed = n
+            self._row = 0
         else:
             self.flush()
             times = self.times[:n]
@@ -423,6 +461,11 @@ class Recorder:
         self.flush()
         tt = self._flushed
         out: dict[str, Signal] = {}
+        if self._chunks:
+            for name in self.units:
+                vals = _from_chunks(self._chunks, name, self.n_rows, tt, len(self.labels[name]))
+                out[name] = Signal(vals, self.units[name], self.labels[name])
+            return out
         for name in self.units:
             k = len(self.labels[name])
             r = self._res.get(name)
@@ -441,6 +484,19 @@ class Recorder:
             self._res_len = tt
             self._handed = True
         return out
+
+
+def _from_chunks(
+    chunks: list[Chunk], name: str, n_rows: int, frames: int, k: int
+) -> NDArray[np.float64]:
+    """The (N, T, k) array of ``name`` from kept chunks: one array, each chunk's (k, T_c, N)
+    values transposed into its frames (NaN where a chunk lacks the signal)."""
+    pieces = [(c.first_frame, c.values[name]) for c in chunks if name in c.values]
+    covered = sum(v.shape[1] for _f, v in pieces) == frames
+    vals = np.empty((n_rows, frames, k)) if covered else np.full((n_rows, frames, k), np.nan)
+    for f0, v in pieces:
+        _transpose_into(vals[:, f0 : f0 + v.shape[1]], v)
+    return vals
 
 
 def _step(src_frames: int, k: int) -> int:
