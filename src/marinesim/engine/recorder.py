@@ -7,10 +7,12 @@ the buffer is full, or when ``flush_s`` seconds of wall time have passed since t
 flush, the chunk goes to the *sink* (streaming: the log writer of :mod:`marinesim.io.log`
 writes it to disk; a buffer set comes back for reuse when the sink calls ``Chunk.done``) or,
 without a sink, is transposed straight into the (N, T, k) arrays of the
-:class:`~marinesim.engine.results.RunResult` (reserved for the run's length, filled chunk by
-chunk; the one buffer set is reused, no chunk is copied or kept): :meth:`Recorder.signals`
-then hands them out as they are.  With a sink the recorder's memory is one chunk (about
-``chunk_bytes``) plus 8 bytes of frame time per recorded frame, whatever the duration.
+:class:`~marinesim.engine.results.RunResult` when the run's length is known and fits
+``_RESULT_AHEAD_BYTES`` (reserved for it, filled chunk by chunk; the one buffer set is reused,
+no chunk is copied or kept; :meth:`Recorder.signals` then hands them out as they are), else
+kept as a copy for :meth:`Recorder.signals` to assemble.  With a sink the recorder's memory is
+one chunk (about ``chunk_bytes``) plus 8 bytes of frame time per recorded frame, whatever the
+duration.
 
 Decimation (``every``: record one tick in ``every``; the last tick of a run is always recorded)
 and signal selection (``select``: glob patterns of signal names) come from the scenario keys
