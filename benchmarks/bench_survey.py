@@ -12,6 +12,10 @@ split among 10⁴ vehicles).  Figures, in one process:
   compiled route (the tick generated from the plugins' laws), and ``compiled_over_python``;
   ``compiled_vehicle_steps_per_s`` the same in wall-clock time (the generated tick runs on
   one thread: on an idle machine the two agree);
+* ``result_s``: wall-clock seconds from the last compiled tick to the ``RunResult`` of
+  ``Simulation.run`` (stop hooks, metrics and, most of it, the recorder's signal arrays,
+  :meth:`Recorder.signals`: N · frames values per signal component; not in the figures
+  above);
 * ``field_us_per_tick``: :meth:`CurrentField.force` at the N positions, one tick's lookup,
   and ``field_share`` of the tick;
 * ``dense_field_us_per_tick``: the same lookup written as the dense numpy formula over the
@@ -70,9 +74,12 @@ def _cpu(fn, k: int) -> float:
     return best
 
 
-def one_run(n: int, ticks: int, compiled: bool = False) -> tuple[float, object, int, float]:
+def one_run(
+    n: int, ticks: int, compiled: bool = False
+) -> tuple[float, object, int, float, float | None]:
     """Vehicle-steps per CPU-second of one run; the simulation (for the lookup); the ticks
-    that ran compiled; vehicle-steps per wall-clock second.
+    that ran compiled; vehicle-steps per wall-clock second; wall-clock seconds from the last
+    tick to the result (compiled only, else None).
 
     ``compiled=False``: ``Simulation.step`` (every tick through the plugins, as
     ``MARINESIM_JIT=0``); ``compiled=True``: ``Simulation.run`` to the same end (the tick
@@ -99,14 +106,15 @@ def one_run(n: int, ticks: int, compiled: bool = False) -> tuple[float, object, 
             if not last and sim.clock.k >= WARMUP + ticks:
                 last.append((time.process_time(), time.perf_counter()))
 
-        res = sim.run(progress)  # (the result built after the last tick is not timed)
+        res = sim.run(progress)  # (the result built after the last tick: timed apart)
+        result_s: float | None = time.perf_counter() - last[0][1]
         done, ran = sim.clock.k - WARMUP, int(res.manifest["compiled_ticks"])
         cpu, wall = last[0][0] - t0, last[0][1] - w0
     else:
-        done, ran = sim.step(ticks), 0
+        done, ran, result_s = sim.step(ticks), 0, None
         cpu, wall = time.process_time() - t0, time.perf_counter() - w0
     assert done == ticks and sim.status in ("running", "completed"), (done, sim.status)
-    return n * ticks / cpu, sim, ran, n * ticks / wall
+    return n * ticks / cpu, sim, ran, n * ticks / wall, result_s
 
 
 def _warm_compiled() -> None:
@@ -131,19 +139,22 @@ def main(argv: list[str] | None = None) -> dict:
     rates = []
     sim = None
     for _ in range(args.repeat):
-        r, sim, _ran, _w = one_run(args.n, args.ticks)
+        r, sim, _ran, _w, _res = one_run(args.n, args.ticks)
         rates.append(r)
     rate = statistics.median(rates)
-    crates, cticks, cwalls = [], [], []
+    crates, cticks, cwalls, cresults = [], [], [], []
     if not args.python_only:
         _warm_compiled()
         for _ in range(args.repeat):
-            r, _sim, ran, w = one_run(args.n, args.ticks, compiled=True)
+            r, _sim, ran, w, res_s = one_run(args.n, args.ticks, compiled=True)
             crates.append(r)
             cticks.append(ran)
             cwalls.append(w)
+            cresults.append(res_s)
+            del _sim  # (its result's arrays: not alive during the next run)
     crate = statistics.median(crates) if crates else None
     cwall = statistics.median(cwalls) if cwalls else None
+    result_s = statistics.median(cresults) if cresults else None
     fld = sim.env.current_field  # type: ignore[union-attr]
     pos = np.asarray(sim.block("survey").truth.pos)  # type: ignore[union-attr]
     east, north = pos[:, 1].copy(), pos[:, 0].copy()
@@ -167,6 +178,8 @@ def main(argv: list[str] | None = None) -> dict:
         "compiled_vehicle_steps_per_s": cwall,
         "compiled_ticks": cticks,
         "compiled_over_python": None if crate is None else crate / rate,
+        "result_s": result_s,
+        "result_runs": cresults,
         "load_average": [load0, _load()],
     }
     print(
@@ -180,7 +193,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(
             f"compiled route: {crate:,.0f} vehicle-steps per CPU-s ({crate / rate:.1f}x the "
             f"plugins' ticks; ticks compiled {cticks} of {args.ticks}), {cwall:,.0f} per "
-            f"wall-clock s",
+            f"wall-clock s; the result built after the ticks in {result_s:.2f} s",
             flush=True,
         )
     return write_report(

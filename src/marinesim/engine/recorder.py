@@ -5,9 +5,14 @@ Every frame copies the current value of each signal into a preallocated chunk bu
 of every block, so each log column of a chunk is one contiguous block of memory).  When
 the buffer is full, or when ``flush_s`` seconds of wall time have passed since the previous
 flush, the chunk goes to the *sink* (streaming: the log writer of :mod:`marinesim.io.log`
-writes it to disk and the buffer is reused) or, without a sink, is kept in memory for the
-:class:`~marinesim.engine.results.RunResult`.  With a sink the recorder's memory is one chunk
-(about ``chunk_bytes``) plus 8 bytes of frame time per recorded frame, whatever the duration.
+writes it to disk; a buffer set comes back for reuse when the sink calls ``Chunk.done``) or,
+without a sink, is transposed straight into the (N, T, k) arrays of the
+:class:`~marinesim.engine.results.RunResult` when the run's length is known and fits
+``_RESULT_AHEAD_BYTES`` (reserved for it, filled chunk by chunk; the one buffer set is reused,
+no chunk is copied or kept; :meth:`Recorder.signals` then hands them out as they are), else
+kept as a copy for :meth:`Recorder.signals` to assemble.  With a sink the recorder's memory is
+one chunk (about ``chunk_bytes``) plus 8 bytes of frame time per recorded frame, whatever the
+duration.
 
 Decimation (``every``: record one tick in ``every``; the last tick of a run is always recorded)
 and signal selection (``select``: glob patterns of signal names) come from the scenario keys
@@ -37,6 +42,10 @@ ALWAYS_LOGGED = ("truth.pos", "truth.heading", "truth.speed", "active")
 DEFAULT_CHUNK_BYTES = 16 * 2**20
 DEFAULT_FLUSH_S = 2.0
 _MAX_ROWS = 65_536
+#: Most bytes the in-memory result arrays reserve ahead of the frames recorded (they grow).
+_RESULT_AHEAD_BYTES = 2**30
+#: Bytes of one vehicle block of a transpose (a cache-sized piece).
+_BLOCK_BYTES = 2**18
 
 
 @dataclass
@@ -143,6 +152,12 @@ class Recorder:
         self._pending: float | None = None  # time of a skipped (decimated) last frame
         self._last_flush = _time.perf_counter()
         self._spare: list[tuple[int, dict[str, NDArray[np.float64]]]] = []
+        # without a sink: the result arrays (N, T_cap, k), filled chunk by chunk (frames
+        # 0 … flushed − 1 valid); ``_handed``: they are in a result given out (copy on write)
+        self._res: dict[str, NDArray[np.float64]] = {}
+        self._res_len = 0
+        self._handed = False
+        self._final = False  # finish() called and nothing recorded since
 
     @property
     def frames(self) -> int:
@@ -252,8 +267,10 @@ class Recorder:
             self._record(self._pending)
             self._pending = None
         self.flush()
+        self._final = True
 
     def _record(self, t: float) -> None:
+        self._final = False
         if self._cap == 0:
             self._alloc()
         row = self._row
@@ -307,7 +324,8 @@ class Recorder:
             self.sink.write(chunk)
             if self._cap * self._bytes_per_frame() > 2 * self.chunk_bytes:
                 self._alloc()  # new signals made the buffers too big: smaller chunks
-        else:
+        elif not self._direct():  # a run of unknown or large length: the chunk is kept
+            self._final = False
             chunk = Chunk(
                 t, {n: b[:, :rows].copy() for n, b in self._buf.items()}, self._flushed, self.meta
             )
@@ -315,6 +333,60 @@ class Recorder:
             self._t_done.append(t)
             self._row = 0
             self._flushed += rows
+        else:  # the frames go straight into the result arrays; the buffers are reused
+            self._final = False
+            f0 = self._flushed
+            self._reserve(f0 + rows)
+            res = self._res
+            for n, b in self._buf.items():
+                r = res.get(n)
+                if r is None:  # a new signal: NaN before (frames of no buffer are NaN-filled)
+                    r = res[n] = np.empty((self.n_rows, self._res_len, b.shape[0]))
+                    _fill_frames(r, 0, f0)
+                _transpose_into(r[:, f0 : f0 + rows], b[:, :rows])
+            for n, r in res.items():
+                if n not in self._buf:
+                    _fill_frames(r, f0, f0 + rows)
+            self._t_done.append(t)
+            self._row = 0
+            self._flushed += rows
+
+    def _direct(self) -> bool:
+        """Whether the frames go straight into the result arrays (no sink): the run said how
+        many frames it records (``frames_hint``) and they fit in ``_RESULT_AHEAD_BYTES``.
+        Otherwise the chunks are kept and the arrays built by :meth:`signals` (their length
+        known then): a run that stops long before its end touches no memory it never fills.
+        """
+        if self._res:
+            return True
+        if self._chunks:
+            return False
+        hint = self.frames_hint
+        return hint is not None and hint * self._bytes_per_frame() <= _RESULT_AHEAD_BYTES
+
+    def _reserve(self, frames: int) -> None:
+        """Make the result arrays hold ``frames`` frames and be the recorder's own (no sink).
+
+        They are allocated uninitialised, as long as the run says it will be
+        (``frames_hint``) but at most ``_RESULT_AHEAD_BYTES`` ahead of the frames (a run
+        that stops early; a vehicle's row holds all its frames, so the pages reserved are
+        touched by the first frames), or, unknown, growing geometrically; they grow at least
+        twofold (no quadratic copying).  Arrays given out in a result are copied first (copy
+        on write).
+        """
+        if frames <= self._res_len and not self._handed:
+            return
+        ahead = frames + _RESULT_AHEAD_BYTES // self._bytes_per_frame()
+        hint = self.frames_hint or 0
+        grown = 2 * self._res_len
+        cap = max(frames, min(max(hint, grown), max(ahead, grown)))
+        keep = min(self._flushed, self._res_len)
+        new = {}
+        for n, r in self._res.items():
+            a = new[n] = np.empty((self.n_rows, cap, r.shape[2]))
+            if keep:
+                _copy_frames(a, r, keep)
+        self._res, self._res_len, self._handed = new, cap, False
 
     # snapshots --------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -340,7 +412,7 @@ class Recorder:
             self._row = n - self._flushed
             for b in self._buf.values():
                 b[:, self._row :] = np.nan
-        else:
+        elif self._chunks:
             self.flush()
             kept: list[Chunk] = []
             for c in self._chunks:
@@ -356,29 +428,117 @@ class Recorder:
             self._t_done = [c.t for c in kept]
             self._flushed = n
             self._row = 0
+        else:
+            self.flush()
+            times = self.times[:n]
+            self._t_done = [times] if len(times) else []
+            self._flushed = min(n, self._flushed)
+            self._row = 0
+            if self._handed:  # frames n… will be rewritten: not in the result given out
+                self._reserve(self._flushed)
+            self._flushed = n
         self.current = {k: v.copy() for k, v in snap["current"].items()}
         self.units = dict(snap["units"])
         self.labels = dict(snap["labels"])
         self._buf = {k: v for k, v in self._buf.items() if k in self.units}
+        self._res = {k: v for k, v in self._res.items() if k in self.units}
         self._ticks = int(snap["ticks"])
         self._pending = snap["pending"]
+        self._final = False
         if self.sink is None:
             self._cap = 0  # fresh NaN buffers: no stale rows of dropped signals
 
     # assembling -------------------------------------------------------------------------
     def signals(self, block_order: list[str] | None = None) -> dict[str, Signal]:
-        """Assemble (N, T, k) arrays of the in-memory chunks (NaN where a block lacks a signal)."""
+        """The (N, T, k) array of every signal recorded in memory (NaN where a block lacks it).
+
+        The arrays were filled chunk by chunk during the run.  After :meth:`finish` (the
+        run's final result) they are handed out as they are, trimmed in place to the T
+        frames recorded; should the recorder record again (a snapshot restored after the
+        end), it first copies the frames it keeps from them.  Before (a paused run's
+        result) the result gets copies: the recorder goes on writing to its arrays.
+        """
         if block_order is not None and list(block_order) != list(self.block_sizes):
             raise EngineError("recorder block order differs from the simulation's")
         self.flush()
-        tt = sum(len(c.t) for c in self._chunks)
+        tt = self._flushed
         out: dict[str, Signal] = {}
+        if self._chunks:
+            for name in self.units:
+                vals = _from_chunks(self._chunks, name, self.n_rows, tt, len(self.labels[name]))
+                out[name] = Signal(vals, self.units[name], self.labels[name])
+            return out
         for name in self.units:
             k = len(self.labels[name])
-            vals = np.full((self.n_rows, tt, k), np.nan)
-            for c in self._chunks:
-                v = c.values.get(name)
-                if v is not None:
-                    vals[:, c.first_frame : c.first_frame + len(c.t), :] = v.transpose(2, 1, 0)
+            r = self._res.get(name)
+            if r is None:
+                vals = np.full((self.n_rows, tt, k), np.nan)
+            elif not self._final or self._handed:  # (a second result: its own copy)
+                vals = np.empty((self.n_rows, tt, k))
+                _copy_frames(vals, r, tt)
+            else:
+                if r.shape[1] != tt:
+                    r = self._res[name] = _trim(r, tt)
+                vals = r
             out[name] = Signal(vals, self.units[name], self.labels[name])
+        if self._final:
+            self._res = {n: r for n, r in self._res.items() if n in self.units}
+            self._res_len = tt
+            self._handed = True
         return out
+
+
+def _from_chunks(
+    chunks: list[Chunk], name: str, n_rows: int, frames: int, k: int
+) -> NDArray[np.float64]:
+    """The (N, T, k) array of ``name`` from kept chunks: one array, each chunk's (k, T_c, N)
+    values transposed into its frames (NaN where a chunk lacks the signal)."""
+    pieces = [(c.first_frame, c.values[name]) for c in chunks if name in c.values]
+    covered = sum(v.shape[1] for _f, v in pieces) == frames
+    vals = np.empty((n_rows, frames, k)) if covered else np.full((n_rows, frames, k), np.nan)
+    for f0, v in pieces:
+        _transpose_into(vals[:, f0 : f0 + v.shape[1]], v)
+    return vals
+
+
+def _step(src_frames: int, k: int) -> int:
+    """Vehicles per block of a transpose of ``src_frames`` frames of ``k`` components."""
+    return max(16, _BLOCK_BYTES // max(1, 8 * k * src_frames))
+
+
+def _transpose_into(dst: NDArray[np.float64], src: NDArray[np.float64]) -> None:
+    """``dst[i, t, j] = src[j, t, i]`` (dst (N, T, k), src (k, T, N)), one component at a
+    time (numpy's 2-D transposed copy: long inner loops over the vehicles)."""
+    for j in range(src.shape[0]):
+        dst[:, :, j] = src[j].T
+
+
+def _fill_frames(r: NDArray[np.float64], f0: int, f1: int) -> None:
+    """NaN in frames f0 … f1 − 1 of a result array (N, T, k)."""
+    if f1 > f0:
+        r[:, f0:f1] = np.nan
+
+
+def _copy_frames(dst: NDArray[np.float64], src: NDArray[np.float64], frames: int) -> None:
+    """The first ``frames`` frames of ``src`` (N, T, k) into ``dst`` (N, T', k)."""
+    step = _step(frames, src.shape[2])
+    for i in range(0, src.shape[0], step):
+        dst[i : i + step, :frames] = src[i : i + step, :frames]
+
+
+def _trim(r: NDArray[np.float64], frames: int) -> NDArray[np.float64]:
+    """``r[:, :frames]`` (N, T_cap, k) as a C-contiguous (N, frames, k) array, moved in place
+    to the front of ``r``'s memory (a vehicle block at a time; each block's destination
+    ends before the next block's source begins), or copied when most of ``r`` would idle."""
+    n, cap, k = r.shape
+    if 2 * frames < cap:
+        out = np.empty((n, frames, k))
+        _copy_frames(out, r, frames)
+        return out
+    flat = r.reshape(-1)
+    step = _step(cap, k)
+    row = frames * k
+    for i in range(0, n, step):
+        j = min(n, i + step)
+        flat[i * row : j * row] = r[i:j, :frames].reshape(-1)  # numpy buffers the overlap
+    return flat[: n * row].reshape(n, frames, k)
