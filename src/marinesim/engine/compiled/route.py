@@ -140,27 +140,25 @@ class CompiledRoute:
         if self.defer:
             return self._run_once(k, kend)
         t0 = _time.perf_counter()
-        load = True
         while True:
             due = self._due(k, kend)
             lim = self._limit(k, kend)
-            k1 = self._run_once(k, kend, load=load)
+            # every call loads: a load also fills what is indexed from the call's first tick
+            # (e.g. SURFTRAK's pilot climb rates for ticks k …), which the last call's arrays
+            # hold for its own ticks (tests/interop/test_surftrak_kernel.py, pilot)
+            k1 = self._run_once(k, kend)
             if k1 <= k or k1 != lim or lim >= due or _time.perf_counter() - t0 > CHAIN_S:
                 return k1
-            # the next call goes on from this one: nothing ran in Python since (the engine's
-            # bookkeeping only), so the arrays hold the state of tick k1 (as a deferred call's)
-            load = not self._same_truth()
             k = k1
 
-    def _run_once(self, k: int, kend: int, *, load: bool = True) -> int:
-        """One call of the generated tick from k (see :meth:`run`; ``load`` False: the
-        arrays hold the state of tick k already, the last call left them)."""
+    def _run_once(self, k: int, kend: int) -> int:
+        """One call of the generated tick from k (see :meth:`run`)."""
         if not self._ready():
             return k
         kend = self._limit(k, kend)
         if kend <= k:
             return k
-        return self._call(k, kend, load=load)
+        return self._call(k, kend, load=True)
 
     def flush(self) -> None:
         """The deferred bookkeeping (frames, bus and hook-call counts, hook contexts) of the
