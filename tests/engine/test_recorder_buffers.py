@@ -28,6 +28,20 @@ def _log(rec: Recorder, k: int, *, late_from: int = 5, scale: float = 1.0) -> No
         rec.log("b", "late", np.full(NB, scale * k), "s")
 
 
+def _frames(rec: Recorder, frames: range, *, scale: float = 1.0) -> None:
+    """Log and record frames ``frames`` (frame k at t = 0.1·k)."""
+    for k in frames:
+        _log(rec, k, scale=scale)
+        rec.frame(0.1 * k)
+
+
+def _hinted(hint: int | None) -> Recorder:
+    """A recorder of small chunks over blocks a and b, told ``hint`` frames (or not)."""
+    rec = Recorder({"a": NA, "b": NB}, chunk_bytes=SMALL)
+    rec.frames_hint = hint
+    return rec
+
+
 def _expected(frames: range, *, late_from: int = 5, scale: float = 1.0) -> dict[str, np.ndarray]:
     ks = np.asarray(frames, dtype=float)
     pos = np.empty((NA + NB, len(ks), 3))
@@ -56,11 +70,8 @@ HINTS = pytest.mark.parametrize("hint", [None, 60])
 
 @HINTS
 def test_in_memory_result_equals_logged_values_across_many_chunks(hint: int | None) -> None:
-    rec = Recorder({"a": NA, "b": NB}, chunk_bytes=SMALL)
-    rec.frames_hint = hint
-    for k in range(40):
-        _log(rec, k)
-        rec.frame(0.1 * k)
+    rec = _hinted(hint)
+    _frames(rec, range(40))
     rec.finish()
     assert rec._cap < 40  # several chunks, one buffer set reused
     assert (rec._chunks == []) == (hint is not None)  # the frames straight in the result
@@ -70,16 +81,11 @@ def test_in_memory_result_equals_logged_values_across_many_chunks(hint: int | No
 
 @HINTS
 def test_paused_result_is_not_changed_by_the_frames_after_it(hint: int | None) -> None:
-    rec = Recorder({"a": NA, "b": NB}, chunk_bytes=SMALL)
-    rec.frames_hint = hint
-    for k in range(13):
-        _log(rec, k)
-        rec.frame(0.1 * k)
+    rec = _hinted(hint)
+    _frames(rec, range(13))
     paused = rec.signals()  # mid-run (no finish): the recorder goes on writing
     before = {n: s.values.copy() for n, s in paused.items()}
-    for k in range(13, 50):
-        _log(rec, k)
-        rec.frame(0.1 * k)
+    _frames(rec, range(13, 50))
     rec.finish()
     final = rec.signals()
     for n, v in before.items():
@@ -93,22 +99,15 @@ def test_paused_result_is_not_changed_by_the_frames_after_it(hint: int | None) -
 
 @HINTS
 def test_final_result_is_not_changed_by_a_restored_snapshot_run_again(hint: int | None) -> None:
-    rec = Recorder({"a": NA, "b": NB}, chunk_bytes=SMALL)
-    rec.frames_hint = hint
-    for k in range(9):
-        _log(rec, k)
-        rec.frame(0.1 * k)
+    rec = _hinted(hint)
+    _frames(rec, range(9))
     snap = rec.state()
-    for k in range(9, 25):
-        _log(rec, k)
-        rec.frame(0.1 * k)
+    _frames(rec, range(9, 25))
     rec.finish()
     first = rec.signals()
     _check(first, _expected(range(25)))
     rec.set_state(snap)  # back to frame 9; the next frames differ (scale 2)
-    for k in range(9, 20):
-        _log(rec, k, scale=2.0)
-        rec.frame(0.1 * k)
+    _frames(rec, range(9, 20), scale=2.0)
     rec.finish()
     second = rec.signals()
     _check(first, _expected(range(25)))  # untouched by the frames written after it
