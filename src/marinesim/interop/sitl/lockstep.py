@@ -271,16 +271,3 @@ class Lockstep:
             return self._step_raw(data, rate, count)
         assert pkt is not None
         return self._step(pkt)
-        if count < last:
-            self.stats.stale += 1
-            return None
-        gap = count - last - 1
-        if gap > 0:
-            self.stats.missing += gap
-            prev = self._last_data
-            if gap <= self.max_catchup and prev is not None:
-                for i in range(gap):  # the previous pulses, renumbered
-                    self._step_raw(prev, rate, last + 1 + i)
-            else:
-                self.stats.resyncs += 1
-        return self._step_raw(data, rate, count)
