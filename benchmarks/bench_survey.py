@@ -1,4 +1,4 @@
-"""``demo_survey``'s plugins at N vehicles through the engine, and the current-field lookup.
+"""``demo_survey``'s (or ``remus100_survey``'s) plugins at N vehicles through the engine.
 
 The bundled ``demo_survey`` scenario (``usm`` + ``heading_speed_depth_pid`` + ``waypoints``
 lawnmower + the ``demo_current.cfd`` current field + a gust script) with its block widened to
@@ -21,9 +21,16 @@ split among 10⁴ vehicles).  Figures, in one process:
 * ``dense_field_us_per_tick``: the same lookup written as the dense numpy formula over the
   (N, M) pairs that marinesim used before (the baseline of ``field_speedup``).
 
+``--scenario remus100_survey``: the REMUS 100 closed loop instead (``waypoints`` →
+``depth_heading_autopilot`` → ``fossen6dof`` with the PythonVehicleSimulator REMUS 100, 5
+substeps of 0.02 s per 0.1 s tick), its block widened the same way.  Its vehicle-steps count
+the model's steps (N · ticks · 5: the loop steps of PythonVehicleSimulator's loop, the unit of
+the kernel-alone figure); there is no current field to look up.
+
 Usage::
 
-    python benchmarks/bench_survey.py [--n 10000] [--ticks 50] [--repeat 3]
+    python benchmarks/bench_survey.py [--scenario demo_survey] [--n 10000] [--ticks 50]
+                                      [--repeat 3] [--log-rate HZ]
                                       [--json benchmarks/results/bench_survey.json]
 """
 
@@ -41,6 +48,22 @@ from _report import write_report
 from marinesim.scenario.build import load_simulation
 
 WARMUP = 5  # ticks run before timing (start hooks, first compiled calls)
+
+#: Per scenario: its control tick [s] and model steps per tick (the vehicle-step unit).
+SCENARIOS = {"demo_survey": (0.2, 1), "remus100_survey": (0.1, 5)}
+
+
+def _sets(scenario: str, n: int, end: float, log_rate: float | None = None) -> dict:
+    """The scenario's block widened to ``n`` vehicles flying the whole pattern each (frames
+    recorded at ``log_rate`` [Hz]; None: every tick)."""
+    sets: dict = {
+        "entities.0.count": n,
+        "entities.0.autonomy.0.params.lawnmower.split": False,
+        "time.end": end,
+    }
+    if log_rate is not None:
+        sets["log_rate"] = log_rate
+    return sets
 
 
 def _load() -> float | None:
@@ -75,8 +98,9 @@ def _cpu(fn, k: int) -> float:
 
 
 def one_run(
-    n: int, ticks: int, compiled: bool = False
-) -> tuple[float, object, int, float, float | None]:
+    n: int, ticks: int, compiled: bool = False, scenario: str = "demo_survey",
+    log_rate: float | None = None,
+) -> tuple[float, object, int, float, float | None]:  # fmt: skip
     """Vehicle-steps per CPU-second of one run; the simulation (for the lookup); the ticks
     that ran compiled; vehicle-steps per wall-clock second; wall-clock seconds from the last
     tick to the result (compiled only, else None).
@@ -87,14 +111,9 @@ def one_run(
     hands its tick back to the plugins), timed to its last tick (the frames recorded
     included, the result built after it not, as ``step`` builds none).
     """
-    sim = load_simulation(
-        "demo_survey",
-        sets={
-            "entities.0.count": n,
-            "entities.0.autonomy.0.params.lawnmower.split": False,
-            "time.end": 900 if not compiled else (WARMUP + ticks) * 0.2,
-        },
-    )
+    dt, per_tick = SCENARIOS[scenario]
+    end = 900 if not compiled else round((WARMUP + ticks) * dt, 9)
+    sim = load_simulation(scenario, sets=_sets(scenario, n, end, log_rate))
     sim.compiled = compiled
     sim.step(WARMUP)
     w0 = time.perf_counter()
@@ -114,12 +133,14 @@ def one_run(
         done, ran, result_s = sim.step(ticks), 0, None
         cpu, wall = time.process_time() - t0, time.perf_counter() - w0
     assert done == ticks and sim.status in ("running", "completed"), (done, sim.status)
-    return n * ticks / cpu, sim, ran, n * ticks / wall, result_s
+    steps = n * ticks * per_tick
+    return steps / cpu, sim, ran, steps / wall, result_s
 
 
-def _warm_compiled() -> None:
-    """Load (or compile) the generated tick of this plugin set once, outside the timing."""
-    sim = load_simulation("demo_survey", sets={"time.end": 3.0})
+def _warm_compiled(scenario: str, n: int) -> None:
+    """Load (or compile) the generated tick of this plugin set once, outside the timing (at
+    the same N: a block of many vehicles may take laws of its own, e.g. threaded)."""
+    sim = load_simulation(scenario, sets=_sets(scenario, n, 1.0))
     sim.compiled = True
     sim.run()
 
@@ -127,10 +148,14 @@ def _warm_compiled() -> None:
 def main(argv: list[str] | None = None) -> dict:
     """Run the measurement; return and optionally write the results."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenario", choices=sorted(SCENARIOS), default="demo_survey")
     ap.add_argument("--n", type=int, default=10_000)
     ap.add_argument("--ticks", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--python-only", action="store_true", help="skip the compiled route")
+    ap.add_argument(
+        "--log-rate", type=float, default=None, help="frames per second recorded (default: every tick)"
+    )
     ap.add_argument(
         "--json", type=Path, default=Path(__file__).parent / "results" / "bench_survey.json"
     )
@@ -139,14 +164,14 @@ def main(argv: list[str] | None = None) -> dict:
     rates = []
     sim = None
     for _ in range(args.repeat):
-        r, sim, _ran, _w, _res = one_run(args.n, args.ticks)
+        r, sim, _ran, _w, _res = one_run(args.n, args.ticks, False, args.scenario, args.log_rate)
         rates.append(r)
     rate = statistics.median(rates)
     crates, cticks, cwalls, cresults = [], [], [], []
     if not args.python_only:
-        _warm_compiled()
+        _warm_compiled(args.scenario, args.n)
         for _ in range(args.repeat):
-            r, _sim, ran, w, res_s = one_run(args.n, args.ticks, compiled=True)
+            r, _sim, ran, w, res_s = one_run(args.n, args.ticks, True, args.scenario, args.log_rate)
             crates.append(r)
             cticks.append(ran)
             cwalls.append(w)
@@ -155,24 +180,35 @@ def main(argv: list[str] | None = None) -> dict:
     crate = statistics.median(crates) if crates else None
     cwall = statistics.median(cwalls) if cwalls else None
     result_s = statistics.median(cresults) if cresults else None
-    fld = sim.env.current_field  # type: ignore[union-attr]
-    pos = np.asarray(sim.block("survey").truth.pos)  # type: ignore[union-attr]
-    east, north = pos[:, 1].copy(), pos[:, 0].copy()
-    field_s = _cpu(lambda: fld.force(east, north), 20)
-    dense_s = _cpu(lambda: _dense_force(fld, east, north), 5)
-    tick_s = args.n / rate
-    result = {
+    dt, per_tick = SCENARIOS[args.scenario]
+    tick_s = args.n * per_tick / rate
+    result: dict = {
+        "scenario": args.scenario,
         "n": args.n,
         "ticks": args.ticks,
-        "dt": 0.2,
+        "dt": dt,
+        "model_steps_per_tick": per_tick,
+        "log_rate_hz": args.log_rate,
         "vehicle_steps_per_cpu_s": rate,
         "runs": rates,
         "tick_ms": tick_s * 1e3,
-        "field_us_per_tick": field_s * 1e6,
-        "field_share": field_s / tick_s,
-        "dense_field_us_per_tick": dense_s * 1e6,
-        "field_speedup": dense_s / field_s,
-        "field_vectors": len(fld),
+    }
+    fld = sim.env.current_field  # type: ignore[union-attr]
+    field_s = dense_s = None
+    if fld is not None:
+        block = sim.blocks[0]  # type: ignore[union-attr]
+        pos = np.asarray(block.truth.pos)
+        east, north = pos[:, 1].copy(), pos[:, 0].copy()
+        field_s = _cpu(lambda: fld.force(east, north), 20)
+        dense_s = _cpu(lambda: _dense_force(fld, east, north), 5)
+        result.update({
+            "field_us_per_tick": field_s * 1e6,
+            "field_share": field_s / tick_s,
+            "dense_field_us_per_tick": dense_s * 1e6,
+            "field_speedup": dense_s / field_s,
+            "field_vectors": len(fld),
+        })  # fmt: skip
+    result.update({
         "compiled_vehicle_steps_per_cpu_s": crate,
         "compiled_runs": crates,
         "compiled_vehicle_steps_per_s": cwall,
@@ -181,14 +217,17 @@ def main(argv: list[str] | None = None) -> dict:
         "result_s": result_s,
         "result_runs": cresults,
         "load_average": [load0, _load()],
-    }
-    print(
-        f"demo_survey plugins, N={args.n}: {rate:,.0f} vehicle-steps per CPU-s "
-        f"({tick_s * 1e3:.1f} ms per tick); current-field lookup {field_s * 1e6:,.0f} us "
-        f"= {100 * field_s / tick_s:.1f} % of the tick, dense numpy formula "
-        f"{dense_s * 1e6:,.0f} us ({dense_s / field_s:.1f}x); load {result['load_average']}",
-        flush=True,
+    })  # fmt: skip
+    line = (
+        f"{args.scenario} plugins, N={args.n}: {rate:,.0f} vehicle-steps per CPU-s "
+        f"({tick_s * 1e3:.1f} ms per tick)"
     )
+    if field_s is not None and dense_s is not None:
+        line += (
+            f"; current-field lookup {field_s * 1e6:,.0f} us = {100 * field_s / tick_s:.1f} % "
+            f"of the tick, dense numpy formula {dense_s * 1e6:,.0f} us ({dense_s / field_s:.1f}x)"
+        )
+    print(f"{line}; load {result['load_average']}", flush=True)
     if crate is not None:
         print(
             f"compiled route: {crate:,.0f} vehicle-steps per CPU-s ({crate / rate:.1f}x the "
@@ -197,9 +236,12 @@ def main(argv: list[str] | None = None) -> dict:
             flush=True,
         )
     return write_report(
-        "demo_survey plugins at N vehicles through the engine; current-field lookup",
-        f"python benchmarks/bench_survey.py --n {args.n} --ticks {args.ticks} "
-        f"--repeat {args.repeat}" + (" --python-only" if args.python_only else ""),
+        f"{args.scenario} plugins at N vehicles through the engine"
+        + ("; current-field lookup" if fld is not None else ""),
+        f"python benchmarks/bench_survey.py --scenario {args.scenario} --n {args.n} "
+        f"--ticks {args.ticks} --repeat {args.repeat}"
+        + (f" --log-rate {args.log_rate:g}" if args.log_rate is not None else "")
+        + (" --python-only" if args.python_only else ""),
         result,
         args.json,
     )

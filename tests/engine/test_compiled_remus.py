@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from marinesim.core.compile import PARALLEL_MIN
 from marinesim.core.errors import ConfigError
 from marinesim.scenario.build import load_simulation
 from marinesim.testing import assert_runs_identical
@@ -232,5 +233,48 @@ def test_a_step_the_guard_stops_is_undone_and_run_by_the_plugins() -> None:
     a, b = run(False), run(True)
     assert a.status == b.status == "diverged"
     assert any("max_speed" in e.text for e in b.events)
+    assert b.manifest["compiled_ticks"] == 0
+    _same(a, b)
+
+
+def _spread(compiled: bool, n: int, end: float, fast_row: int | None = None):  # noqa: ANN202
+    """``n`` vehicles without waypoints, spawned apart in position, depth and heading (each
+    its own trajectory); ``fast_row``: that vehicle at 500 m/s after the first tick, past the
+    model's guard."""
+    from marinesim.models.sixdof.motion import RowsState
+
+    spread = {"north": 20.0, "east": 20.0, "depth": 1.0, "heading_deg": 90.0}
+    sets = {"time.end": end, "entities.0.count": n, "entities.0.spawn.spread": spread}
+    sim = load_simulation("remus100_survey", sets={**sets, **NO_WAYPOINTS})
+    sim.compiled = compiled
+    sim.step(1)
+    if fast_row is not None:
+        st = next(s for s in sim.slots if s.plugin.kind == "motion").ctx.state
+        x = st["x"].x.copy()
+        x[fast_row, 6] = 500.0
+        st["x"] = RowsState(x=x, alive=st["x"].alive.copy(), t=st["x"].t)
+    return sim, sim.run()
+
+
+def test_many_vehicles_step_on_threads_with_the_same_bits() -> None:
+    # from PARALLEL_MIN vehicles on, the substep law runs the vehicles' steps through the
+    # plugin route's prange kernel: every row the same bits as the plugins' ticks
+    from marinesim.engine.plugins.remus_laws import pvs_laws, pvs_substep_threads
+
+    n = PARALLEL_MIN + 3
+    _, a = _spread(False, n, 3.0)
+    sim, b = _spread(True, n, 3.0)
+    slot = next(s for s in sim.slots if s.plugin.kind == "motion")
+    assert pvs_laws(slot.plugin, slot, sim).laws[0].fn is pvs_substep_threads
+    assert b.manifest["compiled_ticks"] >= 30 - 2
+    assert np.ptp(a["truth.heading"][:, -1, 0]) > 10.0  # the rows differ from one another
+    _same(a, b)
+
+
+def test_many_vehicles_a_stopped_step_goes_back_to_the_plugins() -> None:
+    n = PARALLEL_MIN + 3
+    _, a = _spread(False, n, 3.0, fast_row=200)
+    _, b = _spread(True, n, 3.0, fast_row=200)
+    assert a.status == b.status == "diverged"
     assert b.manifest["compiled_ticks"] == 0
     _same(a, b)

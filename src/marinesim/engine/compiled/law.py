@@ -35,7 +35,16 @@ import numpy as np
 
 from marinesim.core.jitable import register_jitable
 
-__all__ = ["HOOKS", "Law", "Laws", "MAX_TICKS", "copy_log", "copy_log_cm"]
+__all__ = [
+    "HOOKS",
+    "LOG_BUDGET",
+    "Law",
+    "Laws",
+    "MAX_TICKS",
+    "copy_log",
+    "copy_log_cm",
+    "log_ticks",
+]
 
 #: Hooks a law may run in, in the order of the tick (engine spec §4.2: autonomy, control,
 #: then the physics substeps, then what describes t_{k+1}).  ``autonomy`` and ``control``
@@ -44,6 +53,15 @@ HOOKS = ("autonomy", "control", "substep", "after_physics", "sense")
 
 #: Ticks of one compiled call at most (the per-tick log arrays' first axis).
 MAX_TICKS = 2048
+#: Values the per-tick logs of one declaration may hold (ticks × vehicles × columns).
+LOG_BUDGET = 8_000_000
+
+
+def log_ticks(n: int, cols: int) -> int:
+    """Ticks of one compiled call (a declaration's ``max_ticks`` and its logs' tick axis) for
+    ``n`` vehicles with ``cols`` logged columns: :data:`MAX_TICKS`, fewer for many vehicles
+    (the logs within :data:`LOG_BUDGET` values), at least 8."""
+    return max(8, min(MAX_TICKS, LOG_BUDGET // max(n * cols, 1)))
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,15 @@ import numpy as np
 from numba.extending import register_jitable
 
 from marinesim.control.pvs_fleet import STATE_SIZE, control_row, law
-from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, copy_log
-from marinesim.engine.plugins.remus_laws import MAX_RATE, MAX_SPEED, pvs_after, rows_commit
+from marinesim.engine.compiled.law import Law, Laws, copy_log_cm, log_ticks
+from marinesim.engine.plugins.remus_laws import (
+    MAX_RATE,
+    MAX_SPEED,
+    cm,
+    pvs_after,
+    rows_commit,
+    truth_frames,
+)
 from marinesim.models.sixdof.fleet.kernel import REMUS_CA_ZERO, STEP_OF
 
 __all__ = ["SUBSTEP", "fleet_laws"]
@@ -90,6 +97,7 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
     code0, cpar0, names = law(v0, h)
     m = v0.m
     nx = 12 + m
+    T = log_ticks(n, nx + 3 + STATE_SIZE)
     # the autopilot log's columns: the plugin logs the states in sorted name order
     cols = [names.index(key) for key in sorted(names)]
     rad = [i for i, unit in enumerate(v0.units) if unit == "rad"]
@@ -104,8 +112,8 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
         "alive": np.ones(n, dtype=np.bool_), "status": np.zeros(n, dtype=np.int8),
         "size": np.zeros(n), "tmodel": np.zeros(1),
         "truth.eta": np.zeros((n, 6)), "truth.nu": np.zeros((n, 6)),
-        "xlog": np.zeros((MAX_TICKS, n, nx)), "elog": np.zeros((MAX_TICKS, n, 3)),
-        "slog": np.zeros((MAX_TICKS, n, STATE_SIZE)),
+        "xlog": np.zeros((nx, T, n)), "elog": np.zeros((3, T, n)),
+        "slog": np.zeros((STATE_SIZE, T, n)),
     }  # fmt: skip
     mname = plugin.name
     rows: dict[int, tuple[int, np.ndarray]] = {}
@@ -141,21 +149,19 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
             st["onboard"] = {key: a["ost"][:, c].copy() for c, key in enumerate(names)}
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
-        xl, el = a["xlog"][:ticks], a["elog"][:ticks]
-        act = xl[..., 12:].copy()
+        xl, el = a["xlog"], a["elog"]
+        act = xl[12:, :ticks].copy()
         for i in rad:
-            act[..., i] = np.degrees(act[..., i])
+            act[i] = np.degrees(act[i])
         out = {
-            "truth.pos": xl[..., 0:3],
-            "truth.heading": _heading(el),
-            "truth.speed": xl[..., 6:7],
-            f"{mname}.euler": np.degrees(el),
-            f"{mname}.nu": xl[..., 6:12],
-            f"{mname}.actuators": act,
+            **truth_frames(xl, el, ticks),
+            f"{mname}.euler": np.degrees(el[:, :ticks]).transpose(1, 2, 0),
+            f"{mname}.nu": cm(xl, 6, 12, ticks),
+            f"{mname}.actuators": act.transpose(1, 2, 0),
             f"{mname}.command": np.broadcast_to(a["cmd"], (ticks, n, m)),  # held all along
         }
         if names:
-            out[f"{mname}.autopilot"] = a["slog"][:ticks][..., cols]
+            out[f"{mname}.autopilot"] = a["slog"][cols, :ticks].transpose(1, 2, 0)
         return out
 
     return Laws(
@@ -164,21 +170,13 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
                 "nsub", "kind", "par", "zero", "code", "cpar", "table", "commanded", "cmd", "u",
                 "ost", "x", "xb", "xq", "alive", "status", "size", "tmodel")),
             Law("after_physics", pvs_after, ("x", "truth.eta", "truth.nu", "xlog", "elog")),
-            Law("after_physics", copy_log, ("ost", "slog")),
+            Law("after_physics", copy_log_cm, ("ost", "slog")),
         ],
         arrays=a,
         state=("u", "ost", "x", "xb", "xq", "alive", "status", "size", "tmodel", "truth.eta",
                "truth.nu"),
-        logs=("xlog", "elog", "slog"),
+        logs=("xlog", "elog", "slog"), max_ticks=T,
         sources=(_SRC / "models" / "sixdof", _SRC / "models" / "sixdof" / "fleet", _SRC / "control" / "pvs_fleet.py",
                  _SRC / "control" / "autopilots.py", _SRC / "core" / "frames.py"),
         ready=ready, load=load, commit=commit, finish=finish,
     )  # fmt: skip
-
-
-def _heading(el: np.ndarray) -> np.ndarray:
-    """``truth.heading`` [deg, 0–360) of the logged Euler angles (as the recorder's)."""
-    from marinesim.core.frames import angle360
-
-    return angle360(np.degrees(el[..., 2]))[..., None]
-

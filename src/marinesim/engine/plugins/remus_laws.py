@@ -28,6 +28,7 @@ from numba.extending import register_jitable
 
 from marinesim.control.autopilots import RemusDepthHeadingState
 from marinesim.control.pvs_fleet import remus_law, remus_row
+from marinesim.core.compile import PARALLEL_MIN
 from marinesim.core.frames import (
     angle360,
     euler_from_quat,
@@ -36,14 +37,17 @@ from marinesim.core.frames import (
     wrap_pi_c,
 )
 from marinesim.core.state import VehicleState
-from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
-from marinesim.models.sixdof.pvs_vehicles import step_one
+from marinesim.engine.compiled.law import Law, Laws, log_ticks
+from marinesim.models.sixdof.pvs_vehicles import STEP, step_one
 
 __all__ = [
-    "autopilot_laws", "autopilot_log", "autopilot_tick", "pvs_after", "pvs_laws", "pvs_substep",
-    "rows_commit",
+    "autopilot_laws", "autopilot_log", "autopilot_tick", "cm", "pvs_after", "pvs_laws", "pvs_substep",
+    "pvs_substep_threads", "rows_commit", "truth_frames",
 ]  # fmt: skip
 
+#: The plugin route's ``prange`` kernel of the model's step (its threads from
+#: :data:`PARALLEL_MIN` vehicles on, as in the plugin route).
+_STEP_PAR = STEP.parallel
 #: The model's divergence bounds in the plugin route (pvs.step_guarded's defaults) [m/s, rad/s].
 MAX_SPEED = 50.0
 MAX_RATE = 50.0
@@ -88,57 +92,108 @@ def autopilot_tick(k, j, t, h, prow, wnz, sp, tprev, ap, desired, eta, nu, u5, f
 
 @register_jitable
 def autopilot_log(k, j, t, h, fins, prop, sp, log_cmd, log_sp):  # noqa: ANN001, ANN201
-    """The command and set-points the frame at t_{k+1} holds: the last ones (every tick)."""
+    """The command and set-points the frame at t_{k+1} holds: the last ones (every tick), in
+    component-major logs (c, ticks, N), the recorder's layout."""
     for i in range(fins.shape[0]):
-        log_cmd[j, i, 0] = fins[i, 0]
-        log_cmd[j, i, 1] = fins[i, 1]
-        log_cmd[j, i, 2] = prop[i]
-        log_sp[j, i, 0] = sp[i, 0]
-        log_sp[j, i, 1] = sp[i, 1]
+        log_cmd[0, j, i] = fins[i, 0]
+        log_cmd[1, j, i] = fins[i, 1]
+        log_cmd[2, j, i] = prop[i]
+        log_sp[0, j, i] = sp[i, 0]
+        log_sp[1, j, i] = sp[i, 1]
     return 0
 
 
 @register_jitable
-def pvs_substep(k, j, s, t, h, nsub, kind, par, zero, fins, prop, cmd, x, xb, xq, alive, status, size, tmodel):  # noqa: ANN001, ANN201
-    """One guarded PythonVehicleSimulator step of every vehicle (held fin/propeller commands)."""
+def _held_commands(s, nsub, fins, prop, cmd, x, xq):  # noqa: ANN001, ANN202
+    """Before a substep: the held fin/propeller commands at the first, and at the last the
+    rows before it (the truth's specific force)."""
     n = x.shape[0]
-    m = x.shape[1]
     if s == 0:
         for i in range(n):
             cmd[i, 0] = fins[i, 0]
             cmd[i, 1] = fins[i, 1]
             cmd[i, 2] = prop[i]
-    if s == nsub[0] - 1:  # the rows before the last substep (the truth's specific force)
+    if s == nsub[0] - 1:
         for i in range(n):
-            for c in range(m):
+            for c in range(x.shape[1]):
                 xq[i, c] = x[i, c]
-    for i in range(n):
+
+
+@register_jitable
+def _stepped(h, x, xb, tmodel):  # noqa: ANN001, ANN202
+    """After a substep every vehicle passed: the new rows become the state."""
+    for i in range(x.shape[0]):
+        for c in range(x.shape[1]):
+            x[i, c] = xb[i, c]
+    tmodel[0] = tmodel[0] + h
+
+
+@register_jitable
+def pvs_substep(
+    k, j, s, t, h, nsub, kind, par, zero, fins, prop, cmd, x, xb, xq, alive, status, size, tmodel
+):  # noqa: ANN001, ANN201
+    """One guarded PythonVehicleSimulator step of every vehicle (held fin/propeller commands)."""
+    _held_commands(s, nsub, fins, prop, cmd, x, xq)
+    for i in range(x.shape[0]):
         step_one(i, kind[0], par, zero, x, cmd, h, MAX_SPEED, MAX_RATE, alive, xb, status, size)
         if status[i] != 0:
             return 1  # the guard stopped it: the plugins run this tick (event, non-finite)
-    for i in range(n):
-        for c in range(m):
-            x[i, c] = xb[i, c]
-    tmodel[0] = tmodel[0] + h
+    _stepped(h, x, xb, tmodel)
+    return 0
+
+
+@register_jitable
+def pvs_substep_threads(
+    k, j, s, t, h, nsub, kind, par, zero, fins, prop, cmd, x, xb, xq, alive, status, size, tmodel
+):  # noqa: ANN001, ANN201
+    """:func:`pvs_substep` with the vehicles' steps on every core: the plugin route's own
+    ``prange`` kernel of :func:`step_one` (``pvs_vehicles.STEP``), for blocks of at least
+    :data:`~marinesim.core.compile.PARALLEL_MIN` vehicles.  Each vehicle's step is the same
+    code on the same row (the same bits); a vehicle the guard stops hands the tick back as
+    before (the rows of the others are then computed again by the plugins)."""
+    _held_commands(s, nsub, fins, prop, cmd, x, xq)
+    _STEP_PAR(
+        x.shape[0], kind[0], par, zero, x, cmd, h, MAX_SPEED, MAX_RATE, alive, xb, status, size
+    )
+    for i in range(x.shape[0]):
+        if status[i] != 0:
+            return 1
+    _stepped(h, x, xb, tmodel)
     return 0
 
 
 @register_jitable
 def pvs_after(k, j, t, h, x, eta, nu, xlog, elog):  # noqa: ANN001, ANN201
-    """The truth at t_{k+1}: pose, velocities and the Euler angles of its quaternion."""
+    """The truth at t_{k+1}: pose, velocities and the Euler angles of its quaternion, logged
+    component-major (c, ticks, N: the recorder's layout, one contiguous block per column)."""
     n = x.shape[0]
     for i in range(n):
         for c in range(x.shape[1]):
-            xlog[j, i, c] = x[i, c]
+            xlog[c, j, i] = x[i, c]
         # quat_from_euler, then euler_from_quat (the plugin's route)
         q0, q1, q2, q3 = quat_from_euler_c(x[i, 3], x[i, 4], x[i, 5])
         roll, pitch, yaw = euler_from_quat_c(q0, q1, q2, q3)
         eta[i, 0], eta[i, 1], eta[i, 2] = x[i, 0], x[i, 1], x[i, 2]
         eta[i, 3], eta[i, 4], eta[i, 5] = roll, pitch, yaw
-        elog[j, i, 0], elog[j, i, 1], elog[j, i, 2] = roll, pitch, yaw
+        elog[0, j, i], elog[1, j, i], elog[2, j, i] = roll, pitch, yaw
         for c in range(6):
             nu[i, c] = x[i, 6 + c]
     return 0
+
+
+def cm(log: np.ndarray, c0: int, c1: int, ticks: int) -> np.ndarray:
+    """Columns ``c0:c1`` of the first ``ticks`` rows of a component-major log, as the
+    recorder's (ticks, N, c) view."""
+    return log[c0:c1, :ticks].transpose(1, 2, 0)
+
+
+def truth_frames(xlog: np.ndarray, elog: np.ndarray, ticks: int) -> dict[str, np.ndarray]:
+    """The truth signals of :func:`pvs_after`'s logs (the recorder's names and units)."""
+    return {
+        "truth.pos": cm(xlog, 0, 3, ticks),
+        "truth.heading": angle360(np.degrees(elog[2:3, :ticks])).transpose(1, 2, 0),
+        "truth.speed": cm(xlog, 6, 7, ticks),
+    }
 
 
 # ------------------------------------------------------------------------------ declarations
@@ -171,11 +226,12 @@ def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
     cp: Any = plugin.params
     st = slot.ctx.state
     row = remus_row(autopilot_gains(cp, 0.0, 0.0, 0.0), sim.clock.dt)
+    T = log_ticks(n, 5)
     a = {
         "prow": np.repeat(row, n, axis=0), "wnz": np.array([float(cp.wn_d_z)]),
         "sp": np.zeros((n, 2)), "tprev": np.zeros(1), "ap": np.zeros((n, 8)),
         "bus.desired": np.zeros((n, 3)), "u5": np.zeros((n, 5)),
-        "log_cmd": np.zeros((MAX_TICKS, n, 3)), "log_sp": np.zeros((MAX_TICKS, n, 2)),
+        "log_cmd": np.zeros((3, T, n)), "log_sp": np.zeros((2, T, n)),
     }  # fmt: skip
     fields = tuple(RemusDepthHeadingState.__dataclass_fields__)
 
@@ -199,11 +255,14 @@ def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
         st["heading"] = a["sp"][:, 1].copy()
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
-        ul = a["log_cmd"][:ticks]
+        ul = a["log_cmd"][:, :ticks]
         com = np.empty_like(ul)
-        com[..., :2] = np.degrees(ul[..., :2])
-        com[..., 2] = ul[..., 2]
-        return {f"{plugin.name}.command": com, f"{plugin.name}.desired": a["log_sp"][:ticks]}
+        com[:2] = np.degrees(ul[:2])
+        com[2] = ul[2]
+        return {
+            f"{plugin.name}.command": com.transpose(1, 2, 0),
+            f"{plugin.name}.desired": cm(a["log_sp"], 0, 2, ticks),
+        }
 
     return Laws(
         laws=[
@@ -213,7 +272,7 @@ def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
             Law("after_physics", autopilot_log, (
                 "bus.fins_cmd", "bus.propeller_cmd", "sp", "log_cmd", "log_sp")),
         ],
-        arrays=a, state=("ap", "tprev", "sp", "bus.desired"), logs=("log_cmd", "log_sp"),
+        arrays=a, state=("ap", "tprev", "sp", "bus.desired"), logs=("log_cmd", "log_sp"), max_ticks=T,
         publishes=("fins/cmd", "propeller/cmd"),
         sources=(_SRC / "control" / "pvs_fleet.py", _SRC / "core" / "frames.py"),
         ready=lambda: "ap" in st and math.isfinite(st.get("t_prev", math.nan)),
@@ -241,6 +300,7 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
     kind, par, zero = _kernel_params(plugin.motion.built)  # shapes; values at load
     par, zero = np.array(par), np.array(zero)
     m = 15
+    T = log_ticks(n, m + 3)
     a = {
         "nsub": np.array([int(sim.clock.substeps)], dtype=np.int64),
         "kind": np.array([kind], dtype=np.int64), "par": par, "zero": zero,
@@ -249,7 +309,7 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         "xq": np.zeros((n, m)), "alive": np.ones(n, dtype=np.bool_),
         "status": np.zeros(n, dtype=np.int8), "size": np.zeros(n), "tmodel": np.zeros(1),
         "truth.eta": np.zeros((n, 6)), "truth.nu": np.zeros((n, 6)),
-        "xlog": np.zeros((MAX_TICKS, n, m)), "elog": np.zeros((MAX_TICKS, n, 3)),
+        "xlog": np.zeros((m, T, n)), "elog": np.zeros((3, T, n)),
     }  # fmt: skip
     mname = plugin.name
 
@@ -278,22 +338,20 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         st["commanded"] = st["commanded"] | True
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
-        xl, el = a["xlog"][:ticks], a["elog"][:ticks]
-        act = np.empty((ticks, n, 3))
-        act[..., :2] = np.degrees(xl[..., 12:14])
-        act[..., 2] = xl[..., 14]
+        xl, el = a["xlog"], a["elog"]
+        act = np.empty((3, ticks, n))
+        act[:2] = np.degrees(xl[12:14, :ticks])
+        act[2] = xl[14, :ticks]
         return {
-            "truth.pos": xl[..., 0:3],
-            "truth.heading": angle360(np.degrees(el[..., 2]))[..., None],
-            "truth.speed": xl[..., 6:7],
-            f"{mname}.euler": np.degrees(el),
-            f"{mname}.nu": xl[..., 6:12],
-            f"{mname}.actuators": act,
+            **truth_frames(xl, el, ticks),
+            f"{mname}.euler": np.degrees(el[:, :ticks]).transpose(1, 2, 0),
+            f"{mname}.nu": cm(xl, 6, 12, ticks),
+            f"{mname}.actuators": act.transpose(1, 2, 0),
         }
 
     return Laws(
         laws=[
-            Law("substep", pvs_substep, (
+            Law("substep", pvs_substep_threads if n >= PARALLEL_MIN else pvs_substep, (
                 "nsub", "kind", "par", "zero", "bus.fins_cmd", "bus.propeller_cmd", "cmd", "x",
                 "xb", "xq", "alive", "status", "size", "tmodel")),
             Law("after_physics", pvs_after, ("x", "truth.eta", "truth.nu", "xlog", "elog")),
@@ -301,6 +359,6 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         arrays=a,
         state=("bus.fins_cmd", "bus.propeller_cmd", "cmd", "x", "xq", "alive", "status",
                "size", "tmodel", "truth.eta", "truth.nu"),
-        logs=("xlog", "elog"), sources=(_SRC / "models" / "sixdof", _SRC / "core" / "frames.py"),
+        logs=("xlog", "elog"), max_ticks=T, sources=(_SRC / "models" / "sixdof", _SRC / "core" / "frames.py"),
         ready=ready, load=load, commit=commit, finish=finish,
     )  # fmt: skip

@@ -34,7 +34,7 @@ from marinesim.control.pid import PidState, pid_row
 from marinesim.core.frames import quat_from_half_trig_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
-from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, copy_log_cm
+from marinesim.engine.compiled.law import Law, Laws, copy_log_cm, log_ticks
 from marinesim.environment.current import force_row
 from marinesim.models.usm import rows as R
 from marinesim.models.usm.state import _evolve
@@ -44,15 +44,6 @@ __all__ = ["pid_laws", "usm_laws", "waypoints_laws"]
 _SRC = Path(__file__).resolve().parents[2]
 _R2D = 180.0 / math.pi
 _D2R = math.pi / 180.0
-#: Values the per-tick logs of one declaration may hold (ticks × vehicles × columns).
-_LOG_BUDGET = 8_000_000
-
-
-def _ticks(n: int, cols: int) -> int:
-    """Ticks of one compiled call for ``n`` vehicles with ``cols`` logged columns."""
-    return max(8, min(MAX_TICKS, _LOG_BUDGET // max(n * cols, 1)))
-
-
 def _listeners(sim: Any, block: str, topic: str) -> set[str]:
     """Owners of the block's subscriptions that receive ``topic`` (ValueError on a pattern)."""
     out = set()
@@ -322,7 +313,7 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
     p: Any = plugin.params
     n = slot.block.n
     st = slot.ctx.state
-    T = _ticks(n, 4)
+    T = log_ticks(n, 4)
     pts0, npts0 = plugin._points(n, slot.ctx.n_worlds)
     per = n // max(int(slot.ctx.n_worlds), 1)
     a = {
@@ -407,7 +398,7 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
     g = plugin._gains()
     n = slot.block.n
     st = slot.ctx.state
-    T = _ticks(n, 6)
+    T = log_ticks(n, 6)
     a = {
         "gains": np.array([g.kp, g.ki, g.kd, g.integral_limit, g.output_limit], dtype=float),
         "pp": np.array([p.speed_factor, p.max_thrust, p.depth_rate_kd, p.max_elevator]),
@@ -481,7 +472,7 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     n = slot.block.n
     st = slot.ctx.state
     blk = slot.block
-    T = _ticks(n, 14)
+    T = log_ticks(n, 14)
     cf = sim.env.current_field if cfg0.current_field is None else cfg0.current_field
     nv = 0 if cf is None else len(cf.x)
     a = {
