@@ -36,8 +36,11 @@ def _emit(warns: list[Any]) -> None:
         typer.echo(f"warning: {w}", err=True)
 
 
-def _save_log(run: Any, output: Path, src: str) -> None:
-    """The run's log: MOOS ``.alog`` (published variables) when the name says so, else CSV."""
+def _save_log(run: Any, output: Path, src: str, mission: Path | None = None) -> None:
+    """The run's log: MOOS ``.alog`` (published variables) when the name says so, else CSV.
+
+    The ``.alog``'s ``DB_TIME`` names the vehicle after the mission's ``Community`` (the
+    process name when it has none), as the vehicle's own pLogger log would."""
     if output.suffix.lower() == ".alog":
         from marinesim.interop.moos import runner
         from marinesim.io.alog import NodeReporter, write_table_alog
@@ -56,9 +59,19 @@ def _save_log(run: Any, output: Path, src: str) -> None:
             inputs=inputs,
             input_src="uTimerScript",
             node=node,
+            community=_community(mission) or src,
         )
     else:
         run.to_csv(output)
+
+
+def _community(mission: Path | None) -> str:
+    """The mission file's ``Community`` ('' without one, or without a readable file)."""
+    from marinesim.interop.moos.moosfile import read_moos_file
+
+    if mission is None or not mission.is_file():
+        return ""
+    return (read_moos_file(mission).global_value("Community") or "").strip()
 
 
 def _save_mcap(run: Any, output: Path, src: str, file: Path) -> Path:
@@ -218,7 +231,7 @@ def register(app: typer.Typer) -> None:
             partial = getattr(exc, "result", None)
             if partial is None:  # failed before the first iteration: nothing to keep
                 raise
-            _save_log(partial, output, src)
+            _save_log(partial, output, src, file)
             if log_format == "mcap":
                 _save_mcap(partial, output, src, file)
             typer.echo(
@@ -232,7 +245,7 @@ def register(app: typer.Typer) -> None:
         _emit(run.config_warnings)
         for w in run.warnings:
             typer.echo(f"warning: {w}", err=True)
-        _save_log(run, output, src)
+        _save_log(run, output, src, file)
         typer.echo(f"wrote {output} ({len(run.rows)} rows, {len(run.columns)} columns)")
         if log_format == "mcap":
             typer.echo(f"wrote {_save_mcap(run, output, src, file)} (ROS 2 topics)")

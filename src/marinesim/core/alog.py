@@ -101,7 +101,8 @@ def node_report(
     Fields in pNodeReporter's order: ``NAME, X, Y, SPD, HDG, DEP, LAT, LON, TYPE, MODE,
     ALLSTOP, INDEX, YAW, TIME, LENGTH``; x/y/speed/heading/depth with 2 decimals, lat/lon
     with 8, YAW (radians, counter-clockwise from east, in [-pi, pi)) with 7; ``INDEX`` is left
-    out when 0, as pNodeReporter does.  alogview and pMarineViewer draw a vehicle from these.
+    out when 0, as pNodeReporter does.  pMarineViewer draws vehicles from these posts; alogview
+    from those logged as ``NODE_REPORT`` (see :func:`marinesim.io.alog.write_result_alog`).
     """
     mn = moos_number
     text = (

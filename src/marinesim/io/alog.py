@@ -43,6 +43,7 @@ __all__ = [
     "Alog",
     "AlogRecord",
     "AlogWriter",
+    "DbClock",
     "NodeReporter",
     "alog_to_result",
     "format_line",
@@ -231,9 +232,19 @@ def write_result_alog(
     Frame k is stamped ``logstart + t[k]``; ``logstart`` defaults to the UNIX time of writing
     (pLogger's LOGSTART is the MOOS time at its start: UNIX time at warp 1).
 
-    With ``node_reports`` every entity also gets one ``NODE_REPORT_LOCAL`` per frame, as
-    pNodeReporter writes it (``NAME`` = entity name, ``TYPE`` = ``vtype``, ``LENGTH`` =
-    ``length`` [m], ``MODE=NOHELM-EVER``: no IvP helm ran), so alogview draws the vehicles.
+    With ``node_reports`` every entity also gets one node report per frame, as pNodeReporter
+    writes it (``NAME`` = entity name, ``TYPE`` = ``vtype``, ``LENGTH`` = ``length`` [m],
+    ``MODE=NOHELM-EVER``: no IvP helm ran).  What alogview draws decides the form (checked
+    with alogview under Xvfb, docs/guide/moos-batch.md):
+
+    * one entity: ``NODE_REPORT_LOCAL`` (its own pNodeReporter's post) and, once per second,
+      ``DB_TIME`` from ``MOOSDB_<entity>``, as a vehicle's pLogger logs its MOOSDB's clock:
+      alogview names the log's vehicle after that source and draws it, with its trail, from
+      ``NAV_X`` / ``NAV_Y`` / ``NAV_HEADING``;
+    * several entities: ``NODE_REPORT`` (the form a shoreside community logs), which alogview
+      draws as one vessel per ``NAME``; no ``DB_TIME``: alogview draws one vehicle per log
+      from the ``NAV_*`` of that log, and those of several vehicles in one log would make one
+      vehicle jumping between them.
     """
     if logstart is None:
         logstart = float(round(time.time(), 2))
@@ -275,9 +286,13 @@ def write_result_alog(
         NodeReporter(ent, prefix, vtype=vtype, length=length, mode="NOHELM-EVER") for ent in ents
     ]
     report = node_reports and any(var == f"{nav}X{gt}" for _v, var in plan)
+    report_var = "NODE_REPORT_LOCAL" if len(ents) == 1 else "NODE_REPORT"
+    db = DbClock(ents[0]) if len(ents) == 1 else None
     with AlogWriter(path, logstart=logstart, flush_every=4096) as w:
         for k, t in enumerate(np.asarray(result.t, dtype=float)):
             mt = logstart + float(t)
+            if db is not None:
+                db.post(w, mt)
             for i, ent in enumerate(ents):
                 rep = reporters[i]
                 for vals, var in plan:
@@ -288,7 +303,7 @@ def write_result_alog(
                 if report:
                     text = rep.report(mt)
                     if text is not None:
-                        w.write(mt, "NODE_REPORT_LOCAL", ent, text)
+                        w.write(mt, report_var, ent, text)
     return Path(path)
 
 
@@ -304,6 +319,7 @@ def write_table_alog(
     inputs: Sequence[str] = (),
     input_src: str = "input",
     node: NodeReporter | None = None,
+    community: str | None = None,
 ) -> Path:
     """Write a wide table (one row per iteration, one column per variable) as an ``.alog``.
 
@@ -311,8 +327,10 @@ def write_table_alog(
     ``logstart + row[time_column]``, in column order (a MOOS app's order of publication).
     ``inputs`` (e.g. ``DESIRED_THRUST``) are logged with source ``input_src`` before the row's
     publications, when they change (as the posts that set them would be).  With ``node``,
-    one ``NODE_REPORT_LOCAL`` follows every row that has ``<prefix>_X``.  ``logstart``
-    defaults to the UNIX time of writing.
+    one ``NODE_REPORT_LOCAL`` follows every row that has ``<prefix>_X``.  With
+    ``community``, ``DB_TIME`` from ``MOOSDB_<community>`` once per second (:class:`DbClock`:
+    alogview names the log's vehicle after it).  ``logstart`` defaults to the UNIX time of
+    writing.
     """
     if logstart is None:
         logstart = float(round(time.time(), 2))
@@ -323,9 +341,12 @@ def write_table_alog(
     keep = [(j, c) for j, c in enumerate(cols) if c not in skipped]
     nav_x = f"{node.prefix}_X" if node is not None else ""
     last: dict[str, Any] = {}
+    db = DbClock(community) if community else None
     with AlogWriter(path, logstart=logstart, flush_every=4096) as w:
         for row in rows:
             mt = logstart + float(row[ti])
+            if db is not None:
+                db.post(w, mt)
             for j, c in ins:
                 v = row[j]
                 if _blank(v) or last.get(c) == v:
@@ -347,6 +368,23 @@ def write_table_alog(
                 if text is not None:
                     w.write(mt, "NODE_REPORT_LOCAL", src, text)
     return Path(path)
+
+
+class DbClock:
+    """``DB_TIME`` lines as a vehicle's pLogger logs its MOOSDB's clock: the MOOS time, from
+    ``MOOSDB_<community>``, at the first line and then once per second of MOOS time.
+    alogview and alogsplit name a log's vehicle after this source (``vname`` of the split's
+    summary)."""
+
+    def __init__(self, community: str) -> None:
+        self.src = f"MOOSDB_{community}"
+        self._next = -math.inf
+
+    def post(self, w: AlogWriter, moos_time: float) -> None:
+        """Write ``DB_TIME`` at ``moos_time`` when a new second of MOOS time has begun."""
+        if moos_time >= self._next:
+            w.write(moos_time, "DB_TIME", self.src, moos_time)
+            self._next = math.floor(moos_time) + 1.0
 
 
 def _blank(v: Any) -> bool:

@@ -3,6 +3,7 @@ included) into the run tables, round trips, and the CLI writing / plotting ``.al
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -117,6 +118,32 @@ def test_run_result_round_trip(tmp_path: Path) -> None:
     assert last["MODE"] == "NOHELM-EVER" and last["TYPE"] == "kayak"
     east, north = res["truth.pos"][-1, -1, 1], res["truth.pos"][-1, -1, 0]
     assert abs(float(last["X"]) - east) <= 0.006 and abs(float(last["Y"]) - north) <= 0.006
+    # one vehicle: its MOOSDB's clock names it (alogview's vehicle name), once per second
+    name = str(res.entities[0]["name"])
+    db = [r for r in log.records if r.var == "DB_TIME"]
+    assert {r.src for r in db} == {f"MOOSDB_{name}"} and not log.series("NODE_REPORT")[1]
+    secs = [math.floor(log.logstart + r.t) for r in db]
+    assert secs == sorted(set(secs)) and len(db) >= 6  # one per second of MOOS time
+    assert all(r.value == pytest.approx(log.logstart + r.t, abs=1e-6) for r in db)
+
+
+def test_several_vehicles_log_shoreside_node_reports(tmp_path: Path) -> None:
+    # one log of several vehicles: NODE_REPORT per vehicle (the shoreside form, which
+    # alogview draws as one vessel per NAME); no DB_TIME: no one vehicle owns the log
+    from marinesim.scenario import load_simulation
+
+    res = load_simulation("demo_survey", sets=["time.end=3"]).run()
+    write_result_alog(res, tmp_path / "r.alog")
+    log = read_alog(tmp_path / "r.alog")
+    names = [str(e["name"]) for e in res.entities]
+    assert len(names) == 3
+    t, reps = log.series("NODE_REPORT")
+    assert len(reps) == len(res.t) * 3 and not log.series("NODE_REPORT_LOCAL")[1]
+    assert [r.split(",", 1)[0] for r in reps[:3]] == [f"NAME={n}" for n in names]
+    assert not [r for r in log.records if r.var == "DB_TIME"]
+    last = dict(kv.split("=", 1) for kv in reps[-1].split(","))
+    east, north = res["truth.pos"][2, -1, 1], res["truth.pos"][2, -1, 0]
+    assert abs(float(last["X"]) - east) <= 0.006 and abs(float(last["Y"]) - north) <= 0.006
 
 
 def test_usm_run_writes_alog_and_plot_reads_it(
@@ -155,6 +182,13 @@ def test_usm_run_writes_alog_and_plot_reads_it(
     f = dict(kv.split("=", 1) for kv in reps[-1].split(","))
     assert f["NAME"] == "uSimMarine" and abs(float(f["X"]) - x[-1]) <= 0.006
     assert abs(log.logstart - time.time()) < 600
+    # the vehicle's name for alogview: DB_TIME from its MOOSDB (no Community: the process)
+    assert {r.src for r in log.records if r.var == "DB_TIME"} == {"MOOSDB_uSimMarine"}
+    named = tmp_path / "named.moos"
+    named.write_text("Community = alpha\n" + mission.read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["usm", "run", str(named), "--duration", "3", "-o", str(tmp_path / "a.alog")]) == 0
+    db = [r for r in read_alog(tmp_path / "a.alog").records if r.var == "DB_TIME"]
+    assert {r.src for r in db} == {"MOOSDB_alpha"} and 3 <= len(db) <= 4
     capsys.readouterr()
     assert main(["plot", str(tmp_path / "run.alog"), "-o", str(tmp_path / "fig")]) == 0
     assert (tmp_path / "fig" / "trajectory.png").stat().st_size > 10_000

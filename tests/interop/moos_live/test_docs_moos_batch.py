@@ -1,6 +1,6 @@
 """docs/guide/moos-batch.md: its blocks run in ``tests/test_readme.py`` (as every docs page's);
 here, what the quick ``.alog`` block writes is read back: pNodeReporter's vehicle reports, a
-real ``LOGSTART`` and the model's inputs, and the V22 interface lists the depth publications."""
+real ``LOGSTART``, the model's inputs and the ``DB_TIME`` that names the vehicle, and the V22 interface lists the depth publications."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ def test_alog_block_output(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "NAME=uSimMarine" in proc.stdout and "LOGSTART" in proc.stdout
     assert "DESIRED_THRUST" in proc.stdout
+    assert "DB_TIME              MOOSDB_uSimMarine" in proc.stdout  # alogview's vehicle name
 
 
 def test_interface_block_output(tmp_path: Path) -> None:

@@ -4,8 +4,10 @@ tools, built without a GUI from the same tree as the other live programs (``alog
 
 ``alogsplit`` is the split alogview runs when it opens a log (lib_logutils ``SplitHandler``):
 the per-variable files and ``summary.klog`` that alogview's loader (``ALogDataBroker``) reads
-for the time range (``logstart``, ``logtmin``, ``logtmax``) and the vehicle's type and length
-(from ``NODE_REPORT_LOCAL``).  The alogview GUI itself is not run here (no FLTK).
+for the time range (``logstart``, ``logtmin``, ``logtmax``), the vehicle's name (from
+``DB_TIME``), type and length (from ``NODE_REPORT_LOCAL``), and ``VISUALS.klog``, where a
+fleet's ``NODE_REPORT`` posts become the ``VIEW_VESSEL`` objects alogview draws.  The alogview
+GUI itself runs in ``test_live_alogview.py``.
 
 The logs: ``marinesim usm run -o X.alog``, ``marinesim run --format alog`` and
 ``marinesim moos`` (against the stand-in MOOSDB: the log is the same with the real one).
@@ -100,11 +102,21 @@ def test_moos_log_tools_read_marinesims_alogs(kind: str, tmp_path: Path, fake_db
     assert float(summary["logstart"]) == pytest.approx(logstart, abs=1e-6)
     assert float(summary["logtmin"]) == pytest.approx(min(times), abs=1e-5)
     assert float(summary["logtmax"]) == pytest.approx(max(times), abs=1e-5)
-    assert summary["vtype"] == "kayak" and float(summary["vlength"]) == 4.0
     klog_lines = sum(len(p.read_text().splitlines()) for p in split.glob("*.klog")
-                     if p.name != "summary.klog")  # fmt: skip
+                     if p.name not in ("summary.klog", "VISUALS.klog"))  # fmt: skip
     assert klog_lines == len(times)  # no line lost or misread
-    reports = (split / "NODE_REPORT_LOCAL.klog").read_text().splitlines()
+    report = "NODE_REPORT" if kind == "run" else "NODE_REPORT_LOCAL"
+    if kind == "run":  # two vehicles in one log: alogview draws each from its NODE_REPORT
+        visuals = (split / "VISUALS.klog").read_text().splitlines()
+        labels = {m.group(1) for m in (re.search(r"VIEW_VESSEL\s+\S+\s+label=([^,]+)", v)
+                                       for v in visuals) if m}  # fmt: skip
+        assert labels == {"auv[0]", "auv[1]"}, visuals[:3]
+        assert summary["vname"] == ""  # no DB_TIME: the log is nobody's own
+    else:  # one vehicle: typed by its NODE_REPORT_LOCAL
+        assert summary["vtype"] == "kayak" and float(summary["vlength"]) == 4.0
+    if kind == "usm":  # named after its MOOSDB's DB_TIME (no Community: the process)
+        assert summary["vname"] == "uSimMarine"
+    reports = (split / f"{report}.klog").read_text().splitlines()
     assert len(reports) >= 50
     fields = dict(kv.split("=", 1) for kv in reports[-1].split(None, 3)[3].strip().split(","))
     assert set(REPORT_FIELDS) <= set(fields), fields
@@ -113,8 +125,8 @@ def test_moos_log_tools_read_marinesims_alogs(kind: str, tmp_path: Path, fake_db
     )
     # the other tools on the whole log
     scan = _tool("alogscan", log.name, "--nocolors", cwd=log.parent)
-    assert re.search(r"NODE_REPORT_LOCAL\s+\d+", scan), scan
-    grep = _tool("aloggrep", log.name, "NODE_REPORT_LOCAL", "--final", "-q", cwd=log.parent)
+    assert re.search(rf"{report}\s+\d+", scan), scan
+    grep = _tool("aloggrep", log.name, report, "--final", "-q", cwd=log.parent)
     assert "NAME=" in grep
     check = _tool("alogcheck", log.name, "-p", "NAV_SPEED > 0.5", cwd=log.parent)
     assert "PASSED" in check, check
