@@ -269,11 +269,18 @@ def test_a_sigkilled_run_keeps_every_flushed_chunk(tmp_path: Path) -> None:
     )
     env = {**os.environ, "PYTHONPATH": SRC}
     proc = subprocess.Popen([sys.executable, "-c", code], env=env)
+    mcap = out / "log.mcap"
+
+    def clock_of() -> list[float]:
+        return [t for topic, _typ, t, _m in read_messages(mcap) if topic == "/clock"]
+
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             parts = list((out / "log.parquet").glob("part-*.parquet")) if out.exists() else []
-            if len(parts) >= 4:
+            # (the MCAP's writer encodes message by message: it may trail the Parquet's by
+            # several chunks on a busy machine)
+            if len(parts) >= 4 and mcap.is_file() and len(before := clock_of()) >= 2:
                 break
             time.sleep(0.2)
         else:
@@ -281,15 +288,15 @@ def test_a_sigkilled_run_keeps_every_flushed_chunk(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    msgs = read_messages(out / "log.mcap")
+    msgs = read_messages(mcap)
     clock = [t for topic, _typ, t, _m in msgs if topic == "/clock"]
     assert msgs.note is not None and "summary" in msgs.note
     pq_t = np.unique(pd.read_parquet(out / "log.parquet")["t"])
-    assert len(clock) > 0
-    # the MCAP holds a prefix of the Parquet frames: every chunk but possibly the last
+    # every chunk the MCAP held before the kill is still there, and it is a prefix of the
+    # Parquet frames
+    assert len(clock) >= len(before) >= 2
     ns = np.round(np.array(clock) * 1e9).astype(np.int64)
     assert np.array_equal(ns, np.round(pq_t[: len(clock)] * 1e9).astype(np.int64))
-    assert len(clock) >= len(pq_t) * 0.5
 
 
 def test_plot_reads_the_mcap(runs: dict[str, Path], tmp_path: Path) -> None:
