@@ -44,6 +44,8 @@ __all__ = ["pid_laws", "usm_laws", "waypoints_laws"]
 _SRC = Path(__file__).resolve().parents[2]
 _R2D = 180.0 / math.pi
 _D2R = math.pi / 180.0
+
+
 def _listeners(sim: Any, block: str, topic: str) -> set[str]:
     """Owners of the block's subscriptions that receive ``topic`` (ValueError on a pattern)."""
     out = set()
