@@ -288,9 +288,7 @@ def test_thruster_failure_plans_both_blocks() -> None:
     assert ("rov_pinv", "alloc") in blocks and ("rov_qp", "alloc") in blocks
 
 
-def test_auv_survey_ins_names_its_world_plugins() -> None:
+def test_auv_survey_ins_names_its_first_python_only_plugin() -> None:
+    # its metrics are compiled-capable but nav_error; the sensors come first
     sim = load_simulation("auv_survey_ins", sets={"time.end": 1.0})
-    assert plan(sim)[0] == (
-        "the scenario has world plugins (metrics, interactions: "
-        "'nav_error', 'cpa', 'distance', 'box')"
-    )
+    assert plan(sim)[0] == "block 'ins_auv': plugin 'imu' runs only tick by tick"

@@ -9,7 +9,7 @@ order, into the source of one function that runs many ticks of them all::
 (tick k writes the laws' per-tick log row j = k − k0 + j0).  For each tick k: save the mutable state arrays (``s*``; only with ``save``), the ``autonomy`` then the
 ``control`` laws due at k (``sched`` holds each of those laws' period and offset, in that
 order), the ``substep`` laws ``nsub`` times
-at t_k + s·h, the ``after_physics`` then the ``sense`` laws at t_{k+1}; a law returning non-zero restores the
+at t_k + s·h, the ``after_physics``, the ``sense`` then the ``metric`` laws at t_{k+1}; a law returning non-zero restores the
 state saved at the tick's start and the loop returns k (the plugins run that tick).  Without
 ``save`` (0) nothing is saved: a law that hands back at k leaves the arrays with part of
 tick k done, and the caller replays ticks k0 … k − 1 from the plugins' state (the laws are
@@ -42,7 +42,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from marinesim.engine.compiled.law import Law, Laws
+from marinesim.engine.compiled.law import HOOKS, Law, Laws
 
 __all__ = [
     "arena_tables", "array_of", "cache_dir", "compile_arena", "compile_tick", "is_cached",
@@ -112,7 +112,7 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
 
     body: list[str] = []
     nctl = 0
-    for hook in ("autonomy", "control", "substep", "after_physics", "sense"):
+    for hook in HOOKS:
         for d, laws in enumerate(decls):
             for law in laws.laws:
                 if law.hook != hook:
@@ -132,7 +132,7 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
                         "                if st != 0:",
                         "                    break",
                     ]
-                else:  # after_physics, then sense: at t_{k+1}
+                else:  # after_physics, sense, then the world metrics: at t_{k+1}
                     body += [
                         "        if st == 0:",
                         f"            st = {call(d, law, 'k, j, start + (k + 1) * dt, h')}",

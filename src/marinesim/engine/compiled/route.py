@@ -64,7 +64,7 @@ class CompiledRoute:
         self.entries = entries
         self.sparse = sparse
         #: The blocks the route runs (scenario order); :attr:`block` the first.
-        self.blocks = list(dict.fromkeys(s.block for s, _laws in entries))
+        self.blocks = list(dict.fromkeys(s.block for s, _laws in entries if s.block is not None))
         self.block = self.blocks[0]
         self.ticks = 0  # ticks run compiled (the manifest reports them)
         self._kernel: Any = None
@@ -303,7 +303,7 @@ class CompiledRoute:
     def _finish(self, ticks: int) -> dict[tuple[str, str], np.ndarray]:
         """The laws' logged signals of the ticks run, keyed (block, signal) as the recorder."""
         return {
-            (slot.block.name, n): v
+            n if slot.block is None else (slot.block.name, n): v  # (a world plugin's: keyed)
             for slot, laws in self.entries
             for n, v in laws.finish(ticks).items()
         }
@@ -345,7 +345,9 @@ class CompiledRoute:
             for topic in laws.unheard if calls else ():
                 bus.unheard[topic] = bus.unheard.get(topic, 0) + calls
             hook = next(
-                x for x in ("autonomy", "control", "substep", "sense", "after_physics") if x in hooks
+                x
+                for x in ("autonomy", "control", "substep", "sense", "after_physics", "metric")
+                if x in hooks
             )
             n_calls = calls * (nsub if hook == "substep" else 1)
             slot.calls[hook] = slot.calls.get(hook, 0) + n_calls
@@ -357,14 +359,14 @@ class CompiledRoute:
             if hook == "substep":
                 t_hook = t_last + (nsub - 1) * clock.h
             else:
-                t_hook = t_next if hook in ("sense", "after_physics") else t_last
+                t_hook = t_next if hook in ("sense", "after_physics", "metric") else t_last
             ctx = slot.ctx
             ctx.t, ctx.tick, ctx.t_next = t_hook, k_last, t_next
             ctx.events.t = t_hook
             slot.phase = hook
             if hook == "substep":
                 ctx.substep = nsub - 1
-            if hasattr(slot, "current_inbox"):
+            if blk is not None and hasattr(slot, "current_inbox"):
                 slot.current_inbox = type(slot.current_inbox)([], blk.n)
         clock.k = kstop
         self.ticks += ticks
@@ -430,9 +432,6 @@ def plan(sim: Any) -> tuple[str | None, list[tuple[Any, Laws]], list[Any]]:
     blocks = list(sim.blocks)
     if not blocks:
         return "the scenario has no entity block", [], []
-    if sim.world_slots:
-        names = ", ".join(repr(s.plugin.name) for s in sim.world_slots)
-        return f"the scenario has world plugins (metrics, interactions: {names})", [], []
     if sim.clock.time_warp:
         return "time_warp (paced runs)", [], []
     if sim._recorder.select is not None:
@@ -474,7 +473,49 @@ def plan(sim: Any) -> tuple[str | None, list[tuple[Any, Laws]], list[Any]]:
         if not motion:
             return named(blk, "no compiled motion plugin"), [], []
     keyed.sort(key=lambda e: e[0])
-    return None, [(slot, laws) for _key, slot, laws in keyed], sparse
+    entries = [(slot, laws) for _key, slot, laws in keyed]
+    why = _world_entries(sim, entries, many)
+    if isinstance(why, str):
+        return why, [], []
+    return None, entries + why, sparse
+
+
+def _world_entries(sim: Any, entries: list[tuple[Any, Laws]], many: bool) -> str | list[tuple[Any, Laws]]:
+    """The world plugins' declarations (after every block's: the ``metric`` phase ends the
+    tick), or why the route does not apply.  Each block's position wire is named
+    ``truth.position`` (``@block`` with several blocks), an alias of the first of
+    :data:`~marinesim.engine.plugins.metric_laws.POSITION_WIRES` its declarations hold."""
+    if not sim.world_slots:
+        return []
+    from marinesim.engine.plugins.metric_laws import POSITION_WIRES
+
+    has_position = set()
+    for blk in sim.blocks:
+        own = [laws for s, laws in entries if s.block is blk]
+        wire = next((w for w in POSITION_WIRES for laws in own if w in laws.arrays), None)
+        if wire is not None:
+            owner = next(laws for laws in own if wire in laws.arrays)
+            owner.arrays.setdefault("truth.position", owner.arrays[wire])
+            has_position.add(blk.name)
+    out: list[tuple[Any, Laws]] = []
+    for slot in sim.world_slots:
+        name = slot.plugin.name
+        if slot.plugin.kind != "metric":
+            return f"the scenario has a world {slot.plugin.kind} plugin ({name!r})"
+        laws = declared(slot.plugin, slot, sim)
+        if laws is None:
+            return f"world metric {name!r} runs only tick by tick"
+        if isinstance(laws, str):
+            return f"world metric {name!r} runs only tick by tick here: {laws}"
+        for law in laws.laws:
+            for arg in law.args:
+                if arg.startswith("truth.position"):
+                    b = arg.partition("@")[2] or sim.blocks[0].name
+                    if b not in has_position:
+                        what = f"block {b!r}: " if many else ""
+                        return f"world metric {name!r}: {what}its motion keeps no position wire"
+        out.append((slot, laws))
+    return out
 
 
 def route_for(sim: Any, compiled: bool | None) -> CompiledRoute | None:

@@ -88,6 +88,12 @@ class DistanceTravelled(_Metric):
         ctx.state["prev"] = {b.name: np.array(b.truth.pos) for b in _blocks(ctx)}
         ctx.state["dist"] = {b.name: np.zeros(b.n) for b in _blocks(ctx)}
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The compiled tick's declaration (:mod:`marinesim.engine.plugins.metric_laws`)."""
+        from marinesim.engine.plugins.metric_laws import distance_laws
+
+        return distance_laws(self, slot, sim)
+
     def metric(self, ctx: Any, rng: Any) -> None:
         """Accumulate ‖Δp‖ of active entities."""
         for b in _blocks(ctx):
@@ -238,6 +244,12 @@ class MinSeparation(_Metric):
         ctx.state["cpa_j"] = np.full(m, -1, dtype=np.int64)
         self.metric(ctx, None)
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The compiled tick's declaration (:mod:`marinesim.engine.plugins.metric_laws`)."""
+        from marinesim.engine.plugins.metric_laws import separation_laws
+
+        return separation_laws(self, slot, sim)
+
     def metric(self, ctx: Any, rng: Any) -> None:
         """Distances of every pair of active entities of a replica (vectorised over replicas);
         update the per-entity minima and each replica's CPA."""
@@ -343,6 +355,12 @@ class TimeInBox(_Metric):
     def _start(self, ctx: Any) -> None:
         ctx.state["inside"] = {b.name: np.zeros(b.n) for b in _blocks(ctx)}
         ctx.state["total"] = 0.0
+
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The compiled tick's declaration (:mod:`marinesim.engine.plugins.metric_laws`)."""
+        from marinesim.engine.plugins.metric_laws import box_laws
+
+        return box_laws(self, slot, sim)
 
     def metric(self, ctx: Any, rng: Any) -> None:
         """Add the elapsed time where the truth position is inside."""

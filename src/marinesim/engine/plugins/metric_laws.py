@@ -1,0 +1,283 @@
+"""World metrics in the generated tick: ``distance_travelled``, ``time_in_box``, ``min_separation``.
+
+A world metric sees every entity block.  Its declaration reads each block's position through
+the wire ``truth.position`` (``truth.position@<block>`` with several blocks), which the route
+names after the block's own truth wire whose first three columns are the position at
+t_{k+1} once the physics laws have run (``truth.pos`` of ``usm``, ``truth.eta`` of the
+PythonVehicleSimulator models, ``truth.x6`` of the Fossen models: :data:`POSITION_WIRES`).
+The ``metric`` hook runs after every entity law of the tick, at t_{k+1}, as the plugins'
+``metric`` phase does.  Each metric first gathers the blocks' positions into one (N, 3) array,
+rows in block order (the plugin's ``np.concatenate``), then runs its law over it; the laws
+are the plugins' numpy expressions written per row, in the same order of operations
+(``np.linalg.norm`` of a 3-vector sums ``(x² + y²) + z²``), so the logs, the summaries and the
+end-condition values are the same bits (``tests/engine/test_compiled_metrics.py``).
+
+The compiled ticks run with every entity active (the route's condition), so the plugins'
+``np.where(active, …)`` terms are the active branch.  ``min_separation`` with a metric end
+condition on its value hands the tick back when the condition comes true: the plugins run
+that tick and the run ends there, as on the plugin route.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from marinesim.core.jitable import register_jitable
+from marinesim.engine.compiled.law import Law, Laws, log_ticks
+
+__all__ = ["POSITION_WIRES", "box_laws", "distance_laws", "separation_laws"]
+
+#: Truth wires whose columns 0:3 hold the position (NED, m) at t_{k+1} after the physics laws,
+#: in the order the route looks for them in a block's declarations.
+POSITION_WIRES = ("truth.pos", "truth.eta", "truth.x6")
+
+#: ``end_conditions`` operators as the separation law's codes.
+_OPS = {"<": 1, "<=": 2, ">": 3, ">=": 4}
+
+
+# ------------------------------------------------------------------------------------ laws
+@register_jitable
+def gather_position(k, j, t, h, src, off, pos):  # noqa: ANN001, ANN201
+    """Rows ``off[0]`` … of ``pos`` (N, 3): the position columns of one block's truth wire."""
+    o = off[0]
+    for i in range(src.shape[0]):
+        pos[o + i, 0] = src[i, 0]
+        pos[o + i, 1] = src[i, 1]
+        pos[o + i, 2] = src[i, 2]
+    return 0
+
+
+@register_jitable
+def distance_tick(k, j, t, h, pos, prev, dist, dlog):  # noqa: ANN001, ANN201
+    """``distance_travelled``: add ‖p − p_prev‖ to each entity's distance [m]."""
+    for i in range(pos.shape[0]):
+        dx = pos[i, 0] - prev[i, 0]
+        dy = pos[i, 1] - prev[i, 1]
+        dz = pos[i, 2] - prev[i, 2]
+        dist[i] = dist[i] + math.sqrt((dx * dx + dy * dy) + dz * dz)
+        prev[i, 0], prev[i, 1], prev[i, 2] = pos[i, 0], pos[i, 1], pos[i, 2]
+        dlog[0, j, i] = dist[i]
+    return 0
+
+
+@register_jitable
+def box_tick(k, j, t, h, pos, box, clk, inside, ilog):  # noqa: ANN001, ANN201
+    """``time_in_box``: add the time since the last call where the position is inside
+    (``box``: north, east, depth minima and maxima; ``clk``: time of the last call, total)."""
+    dt = t - clk[0]
+    clk[0] = t
+    clk[1] += dt
+    for i in range(pos.shape[0]):
+        x, y, z = pos[i, 0], pos[i, 1], pos[i, 2]
+        ins = (
+            x >= box[0] and x <= box[1] and y >= box[2] and y <= box[3]
+            and z >= box[4] and z <= box[5]
+        )  # fmt: skip
+        inside[i] = inside[i] + (dt if ins else 0.0)
+        ilog[0, j, i] = 1.0 if ins else 0.0
+    return 0
+
+
+@register_jitable
+def separation_tick(  # noqa: ANN201
+    k, j, t, h, pos, perm, hz, mins, cpa_d, cpa_t, cpa_i, cpa_j, cond, val, slog  # noqa: ANN001
+):
+    """``min_separation``: each entity's nearest other entity of its replica (rows grouped by
+    replica: ``perm``), the per-entity minima and each replica's closest approach; ``val[0]``
+    the smallest closest approach (the metric's value); non-zero when ``cond`` (operator code,
+    threshold) holds for it (the plugins' tick then ends the run)."""
+    m = cpa_d.shape[0]
+    g = perm.shape[0] // m
+    inf = np.inf
+    for q in range(m):
+        best = inf
+        bi = -1
+        bj = -1
+        for a in range(g):
+            ra = perm[q * g + a]
+            rmin = inf
+            for b in range(g):
+                if a == b:
+                    d = inf
+                else:
+                    rb = perm[q * g + b]
+                    dx = pos[ra, 0] - pos[rb, 0]
+                    dy = pos[ra, 1] - pos[rb, 1]
+                    if hz[0]:
+                        d = math.sqrt(dx * dx + dy * dy)
+                    else:
+                        dz = pos[ra, 2] - pos[rb, 2]
+                        d = math.sqrt((dx * dx + dy * dy) + dz * dz)
+                if d < rmin:
+                    rmin = d
+                if d < best:  # the first smallest in (a, b) order: np.argmin's
+                    best, bi, bj = d, a, b
+            if rmin < mins[ra]:
+                mins[ra] = rmin
+            slog[0, j, ra] = rmin if rmin < inf else np.nan
+        if g > 1 and bi >= 0 and best < cpa_d[q]:
+            cpa_d[q], cpa_t[q], cpa_i[q], cpa_j[q] = best, t, bi, bj
+    v = inf
+    for q in range(m):
+        if cpa_d[q] < v:
+            v = cpa_d[q]
+    val[0] = v
+    op = cond[0]
+    if op != 0 and v < inf:
+        thr = cond[1]
+        if (
+            (op == 1 and v < thr) or (op == 2 and v <= thr)
+            or (op == 3 and v > thr) or (op == 4 and v >= thr)
+        ):  # fmt: skip
+            return 1
+    return 0
+
+
+# ---------------------------------------------------------------------------- declarations
+def _why(slot: Any) -> str | None:
+    if slot.period != 1 or slot.offset != 0:
+        return "a metric at its own rate (rate_hz)"
+    return None
+
+
+def _gather(sim: Any) -> tuple[list[Law], dict[str, np.ndarray], list[tuple[str, int, int]]]:
+    """The laws and arrays that gather every block's position into ``pos`` (N, 3), and each
+    block's (name, first row, rows)."""
+    many = len(sim.blocks) > 1
+    laws: list[Law] = []
+    arrays: dict[str, np.ndarray] = {}
+    rows: list[tuple[str, int, int]] = []
+    o = 0
+    for b, blk in enumerate(sim.blocks):
+        wire = f"truth.position@{blk.name}" if many else "truth.position"
+        arrays[f"off{b}"] = np.array([o], dtype=np.int64)
+        laws.append(Law("metric", gather_position, (wire, f"off{b}", "pos")))
+        rows.append((blk.name, o, blk.n))
+        o += blk.n
+    arrays["pos"] = np.zeros((o, 3))
+    return laws, arrays, rows
+
+
+def _views(log: np.ndarray, rows: list[tuple[str, int, int]], signal: str, ticks: int) -> dict:
+    """Each block's (ticks, n, 1) view of a (1, ticks, N) log, keyed (block, signal)."""
+    return {(b, signal): log[:, :ticks, o : o + n].transpose(1, 2, 0) for b, o, n in rows}
+
+
+def distance_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
+    """The ``distance_travelled`` declaration."""
+    why = _why(slot)
+    if why:
+        return why
+    laws, a, rows = _gather(sim)
+    n = a["pos"].shape[0]
+    T = log_ticks(n, 1)
+    a.update(prev=np.zeros((n, 3)), dist=np.zeros(n), dlog=np.zeros((1, T, n)))
+    st = slot.ctx.state
+    sig = f"{plugin.name}.distance"
+
+    def ready() -> bool:
+        return "dist" in st
+
+    def load(k: int) -> None:
+        for b, o, m in rows:
+            a["prev"][o : o + m] = st["prev"][b]
+            a["dist"][o : o + m] = st["dist"][b]
+
+    def commit(k: int, kstop: int, ticks: int) -> None:
+        for b, o, m in rows:
+            st["prev"][b] = a["prev"][o : o + m].copy()
+            st["dist"][b] = a["dist"][o : o + m].copy()
+
+    return Laws(
+        laws=[*laws, Law("metric", distance_tick, ("pos", "prev", "dist", "dlog"))],
+        arrays=a, state=("prev", "dist"), logs=("dlog",), max_ticks=T,
+        ready=ready, load=load, commit=commit,
+        finish=lambda ticks: _views(a["dlog"], rows, sig, ticks),
+    )  # fmt: skip
+
+
+def box_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
+    """The ``time_in_box`` declaration."""
+    why = _why(slot)
+    if why:
+        return why
+    laws, a, rows = _gather(sim)
+    n = a["pos"].shape[0]
+    T = log_ticks(n, 1)
+    p = plugin.params
+    box = [p.north_min, p.north_max, p.east_min, p.east_max, p.depth_min, p.depth_max]
+    a.update(box=np.array(box, dtype=float), clk=np.zeros(2), inside=np.zeros(n), ilog=np.zeros((1, T, n)))
+    st = slot.ctx.state
+    sig = f"{plugin.name}.inside"
+
+    def ready() -> bool:
+        return "inside" in st
+
+    def load(k: int) -> None:
+        a["clk"][...] = (st["t_last"], st["total"])
+        for b, o, m in rows:
+            a["inside"][o : o + m] = st["inside"][b]
+
+    def commit(k: int, kstop: int, ticks: int) -> None:
+        st["t_last"], st["total"] = float(a["clk"][0]), float(a["clk"][1])
+        for b, o, m in rows:
+            st["inside"][b] = a["inside"][o : o + m].copy()
+
+    return Laws(
+        laws=[*laws, Law("metric", box_tick, ("pos", "box", "clk", "inside", "ilog"))],
+        arrays=a, state=("clk", "inside"), logs=("ilog",), max_ticks=T,
+        ready=ready, load=load, commit=commit,
+        finish=lambda ticks: _views(a["ilog"], rows, sig, ticks),
+    )  # fmt: skip
+
+
+def separation_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
+    """The ``min_separation`` declaration (a metric end condition on its value hands back)."""
+    why = _why(slot)
+    if why:
+        return why
+    conds = [c for c in sim.end_conditions if getattr(c, "metric", None) == plugin.name]
+    if len(conds) > 1:
+        return "more than one end condition on its value"
+    laws, a, rows = _gather(sim)
+    st = slot.ctx.state
+    n = a["pos"].shape[0]
+    m = max(len(st.get("groups", ())), 1)
+    T = log_ticks(n, 1)
+    cond = np.zeros(2)
+    if conds:
+        cond[:] = (_OPS[conds[0].op], conds[0].value)
+    a.update(
+        perm=np.zeros(n, dtype=np.int64), hz=np.array([int(plugin.params.horizontal)], dtype=np.int64),
+        mins=np.zeros(n), cpa_d=np.zeros(m), cpa_t=np.zeros(m), cpa_i=np.zeros(m, dtype=np.int64),
+        cpa_j=np.zeros(m, dtype=np.int64), cond=cond, val=np.full(1, np.inf), slog=np.zeros((1, T, n)),
+    )  # fmt: skip
+    sig = f"{plugin.name}.separation"
+    name = plugin.name
+
+    def ready() -> bool:
+        return "cpa_d" in st and len(st["cpa_d"]) == m and len(st["perm"]) == n
+
+    def load(k: int) -> None:
+        a["perm"][...] = st["perm"]
+        a["mins"][...] = st["min"]
+        for key in ("cpa_d", "cpa_t", "cpa_i", "cpa_j"):
+            a[key][...] = st[key]
+
+    def commit(k: int, kstop: int, ticks: int) -> None:
+        st["min"] = a["mins"].copy()
+        for key in ("cpa_d", "cpa_t", "cpa_i", "cpa_j"):
+            st[key] = a[key].copy()
+        if ticks and math.isfinite(a["val"][0]):
+            sim._metric_values[name] = float(a["val"][0])
+
+    return Laws(
+        laws=[*laws, Law("metric", separation_tick, (
+            "pos", "perm", "hz", "mins", "cpa_d", "cpa_t", "cpa_i", "cpa_j", "cond", "val", "slog"))],
+        arrays=a, state=("mins", "cpa_d", "cpa_t", "cpa_i", "cpa_j", "val"), logs=("slog",),
+        max_ticks=T, ready=ready, load=load, commit=commit,
+        finish=lambda ticks: _views(a["slog"], rows, sig, ticks),
+    )  # fmt: skip
