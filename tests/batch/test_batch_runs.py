@@ -207,3 +207,22 @@ def test_cli_batch_end_to_end_and_bad_input(
     bad.write_text("parameters:\n  entities.auv.spawn.nort: [1, 2]\n")
     assert main(["batch", SMALL, "--sweep", str(bad), "-o", str(tmp_path / "y")]) == 2
     assert "did you mean 'north'" in capsys.readouterr().err
+
+
+def test_local_workers_share_the_cores_among_numba_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    # two workers on this machine's cores: each worker's prange loops get cores // 2 threads
+    # (not one per core each), unless NUMBA_NUM_THREADS is set by the user
+    from marinesim.batch.runner import _client, worker_env
+
+    monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
+    want = str(max(1, (os.cpu_count() or 1) // 2))
+    assert worker_env(2) == {"NUMBA_NUM_THREADS": want}
+    client, cluster = _client(2, None, 30.0)
+    try:
+        got = client.run(lambda: os.environ.get("NUMBA_NUM_THREADS"))
+    finally:
+        client.close()
+        cluster.close()
+    assert sorted(got.values()) == [want, want]
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "3")
+    assert worker_env(2) == {}

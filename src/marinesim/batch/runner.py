@@ -141,6 +141,17 @@ def _load_done(outdir: Path) -> dict[str, dict[str, Any]]:
     return done
 
 
+def worker_env(workers: int) -> dict[str, str]:
+    """Environment of a local cluster's worker processes: numba's threads (the ``prange``
+    loops of large blocks, e.g. stacked replicas) share the cores among the workers —
+    ``NUMBA_NUM_THREADS`` = cores // workers, at least 1 — instead of each worker starting
+    one thread per core (``workers`` × cores threads spinning on the cores), unless the
+    environment sets ``NUMBA_NUM_THREADS`` itself."""
+    if os.environ.get("NUMBA_NUM_THREADS"):
+        return {}
+    return {"NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // max(workers, 1)))}
+
+
 def _client(workers: int, scheduler: str | None, timeout: float) -> tuple[Any, Any]:
     from dask.distributed import Client, LocalCluster
 
@@ -161,6 +172,7 @@ def _client(workers: int, scheduler: str | None, timeout: float) -> tuple[Any, A
         host="127.0.0.1",
         dashboard_address="127.0.0.1:0",
         silence_logs=logging.ERROR,
+        env=worker_env(workers),
     )
     return Client(cluster, timeout=timeout), cluster
 
