@@ -43,7 +43,7 @@ from marinesim.models.sixdof.pvs_vehicles import step_one
 __all__ = [
     "after_one", "autopilot_laws", "autopilot_log", "autopilot_one", "autopilot_tick",
     "autopilot_tick_threads", "cm", "pvs_after", "pvs_after_threads", "pvs_laws", "pvs_substep",
-    "pvs_substep_threads", "rows_commit", "substep_one", "truth_frames",
+    "pvs_substep_threads", "rows_commit", "stopped", "substep_one", "threads", "truth_frames",
 ]  # fmt: skip
 
 #: The model's divergence bounds in the plugin route (pvs.step_guarded's defaults) [m/s, rad/s].
@@ -144,7 +144,7 @@ def substep_one(i, s, last, kind, par, zero, fins, prop, cmd, x, xb, xq, h, aliv
 
 
 @register_jitable
-def _stopped(status, tmodel, h):  # noqa: ANN001, ANN202
+def stopped(status, tmodel, h):  # noqa: ANN001, ANN202
     """1 when the guard stopped a vehicle (the plugins run the tick: a hand-back undoes the
     rows already written), else the model's time moves on by ``h``."""
     for i in range(status.shape[0]):
@@ -164,7 +164,7 @@ def pvs_substep(
         substep_one(i, s, last, kind[0], par, zero, fins, prop, cmd, x, xb, xq, h, alive, status, size)
         if status[i] != 0:
             return 1  # the guard stopped it: the plugins run this tick (event, non-finite)
-    return _stopped(status, tmodel, h)
+    return stopped(status, tmodel, h)
 
 
 @register_jitable
@@ -178,7 +178,7 @@ def pvs_substep_threads(
     computed again by the plugins)."""
     last = s == nsub[0] - 1
     _SUB_PAR(x.shape[0], s, last, kind[0], par, zero, fins, prop, cmd, x, xb, xq, h, alive, status, size)
-    return _stopped(status, tmodel, h)
+    return stopped(status, tmodel, h)
 
 
 @register_jitable
@@ -212,16 +212,18 @@ def pvs_after_threads(k, j, t, h, x, eta, nu, xlog, elog):  # noqa: ANN001, ANN2
     return 0
 
 
-def _threads(one: Any, size: int) -> Any:
-    """The ``prange`` kernel of a per-vehicle law (numba's error model of the generated tick;
-    the disk cache keyed by the package's sources)."""
-    return kernels(one, size, stamp=source_stamp(one), error_model="numpy")
+def threads(one: Any, size: int) -> Any:
+    """The kernels of a per-vehicle law ``one(i, …)`` (:func:`marinesim.core.compile.kernels`:
+    the ``prange`` loop is ``.parallel``) with numba's error model of the generated tick, the
+    disk cache keyed by the package's sources and by the law's name (a kernel's machine code
+    is named after that key: two laws of one module must not share it)."""
+    return kernels(one, size, stamp=f"{source_stamp(one)}:{one.__name__}", error_model="numpy")
 
 
 #: The ``prange`` kernels of the per-vehicle laws (blocks of at least :data:`PARALLEL_MIN`).
-_AP = _threads(autopilot_one, 4)
-_SUB = _threads(substep_one, 9)
-_AFTER = _threads(after_one, 1)
+_AP = threads(autopilot_one, 4)
+_SUB = threads(substep_one, 9)
+_AFTER = threads(after_one, 1)
 _AP_PAR, _SUB_PAR, _AFTER_PAR = _AP.parallel, _SUB.parallel, _AFTER.parallel
 
 
