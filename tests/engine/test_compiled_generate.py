@@ -173,3 +173,29 @@ def test_warmup_covers_the_declared_bundled_scenarios() -> None:
     assert "tick remus100_survey" in t  # declared: fossen6dof (REMUS 100) + autopilot
     assert "tick bluerov2_station_keeping" in t  # station keeping + pinv + T200 plant
     assert "tick bluerov2_thruster_failure" in t  # two blocks, pinv and qp allocators
+
+
+def test_warmup_of_given_scenarios_from_the_cli(tmp_path, capsys) -> None:  # noqa: ANN001
+    # a scenario file of one's own (a copy of demo_survey) and a bundled name: the first's tick
+    # is compiled (or loaded), the second says why its ticks go through the plugins
+    from importlib import resources
+
+    from marinesim.cli.main import main
+
+    root = resources.files("marinesim.scenario") / "builtin"
+    text = (root / "demo_survey.yaml").read_text()
+    cfd = str(root / "demo_current.cfd")
+    mission = tmp_path / "my_mission.yaml"
+    mission.write_text(text.replace("file: demo_current.cfd", f"file: {cfd}"))
+    assert main(["bench", "warmup", str(mission), "auv_survey_ins"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    mine = next(line for line in out if line.startswith("tick my_mission "))
+    assert float(mine.split()[2]) > 0.0 and mine.endswith(" s")
+    ins = next(line for line in out if line.startswith("tick auv_survey_ins "))
+    assert "runs through the plugins: block 'ins_auv': plugin 'imu'" in ins
+    assert out[-1].startswith("total ")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("marinesim: 1\nname: bad\ntime: {dt: -1}\n")
+    assert main(["bench", "warmup", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.yaml" in err and "Traceback" not in err

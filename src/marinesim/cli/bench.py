@@ -14,6 +14,7 @@ Python loop of the same step measured in the same process.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 
@@ -128,43 +129,83 @@ def register(app: typer.Typer) -> None:
 
     @bench_app.command("warmup")
     def bench_warmup(
+        scenarios: list[str] = typer.Argument(
+            None,
+            help="Scenario files or bundled names whose generated tick to compile (default: "
+            "every bundled scenario, and the 6-DOF kernels).",
+            show_default=False,
+        ),
         parallel: bool = typer.Option(
             True, "--parallel/--no-parallel", help="Also the multi-threaded kernels."
         ),
     ) -> None:
         """Compile the 6-DOF kernels and the generated tick of every bundled scenario it covers
         (the REMUS 100 and SURFTRAK blocks among them) into numba's cache, ahead of time (later
-        processes load them in about a second)."""
+        processes load them in about a second).  With scenarios: their ticks only (e.g. a
+        mission's own file on every machine of a cluster before a batch)."""
         from marinesim.cli.bench_sixdof import warm_up
+        from marinesim.core.errors import MarinesimError
 
-        t = warm_up(parallel=parallel)
-        t.update(warm_compiled_ticks())
+        t: dict[str, float | str] = {}
+        try:
+            if not scenarios:
+                t.update(warm_up(parallel=parallel))
+            t.update(warm_compiled_ticks(scenarios or None))
+        except MarinesimError as exc:
+            typer.echo(f"marinesim: error: {exc}", err=True)
+            raise typer.Exit(2) from None
         for k, v in t.items():
-            typer.echo(f"{k:24s} {v:6.2f} s")
-        typer.echo(f"total {sum(t.values()):.2f} s")
+            typer.echo(f"{k:24s} {v:6.2f} s" if isinstance(v, float) else f"{k:24s} {v}")
+        typer.echo(f"total {sum(v for v in t.values() if isinstance(v, float)):.2f} s")
 
     app.add_typer(bench_app, name="bench")
 
 
-def warm_compiled_ticks() -> dict[str, float]:
+def warm_compiled_ticks(scenarios: list[str] | None = None) -> dict[str, float | str]:
     """Compile the generated tick (:mod:`marinesim.engine.compiled`) of every bundled scenario
-    it covers: a short run of each; name → seconds (``tick <scenario>``)."""
+    it covers, or of the given scenarios (files or bundled names): a short run of each.
+
+    Returns
+    -------
+    dict
+        ``tick <scenario>`` → seconds of the run that compiled (or loaded) it; for a given
+        scenario whose ticks run through the plugins, the reason (``compiled_why_not``).
+
+    Raises
+    ------
+    MarinesimError
+        A given scenario that does not load (its file, line and parameter).
+    """
     import time
 
     from marinesim.engine.compiled.route import plan
     from marinesim.scenario.build import builtin_names, load_simulation
 
-    out: dict[str, float] = {}
-    for name in builtin_names():
+    out: dict[str, float | str] = {}
+    for name in scenarios or builtin_names():
+        label = f"tick {Path(name).stem if name.endswith(('.yaml', '.yml')) else name}"
         try:
             sim = load_simulation(name, sets={"end_conditions": ["time"]})
-        except Exception:  # noqa: BLE001 - a scenario needing a peer program: not compiled here
+        except Exception:
+            if scenarios:
+                raise  # the user's own scenario: its error says where
+            continue  # a bundled scenario needing a peer program: not compiled here
+        why = None
+        if not any(hasattr(s.plugin, "compiled_laws") for s in sim.slots):
+            why = "no plugin of this scenario declares compiled laws"
+        why = why or plan(sim)[0]
+        if why:
+            if scenarios:
+                out[label] = f"runs through the plugins: {why}"
             continue
-        if not any(hasattr(s.plugin, "compiled_laws") for s in sim.slots) or plan(sim)[0]:
-            continue
-        sim = load_simulation(name, sets={"end_conditions": ["time"], "time.end": 2.0})
-        sim.compiled = True
+        # a few ticks: the plugins run the first, the generated tick the others
+        end = max(2.0, 5 * float(sim.clock.dt))
+        sim = load_simulation(name, sets={"end_conditions": ["time"], "time.end": end})
         t0 = time.perf_counter()
-        sim.run()
-        out[f"tick {name}"] = time.perf_counter() - t0
+        res = sim.run()
+        if res.manifest["compiled_ticks"] == 0:  # e.g. a reason that shows once started
+            if scenarios:
+                out[label] = f"runs through the plugins: {res.manifest['compiled_why_not']}"
+            continue
+        out[label] = time.perf_counter() - t0
     return out
