@@ -9,6 +9,7 @@ per-example deadline.
 from __future__ import annotations
 
 import functools
+import os
 import random
 import sys
 from collections.abc import Callable
@@ -23,6 +24,11 @@ from hypothesis import settings
 # timed unit test.
 settings.register_profile("marinesim", deadline=None)
 settings.load_profile("marinesim")
+
+# A run compiles its tick in its own process, waiting (marinesim.engine.compiled.background):
+# the tests' figures of compiled ticks do not depend on how fast another process compiles.
+# The tests of the background compile set it themselves.
+os.environ.setdefault("MARINESIM_COMPILE", "wait")
 
 _GLOBAL_NP = (
     "rand", "randn", "random", "random_sample", "normal", "uniform", "randint", "choice",

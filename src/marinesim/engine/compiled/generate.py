@@ -45,8 +45,8 @@ from typing import Any
 from marinesim.engine.compiled.law import HOOKS, Law, Laws
 
 __all__ = [
-    "arena_tables", "array_of", "cache_dir", "compile_arena", "compile_tick", "is_cached",
-    "tick_source", "wire_key",
+    "arena_tables", "array_of", "cache_dir", "cached_machine_code", "compile_arena", "compile_tick",
+    "is_cached", "tick_path", "tick_source", "wire_key",
 ]
 
 
@@ -286,6 +286,23 @@ def is_cached(decls: Sequence[Laws]) -> bool:
     path = _path(tick_source(decls)[0], decls)
     pyc = path.parent / "__pycache__"
     return path.is_file() and any(pyc.glob(f"{path.stem}.tick_loop-*.nbi"))
+
+
+def tick_path(fn: Any) -> Path:
+    """The generated module file of a tick function (:func:`compile_tick`'s)."""
+    py = getattr(fn, "py_func", fn)
+    return Path(py.__code__.co_filename)
+
+
+def cached_machine_code(fn: Any) -> bool:
+    """Whether numba's disk cache holds machine code of the compiled tick ``fn`` (an index of
+    ``tick_loop`` where numba keeps this module's cache: beside it, or under
+    ``NUMBA_CACHE_DIR``)."""
+    cache = getattr(fn, "_cache", None)
+    folder = getattr(cache, "_cache_path", None)
+    if folder is None:
+        return False
+    return any(Path(folder).glob(f"{tick_path(fn).stem}.tick_loop-*.nbi"))
 
 
 @contextlib.contextmanager

@@ -25,12 +25,17 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from marinesim.engine.compiled.generate import compile_lock, is_cached
+from marinesim.engine.compiled.generate import cached_machine_code, compile_lock, is_cached
 from marinesim.engine.compiled.law import Laws
 
-__all__ = ["MESSAGE", "compiling", "speaking"]
+__all__ = ["MESSAGE", "compiled_apart", "compiling", "compiling_apart", "speaking"]
 
 MESSAGE = "compiling the tick for this plugin set (first run only)…"
+#: The notice of a tick compiling in another process (:mod:`.background`).
+APART = (
+    "compiling the tick for this plugin set in the background (first run only); "
+    "the ticks go through the plugins meanwhile, with the same results…"
+)
 
 _SPEAKING = [0]
 
@@ -43,7 +48,7 @@ def speaking() -> bool:
 @contextlib.contextmanager
 def compiling(fn: Any, decls: Sequence[Laws]) -> Iterator[None]:
     """Announce a compile (and its progress) while the body runs, if ``fn`` must compile."""
-    if not hasattr(fn, "signatures") or fn.signatures or is_cached(decls):
+    if not hasattr(fn, "signatures") or fn.signatures or cached_machine_code(fn) or is_cached(decls):
         yield  # interpreted, compiled in this process already, or on disk: nothing to say
         return
     # one process compiles a plugin set at a time; one waiting for another's compile then
@@ -83,3 +88,25 @@ def _announce() -> Iterator[None]:
         s = time.perf_counter() - t0
         err.write((f"\r{MESSAGE} done in {s:.1f} s\n") if tty else f"  compiled in {s:.1f} s\n")
         err.flush()
+
+
+def _say(text: str) -> None:
+    if os.environ.get("MARINESIM_QUIET") == "1":
+        return
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def compiling_apart(t: float) -> None:
+    """Say that the tick compiles in another process from simulated time ``t`` [s] on."""
+    _say(APART)
+
+
+def compiled_apart(job: Any, ok: bool, t: float) -> None:
+    """Say how the background compile ``job`` ended, at simulated time ``t`` [s]: its machine
+    code is loaded from here on, or it failed (its log) and the run compiles the tick itself."""
+    if ok:
+        _say(f"  compiled in {job.seconds:.1f} s; the ticks from t = {t:g} s run compiled")
+    else:
+        _say(f"  the background compile failed (its output: {job.log}); compiling here")
+

@@ -29,9 +29,17 @@ from typing import Any
 import numpy as np
 
 from marinesim.core.errors import ConfigError
-from marinesim.engine.compiled.generate import arena_tables, array_of, compile_arena, compile_tick
+from marinesim.engine.compiled import background
+from marinesim.engine.compiled.generate import (
+    arena_tables,
+    array_of,
+    cached_machine_code,
+    compile_arena,
+    compile_tick,
+    tick_path,
+)
 from marinesim.engine.compiled.law import MAX_TICKS, Laws, declared
-from marinesim.engine.compiled.notice import compiling
+from marinesim.engine.compiled.notice import compiled_apart, compiling, compiling_apart
 
 __all__ = ["CompiledRoute", "route_for"]
 
@@ -76,6 +84,8 @@ class CompiledRoute:
         self._truth: Any = None  # the truth object the last deferred call left
         self._direct: tuple[Any, ...] | None = None  # (tick_arena, addr, dims): see direct()
         self._dc = 0  # ticks run through direct() whose commit waits (sync())
+        self._bg: Any = None  # the tick's compile in another process (background.Job)
+        self._bg_tried = False
         self._sched = np.array(
             [x for hook in ("autonomy", "control") for s, laws in entries for law in laws.laws
              if law.hook == hook for x in (s.period, s.offset)],
@@ -240,12 +250,8 @@ class CompiledRoute:
 
     def _call(self, k: int, kend: int, *, load: bool) -> int:
         """One call of the generated tick from tick k (the state arrays loaded first unless
-        they hold the state of tick k already: a call that goes on from the last one)."""
-        if load:
-            for _slot, laws in self.entries:
-                laws.load(k)
-        for _slot, laws in self.entries:
-            laws.inputs(k)
+        they hold the state of tick k already: a call that goes on from the last one); k
+        without running while the tick compiles in the background."""
         if self._kernel is None:
             decls = [laws for _s, laws in self.entries]
             fn, order, state = compile_tick(decls, interpreted=_interpreted())
@@ -261,6 +267,13 @@ class CompiledRoute:
         save = 1 if self.defer else 0
         head = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched)
         args = (*head, *tail, save, j0)
+        if not self._warm and not interp and self._compiling_apart(fn, args):
+            return k  # the plugins run this tick (the same bits)
+        if load:
+            for _slot, laws in self.entries:
+                laws.load(k)
+        for _slot, laws in self.entries:
+            laws.inputs(k)
         if self._warm and not interp:  # typed: no compile notice to check (≈ 0.25 ms a call);
             kstop = int(fn(*args))  # machine code does not consult numpy's error state
         elif self._warm:
@@ -299,6 +312,34 @@ class CompiledRoute:
         self._account(k, kstop, self._finish(ticks))
         self._truth = tuple(b.truth for b in self.blocks)  # (a chained call goes on: run())
         return kstop
+
+    def _compiling_apart(self, fn: Any, args: tuple[Any, ...]) -> bool:
+        """Whether the tick is compiling in another process now
+        (:mod:`~marinesim.engine.compiled.background`): started at the first call of a run
+        whose tick is not in the disk cache (``Simulation.run``, ``compiled`` None, not
+        ``MARINESIM_COMPILE=wait``); the call that finds it done loads the machine code, one
+        that finds it failed compiles here."""
+        job = self._bg
+        if job is None:
+            if self._bg_tried:
+                return False
+            self._bg_tried = True
+            if self.defer or self.sim.compiled is not None or not background.allowed():
+                return False
+            if getattr(fn, "signatures", None) or cached_machine_code(fn):
+                return False  # compiled in this process already, or on disk
+            job = background.start(tick_path(fn), args)
+            if job is None:
+                return False
+            self._bg = job
+            compiling_apart(self.sim.clock.t)
+            return True
+        state = job.state()
+        if state == "running":
+            return True
+        self._bg = None
+        compiled_apart(job, state == "done", self.sim.clock.t)
+        return False
 
     def _finish(self, ticks: int) -> dict[tuple[str, str], np.ndarray]:
         """The laws' logged signals of the ticks run, keyed (block, signal) as the recorder."""

@@ -1,0 +1,121 @@
+"""Compile a generated tick in another process while the run goes on through the plugins.
+
+The first run of a plugin set must compile its tick (numba: seconds to a minute on a small
+machine), and the same run's first plugin ticks compile the plugins' own kernels too.  Done one
+after the other, a first run waits for both.  Instead, when a run (``Simulation.run``, its
+``compiled`` left at None) finds its tick missing from the disk cache, :func:`start` launches
+``python -m marinesim.engine.compiled.background TICK SIG``: that process compiles the tick for
+the argument types the run will call it with (``SIG``, pickled numba types) into numba's disk
+cache, under the plugin set's compile lock.  Meanwhile the run's ticks go through the plugins,
+which give the same bits; once the process has exited, the route loads the machine code from
+the cache and the rest of the run is compiled.  A run that ends first leaves the process to
+finish (it runs in a session of its own, so a Ctrl-C of the run does not stop it): the next
+run finds the tick cached.
+
+``MARINESIM_COMPILE=wait`` (and ``Simulation.compiled = True``, and the externally clocked
+``Simulation.step``) compiles in the run's own process instead, waiting for it, as before.
+A process that fails (a read-only cache, a crash) leaves its output in ``tick_<digest>.bg.log``
+beside the tick; the run then compiles in its own process.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Job", "allowed", "start"]
+
+
+def allowed() -> bool:
+    """Whether a tick may compile in the background (``MARINESIM_COMPILE`` is not ``wait``)."""
+    mode = os.environ.get("MARINESIM_COMPILE", "background").strip().lower()
+    return mode != "wait"
+
+
+class Job:
+    """A background compile of one tick (its process, start time and log file)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], log: Path) -> None:
+        self.proc = proc
+        self.log = log
+        self.t0 = time.perf_counter()
+
+    def state(self) -> str:
+        """``running``, ``done`` (the tick is in the disk cache) or ``failed``."""
+        rc = self.proc.poll()
+        if rc is None:
+            return "running"
+        return "done" if rc == 0 else "failed"
+
+    @property
+    def seconds(self) -> float:
+        """Wall-clock seconds since the start."""
+        return time.perf_counter() - self.t0
+
+
+def start(path: Path, args: tuple[Any, ...]) -> Job | None:
+    """Launch the compile of the tick in ``path`` (the generated module's file) for the types
+    of ``args`` (one call's arguments); None when it cannot start (then compile here)."""
+    import numba
+
+    try:
+        sig = tuple(numba.typeof(a) for a in args)
+        sigfile = path.with_suffix(f".{os.getpid()}.sig")
+        sigfile.write_bytes(pickle.dumps(sig))
+        log = path.with_suffix(".bg.log")
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(  # noqa: S603 - our own module, with our own interpreter
+                [sys.executable, "-m", "marinesim.engine.compiled.background", str(path), str(sigfile)],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # a Ctrl-C of the run leaves it to fill the cache
+            )
+    except (OSError, ValueError, TypeError, pickle.PicklingError):
+        return None
+    return Job(proc, log)
+
+
+def compile_file(path: Path, sig: tuple[Any, ...]) -> None:
+    """Compile ``tick_loop`` of the generated module ``path`` for ``sig`` into numba's disk
+    cache (the same options and module name as :func:`~marinesim.engine.compiled.generate.
+    compile_tick`), under the plugin set's compile lock."""
+    import fcntl
+    import importlib.util
+
+    import numba
+
+    spec = importlib.util.spec_from_file_location(f"marinesim_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    fn = numba.njit(cache=True, error_model="numpy")(mod.tick_loop)
+    with open(path.with_suffix(".lock"), "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            fn.compile(sig)
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def main(argv: list[str]) -> int:
+    """``python -m marinesim.engine.compiled.background TICK SIG``."""
+    path, sigfile = Path(argv[0]), Path(argv[1])
+    try:
+        sig = pickle.loads(sigfile.read_bytes())  # noqa: S301 - written by the run that started us
+    finally:
+        sigfile.unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    compile_file(path, sig)
+    print(f"compiled {path.name} in {time.perf_counter() - t0:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - run as a process by start()
+    raise SystemExit(main(sys.argv[1:]))
