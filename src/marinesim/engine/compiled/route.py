@@ -252,6 +252,13 @@ class CompiledRoute:
         """One call of the generated tick from tick k (the state arrays loaded first unless
         they hold the state of tick k already: a call that goes on from the last one); k
         without running while the tick compiles in the background."""
+        # (loaded before the kernel's arrays are taken: a first load may set arrays that stay
+        # fixed from then on, e.g. the SURFTRAK sensor's terrain profile)
+        if load:
+            for _slot, laws in self.entries:
+                laws.load(k)
+        for _slot, laws in self.entries:
+            laws.inputs(k)
         if self._kernel is None:
             decls = [laws for _s, laws in self.entries]
             fn, order, state = compile_tick(decls, interpreted=_interpreted())
@@ -269,11 +276,6 @@ class CompiledRoute:
         args = (*head, *tail, save, j0)
         if not self._warm and not interp and self._compiling_apart(fn, args):
             return k  # the plugins run this tick (the same bits)
-        if load:
-            for _slot, laws in self.entries:
-                laws.load(k)
-        for _slot, laws in self.entries:
-            laws.inputs(k)
         if self._warm and not interp:  # typed: no compile notice to check (≈ 0.25 ms a call);
             kstop = int(fn(*args))  # machine code does not consult numpy's error state
         elif self._warm:
