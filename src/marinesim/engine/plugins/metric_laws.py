@@ -161,20 +161,52 @@ def _gather(sim: Any) -> tuple[list[Law], dict[str, np.ndarray], list[tuple[str,
     return laws, arrays, rows
 
 
-def _views(log: np.ndarray, rows: list[tuple[str, int, int]], signal: str, ticks: int) -> dict:
-    """Each block's (ticks, n, 1) view of a (1, ticks, N) log, keyed (block, signal)."""
-    return {(b, signal): log[:, :ticks, o : o + n].transpose(1, 2, 0) for b, o, n in rows}
-
-
-def distance_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
-    """The ``distance_travelled`` declaration."""
+def _setup(slot: Any, sim: Any, log: str) -> str | tuple[list[Law], dict, list, int]:
+    """The gathering laws, the arrays with the (1, ticks, N) log ``log``, the blocks' rows and
+    N; or why this metric runs tick by tick."""
     why = _why(slot)
     if why:
         return why
     laws, a, rows = _gather(sim)
     n = a["pos"].shape[0]
-    T = log_ticks(n, 1)
-    a.update(prev=np.zeros((n, 3)), dist=np.zeros(n), dlog=np.zeros((1, T, n)))
+    a[log] = np.zeros((1, log_ticks(n, 1), n))
+    return laws, a, rows, n
+
+
+def _views(log: np.ndarray, rows: list[tuple[str, int, int]], signal: str, ticks: int) -> dict:
+    """Each block's (ticks, n, 1) view of a (1, ticks, N) log, keyed (block, signal)."""
+    return {(b, signal): log[:, :ticks, o : o + n].transpose(1, 2, 0) for b, o, n in rows}
+
+
+def _blockwise(a: dict, st: dict, rows: list[tuple[str, int, int]], keys: tuple[str, ...], load: bool) -> None:
+    """Copy the per-block state dicts ``st[key][block]`` into the rows of ``a[key]`` (load), or
+    back as fresh arrays (commit)."""
+    for b, o, m in rows:
+        for key in keys:
+            if load:
+                a[key][o : o + m] = st[key][b]
+            else:
+                st[key][b] = a[key][o : o + m].copy()
+
+
+def _declare(
+    gather: list[Law], law: Law, a: dict, state: tuple[str, ...], log: str,
+    rows: list[tuple[str, int, int]], signal: str, **hooks: Any,
+) -> Laws:  # fmt: skip
+    """A metric's declaration: the gathering laws, then its own law; its log's block views."""
+    return Laws(
+        laws=[*gather, law], arrays=a, state=state, logs=(log,), max_ticks=a[log].shape[1],
+        finish=lambda ticks: _views(a[log], rows, signal, ticks), **hooks,
+    )  # fmt: skip
+
+
+def distance_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
+    """The ``distance_travelled`` declaration."""
+    got = _setup(slot, sim, "dlog")
+    if isinstance(got, str):
+        return got
+    laws, a, rows, n = got
+    a.update(prev=np.zeros((n, 3)), dist=np.zeros(n))
     st = slot.ctx.state
     sig = f"{plugin.name}.distance"
 
@@ -182,34 +214,24 @@ def distance_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         return "dist" in st
 
     def load(k: int) -> None:
-        for b, o, m in rows:
-            a["prev"][o : o + m] = st["prev"][b]
-            a["dist"][o : o + m] = st["dist"][b]
+        _blockwise(a, st, rows, ("prev", "dist"), load=True)
 
     def commit(k: int, kstop: int, ticks: int) -> None:
-        for b, o, m in rows:
-            st["prev"][b] = a["prev"][o : o + m].copy()
-            st["dist"][b] = a["dist"][o : o + m].copy()
+        _blockwise(a, st, rows, ("prev", "dist"), load=False)
 
-    return Laws(
-        laws=[*laws, Law("metric", distance_tick, ("pos", "prev", "dist", "dlog"))],
-        arrays=a, state=("prev", "dist"), logs=("dlog",), max_ticks=T,
-        ready=ready, load=load, commit=commit,
-        finish=lambda ticks: _views(a["dlog"], rows, sig, ticks),
-    )  # fmt: skip
+    law = Law("metric", distance_tick, ("pos", "prev", "dist", "dlog"))
+    return _declare(laws, law, a, ("prev", "dist"), "dlog", rows, sig, ready=ready, load=load, commit=commit)
 
 
 def box_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     """The ``time_in_box`` declaration."""
-    why = _why(slot)
-    if why:
-        return why
-    laws, a, rows = _gather(sim)
-    n = a["pos"].shape[0]
-    T = log_ticks(n, 1)
+    got = _setup(slot, sim, "ilog")
+    if isinstance(got, str):
+        return got
+    laws, a, rows, n = got
     p = plugin.params
     box = [p.north_min, p.north_max, p.east_min, p.east_max, p.depth_min, p.depth_max]
-    a.update(box=np.array(box, dtype=float), clk=np.zeros(2), inside=np.zeros(n), ilog=np.zeros((1, T, n)))
+    a.update(box=np.array(box, dtype=float), clk=np.zeros(2), inside=np.zeros(n))
     st = slot.ctx.state
     sig = f"{plugin.name}.inside"
 
@@ -218,42 +240,34 @@ def box_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
 
     def load(k: int) -> None:
         a["clk"][...] = (st["t_last"], st["total"])
-        for b, o, m in rows:
-            a["inside"][o : o + m] = st["inside"][b]
+        _blockwise(a, st, rows, ("inside",), load=True)
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         st["t_last"], st["total"] = float(a["clk"][0]), float(a["clk"][1])
-        for b, o, m in rows:
-            st["inside"][b] = a["inside"][o : o + m].copy()
+        _blockwise(a, st, rows, ("inside",), load=False)
 
-    return Laws(
-        laws=[*laws, Law("metric", box_tick, ("pos", "box", "clk", "inside", "ilog"))],
-        arrays=a, state=("clk", "inside"), logs=("ilog",), max_ticks=T,
-        ready=ready, load=load, commit=commit,
-        finish=lambda ticks: _views(a["ilog"], rows, sig, ticks),
-    )  # fmt: skip
+    law = Law("metric", box_tick, ("pos", "box", "clk", "inside", "ilog"))
+    return _declare(laws, law, a, ("clk", "inside"), "ilog", rows, sig, ready=ready, load=load, commit=commit)
 
 
 def separation_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     """The ``min_separation`` declaration (a metric end condition on its value hands back)."""
-    why = _why(slot)
-    if why:
-        return why
     conds = [c for c in sim.end_conditions if getattr(c, "metric", None) == plugin.name]
     if len(conds) > 1:
         return "more than one end condition on its value"
-    laws, a, rows = _gather(sim)
+    got = _setup(slot, sim, "slog")
+    if isinstance(got, str):
+        return got
+    laws, a, rows, n = got
     st = slot.ctx.state
-    n = a["pos"].shape[0]
     m = max(len(st.get("groups", ())), 1)
-    T = log_ticks(n, 1)
     cond = np.zeros(2)
     if conds:
         cond[:] = (_OPS[conds[0].op], conds[0].value)
     a.update(
         perm=np.zeros(n, dtype=np.int64), hz=np.array([int(plugin.params.horizontal)], dtype=np.int64),
         mins=np.zeros(n), cpa_d=np.zeros(m), cpa_t=np.zeros(m), cpa_i=np.zeros(m, dtype=np.int64),
-        cpa_j=np.zeros(m, dtype=np.int64), cond=cond, val=np.full(1, np.inf), slog=np.zeros((1, T, n)),
+        cpa_j=np.zeros(m, dtype=np.int64), cond=cond, val=np.full(1, np.inf),
     )  # fmt: skip
     sig = f"{plugin.name}.separation"
     name = plugin.name
@@ -274,10 +288,7 @@ def separation_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         if ticks and math.isfinite(a["val"][0]):
             sim._metric_values[name] = float(a["val"][0])
 
-    return Laws(
-        laws=[*laws, Law("metric", separation_tick, (
-            "pos", "perm", "hz", "mins", "cpa_d", "cpa_t", "cpa_i", "cpa_j", "cond", "val", "slog"))],
-        arrays=a, state=("mins", "cpa_d", "cpa_t", "cpa_i", "cpa_j", "val"), logs=("slog",),
-        max_ticks=T, ready=ready, load=load, commit=commit,
-        finish=lambda ticks: _views(a["slog"], rows, sig, ticks),
-    )  # fmt: skip
+    law = Law("metric", separation_tick, (
+        "pos", "perm", "hz", "mins", "cpa_d", "cpa_t", "cpa_i", "cpa_j", "cond", "val", "slog"))
+    state = ("mins", "cpa_d", "cpa_t", "cpa_i", "cpa_j", "val")
+    return _declare(laws, law, a, state, "slog", rows, sig, ready=ready, load=load, commit=commit)
