@@ -152,25 +152,3 @@ def test_a_current_field_is_ignored_alike() -> None:
     assert b.manifest["compiled_ticks"] >= 47
     assert_runs_identical(a, b)
     assert _end_state(sa) == _end_state(sb)
-
-
-def test_many_vehicles_run_on_threads_with_the_same_bits() -> None:
-    # from PARALLEL_MIN vehicles on, each vehicle's control and step (and its truth frame) run
-    # in prange loops of the same per-vehicle laws: every row the same bits as the plugins
-    from marinesim.core.compile import PARALLEL_MIN
-    from marinesim.engine.plugins import fleet_laws as fl
-    from marinesim.engine.plugins.remus_laws import pvs_after_threads
-
-    n = PARALLEL_MIN + 3
-    spread = {"north": 50.0, "east": 50.0, "heading_deg": 90.0}
-    sets = {"entities.0.count": n, "entities.0.spawn.spread": spread}
-    sa, sb = _sim("tanker_heading_autopilot", False, 6.0, **sets), _sim(
-        "tanker_heading_autopilot", True, 6.0, **sets
-    )
-    a, b = sa.run(), sb.run()
-    slot = sb.slots[0]
-    laws = fl.fleet_laws(slot.plugin, slot, sb).laws
-    assert laws[0].fn.__name__.endswith("_threads") and laws[1].fn is pvs_after_threads
-    assert_runs_identical(a, b)
-    assert sb.clock.k - 3 <= b.manifest["compiled_ticks"] < sb.clock.k
-    assert np.ptp(b["truth.heading"][:, -1, 0]) > 10.0  # the vehicles differ from one another

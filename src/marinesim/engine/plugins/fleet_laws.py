@@ -27,17 +27,13 @@ import numpy as np
 from numba.extending import register_jitable
 
 from marinesim.control.pvs_fleet import STATE_SIZE, control_row, law
-from marinesim.core.compile import PARALLEL_MIN
 from marinesim.engine.compiled.law import Law, Laws, copy_log_cm, log_ticks
 from marinesim.engine.plugins.remus_laws import (
     MAX_RATE,
     MAX_SPEED,
     cm,
     pvs_after,
-    pvs_after_threads,
     rows_commit,
-    stopped,
-    threads,
     truth_frames,
 )
 from marinesim.models.sixdof.fleet.kernel import REMUS_CA_ZERO, STEP_OF
@@ -48,61 +44,45 @@ _SRC = Path(__file__).resolve().parents[2]
 
 
 # ------------------------------------------------------------------------------ laws
-def _substep(step: Any, name: str) -> tuple[Any, Any]:
-    """The substep laws (serial, and on every core) over one kind's
-    :func:`~marinesim.models.sixdof.fleet.kernel.step_one` (``kernel.STEP_OF``: a generated
-    tick compiles that kind's dynamics only)."""
+def _substep(step: Any, name: str) -> Any:
+    """The substep law over one kind's :func:`~marinesim.models.sixdof.fleet.kernel.step_one`
+    (``kernel.STEP_OF``: a generated tick compiles that kind's dynamics only)."""
 
     @register_jitable
-    def one(i, s, last, t, h, kind, par, zero, code, cpar, table, commanded, cmd, u, ost, x, xb, xq, alive, status, size):  # noqa: ANN001, ANN202, E501
-        """Vehicle ``i``: its own control system at ``t``, then one guarded loop step (the
-        row before the last substep kept for the truth's specific force; the new row unless
-        the guard stopped it).  The control and the step read row ``i`` only."""
-        m = x.shape[1]
-        if last:
-            for c in range(m):
-                xq[i, c] = x[i, c]
-        control_row(i, code, cpar, ost, x[:, 0:6], x[:, 6:12], t, h, table, 0, u)
-        if commanded[i]:  # a held actuators/cmd replaces the vehicle's own command
-            for c in range(u.shape[1]):
-                u[i, c] = cmd[i, c]
-        step(i, kind, par, zero, x, u, h, MAX_SPEED, MAX_RATE, alive, xb, status, size)
-        if status[i] == 0:
-            for c in range(m):
-                x[i, c] = xb[i, c]
-
-    one.__name__ = one.__qualname__ = f"{name}_one"
-    par_kernel = threads(one, 15).parallel
-
-    @register_jitable
-    def law(k, j, s, t, h, nsub, kind, par, zero, code, cpar, table, commanded, cmd, u, ost, x, xb, xq, alive, status, size, tmodel):  # noqa: ANN001, ANN202, E501
+    def law(k, j, s, t, h, nsub, kind, par, zero, code, cpar, table, commanded, cmd, u, ost, x, xb, xq, alive, status, size, tmodel):  # noqa: ANN001, ANN202
         """The vehicles' own control system at ``t``, then one guarded loop step of each."""
-        last = s == nsub[0] - 1
-        for i in range(x.shape[0]):
-            one(i, s, last, t, h, kind[0], par, zero, code[0], cpar, table, commanded, cmd, u,
-                ost, x, xb, xq, alive, status, size)  # fmt: skip
+        n = x.shape[0]
+        m = x.shape[1]
+        w = u.shape[1]
+        if s == nsub[0] - 1:  # the rows before the last substep (the truth's specific force)
+            for i in range(n):
+                for c in range(m):
+                    xq[i, c] = x[i, c]
+        eta = x[:, 0:6]
+        nu = x[:, 6:12]
+        for i in range(n):
+            control_row(i, code[0], cpar, ost, eta, nu, t, h, table, 0, u)
+        for i in range(n):
+            if commanded[i]:  # a held actuators/cmd replaces the vehicle's own command
+                for c in range(w):
+                    u[i, c] = cmd[i, c]
+        for i in range(n):
+            step(i, kind[0], par, zero, x, u, h, MAX_SPEED, MAX_RATE, alive, xb, status, size)
             if status[i] != 0:
                 return 1  # the guard stopped it: the plugins run this tick (event, non-finite)
-        return stopped(status, tmodel, h)
-
-    @register_jitable
-    def law_threads(k, j, s, t, h, nsub, kind, par, zero, code, cpar, table, commanded, cmd, u, ost, x, xb, xq, alive, status, size, tmodel):  # noqa: ANN001, ANN202, E501
-        """``law`` with the vehicles on every core (the ``prange`` loop of the same ``one``)."""
-        last = s == nsub[0] - 1
-        par_kernel(x.shape[0], s, last, t, h, kind[0], par, zero, code[0], cpar, table,
-                   commanded, cmd, u, ost, x, xb, xq, alive, status, size)  # fmt: skip
-        return stopped(status, tmodel, h)
+        for i in range(n):
+            for c in range(m):
+                x[i, c] = xb[i, c]
+        tmodel[0] = tmodel[0] + h
+        return 0
 
     law.__name__ = law.__qualname__ = name  # the generated tick imports it by this name
-    law_threads.__name__ = law_threads.__qualname__ = f"{name}_threads"
-    return law, law_threads
+    return law
 
 
-#: The substep laws of each vehicle kind (``fleet_substep_tanker`` and, from
-#: :data:`~marinesim.core.compile.PARALLEL_MIN` vehicles on, ``fleet_substep_tanker_threads``
-#: …), by kind.
+#: The substep law of each vehicle kind (``fleet_substep_tanker`` ...), by kind.
 SUBSTEP = {kd: _substep(fn, f"fleet_substep_{fn.__name__[5:]}") for kd, fn in STEP_OF.items()}
-globals().update({fn.__name__: fn for pair in SUBSTEP.values() for fn in pair})
+globals().update({fn.__name__: fn for fn in SUBSTEP.values()})
 
 
 # ------------------------------------------------------------------------------ declaration
@@ -186,11 +166,10 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
 
     return Laws(
         laws=[
-            Law("substep", SUBSTEP[v0.kind][n >= PARALLEL_MIN], (
+            Law("substep", SUBSTEP[v0.kind], (
                 "nsub", "kind", "par", "zero", "code", "cpar", "table", "commanded", "cmd", "u",
                 "ost", "x", "xb", "xq", "alive", "status", "size", "tmodel")),
-            Law("after_physics", pvs_after_threads if n >= PARALLEL_MIN else pvs_after, (
-                "x", "truth.eta", "truth.nu", "xlog", "elog")),
+            Law("after_physics", pvs_after, ("x", "truth.eta", "truth.nu", "xlog", "elog")),
             Law("after_physics", copy_log_cm, ("ost", "slog")),
         ],
         arrays=a,

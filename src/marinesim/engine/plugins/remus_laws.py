@@ -28,7 +28,7 @@ from numba.extending import register_jitable
 
 from marinesim.control.autopilots import RemusDepthHeadingState
 from marinesim.control.pvs_fleet import remus_law, remus_row
-from marinesim.core.compile import PARALLEL_MIN, kernels, source_stamp
+from marinesim.core.compile import PARALLEL_MIN
 from marinesim.core.frames import (
     angle360,
     euler_from_quat,
@@ -38,14 +38,16 @@ from marinesim.core.frames import (
 )
 from marinesim.core.state import VehicleState
 from marinesim.engine.compiled.law import Law, Laws, log_ticks
-from marinesim.models.sixdof.pvs_vehicles import step_one
+from marinesim.models.sixdof.pvs_vehicles import STEP, step_one
 
 __all__ = [
-    "after_one", "autopilot_laws", "autopilot_log", "autopilot_one", "autopilot_tick",
-    "autopilot_tick_threads", "cm", "pvs_after", "pvs_after_threads", "pvs_laws", "pvs_substep",
-    "pvs_substep_threads", "rows_commit", "stopped", "substep_one", "threads", "truth_frames",
+    "autopilot_laws", "autopilot_log", "autopilot_tick", "cm", "pvs_after", "pvs_laws", "pvs_substep",
+    "pvs_substep_threads", "rows_commit", "truth_frames",
 ]  # fmt: skip
 
+#: The plugin route's ``prange`` kernel of the model's step (its threads from
+#: :data:`PARALLEL_MIN` vehicles on, as in the plugin route).
+_STEP_PAR = STEP.parallel
 #: The model's divergence bounds in the plugin route (pvs.step_guarded's defaults) [m/s, rad/s].
 MAX_SPEED = 50.0
 MAX_RATE = 50.0
@@ -56,35 +58,6 @@ _SRC = Path(__file__).resolve().parents[2]
 
 # ------------------------------------------------------------------------------ laws
 @register_jitable
-def autopilot_one(i, hc, e0, e1, prow, sp, ap, desired, eta, nu, u5, fins, prop):  # noqa: ANN001, ANN201
-    """Vehicle ``i``'s ``depth_heading_autopilot`` update (see :func:`autopilot_tick`);
-    ``hc`` the time since the last call, ``e0``, ``e1`` its depth filter's coefficients."""
-    p = prow[i]
-    z = desired[i, 2]
-    z = 0.0 if z < 0.0 else (100.0 if z > 100.0 else z)  # np.clip (NaN passes)
-    hd = desired[i, 0]
-    sp[i, 0] = z
-    sp[i, 1] = hd
-    p[2] = z  # ref_z
-    p[0] = e0
-    p[1] = e1
-    psi_d = ap[i, 4]
-    psi_ref = psi_d + wrap_pi_c(hd * _D2R - psi_d)  # np.radians: x · (π/180)
-    p[21] = (psi_ref * _R2D) * _D2R  # the set-point in degrees, as the plugin's gains
-    remus_law(p, ap[i], eta[i], nu[i], hc, u5[i])
-    # the torpedo's [δ_r, −δ_r, δ_s, −δ_s, n] → REMUS 100's fins [δ_r, −δ_s], propeller n
-    fins[i, 0] = u5[i, 0]
-    fins[i, 1] = u5[i, 3]
-    prop[i] = u5[i, 4]
-
-
-@register_jitable
-def _autopilot_coefs(t, tprev, wnz):  # noqa: ANN001, ANN202
-    hc = max(t - tprev[0], 1e-12)
-    return hc, math.exp(-hc * wnz[0]), 1 - math.exp(-hc * wnz[0])
-
-
-@register_jitable
 def autopilot_tick(k, j, t, h, prow, wnz, sp, tprev, ap, desired, eta, nu, u5, fins, prop):  # noqa: ANN001, ANN201
     """One ``depth_heading_autopilot`` control call of every vehicle at ``t``.
 
@@ -92,19 +65,27 @@ def autopilot_tick(k, j, t, h, prow, wnz, sp, tprev, ap, desired, eta, nu, u5, f
     ``desired`` (N, 3: heading, speed, depth; a compiled ``waypoints`` of the block writes it,
     or it holds the plugin's set-points from the load): the depth clipped to 0–100 m as the
     plugin takes a message, both kept in ``sp`` (depth, heading) for the log and the commit."""
-    hc, e0, e1 = _autopilot_coefs(t, tprev, wnz)
-    for i in range(ap.shape[0]):
-        autopilot_one(i, hc, e0, e1, prow, sp, ap, desired, eta, nu, u5, fins, prop)
-    tprev[0] = t
-    return 0
-
-
-@register_jitable
-def autopilot_tick_threads(k, j, t, h, prow, wnz, sp, tprev, ap, desired, eta, nu, u5, fins, prop):  # noqa: ANN001, ANN201
-    """:func:`autopilot_tick` with the vehicles on every core (:data:`_AP`'s ``prange``
-    loop of :func:`autopilot_one`: the same code per vehicle, the same bits)."""
-    hc, e0, e1 = _autopilot_coefs(t, tprev, wnz)
-    _AP_PAR(ap.shape[0], hc, e0, e1, prow, sp, ap, desired, eta, nu, u5, fins, prop)
+    n = ap.shape[0]
+    hc = max(t - tprev[0], 1e-12)
+    e0 = math.exp(-hc * wnz[0])
+    for i in range(n):
+        p = prow[i]
+        z = desired[i, 2]
+        z = 0.0 if z < 0.0 else (100.0 if z > 100.0 else z)  # np.clip (NaN passes)
+        hd = desired[i, 0]
+        sp[i, 0] = z
+        sp[i, 1] = hd
+        p[2] = z  # ref_z
+        p[0] = e0
+        p[1] = 1 - math.exp(-hc * wnz[0])
+        psi_d = ap[i, 4]
+        psi_ref = psi_d + wrap_pi_c(hd * _D2R - psi_d)  # np.radians: x · (π/180)
+        p[21] = (psi_ref * _R2D) * _D2R  # the set-point in degrees, as the plugin's gains
+        remus_law(p, ap[i], eta[i], nu[i], hc, u5[i])
+        # the torpedo's [δ_r, −δ_r, δ_s, −δ_s, n] → REMUS 100's fins [δ_r, −δ_s], propeller n
+        fins[i, 0] = u5[i, 0]
+        fins[i, 1] = u5[i, 3]
+        prop[i] = u5[i, 4]
     tprev[0] = t
     return 0
 
@@ -123,35 +104,28 @@ def autopilot_log(k, j, t, h, fins, prop, sp, log_cmd, log_sp):  # noqa: ANN001,
 
 
 @register_jitable
-def substep_one(i, s, last, kind, par, zero, fins, prop, cmd, x, xb, xq, h, alive, status, size):  # noqa: ANN001, ANN201
-    """Vehicle ``i``'s guarded PythonVehicleSimulator step (substep ``s``; ``last``: the last
-    of the tick): the held fin/propeller commands at the first, the row before it kept at
-    the last (the truth's specific force), the step into ``xb`` and, unless the guard
-    stopped the vehicle, the new row.  A step reads row ``i`` only, so each vehicle's row
-    is the state of its next step whatever the order of the vehicles."""
+def _held_commands(s, nsub, fins, prop, cmd, x, xq):  # noqa: ANN001, ANN202
+    """Before a substep: the held fin/propeller commands at the first, and at the last the
+    rows before it (the truth's specific force)."""
+    n = x.shape[0]
     if s == 0:
-        cmd[i, 0] = fins[i, 0]
-        cmd[i, 1] = fins[i, 1]
-        cmd[i, 2] = prop[i]
-    m = x.shape[1]
-    if last:
-        for c in range(m):
-            xq[i, c] = x[i, c]
-    step_one(i, kind, par, zero, x, cmd, h, MAX_SPEED, MAX_RATE, alive, xb, status, size)
-    if status[i] == 0:
-        for c in range(m):
-            x[i, c] = xb[i, c]
+        for i in range(n):
+            cmd[i, 0] = fins[i, 0]
+            cmd[i, 1] = fins[i, 1]
+            cmd[i, 2] = prop[i]
+    if s == nsub[0] - 1:
+        for i in range(n):
+            for c in range(x.shape[1]):
+                xq[i, c] = x[i, c]
 
 
 @register_jitable
-def stopped(status, tmodel, h):  # noqa: ANN001, ANN202
-    """1 when the guard stopped a vehicle (the plugins run the tick: a hand-back undoes the
-    rows already written), else the model's time moves on by ``h``."""
-    for i in range(status.shape[0]):
-        if status[i] != 0:
-            return 1
+def _stepped(h, x, xb, tmodel):  # noqa: ANN001, ANN202
+    """After a substep every vehicle passed: the new rows become the state."""
+    for i in range(x.shape[0]):
+        for c in range(x.shape[1]):
+            x[i, c] = xb[i, c]
     tmodel[0] = tmodel[0] + h
-    return 0
 
 
 @register_jitable
@@ -159,72 +133,52 @@ def pvs_substep(
     k, j, s, t, h, nsub, kind, par, zero, fins, prop, cmd, x, xb, xq, alive, status, size, tmodel
 ):  # noqa: ANN001, ANN201
     """One guarded PythonVehicleSimulator step of every vehicle (held fin/propeller commands)."""
-    last = s == nsub[0] - 1
+    _held_commands(s, nsub, fins, prop, cmd, x, xq)
     for i in range(x.shape[0]):
-        substep_one(i, s, last, kind[0], par, zero, fins, prop, cmd, x, xb, xq, h, alive, status, size)
+        step_one(i, kind[0], par, zero, x, cmd, h, MAX_SPEED, MAX_RATE, alive, xb, status, size)
         if status[i] != 0:
             return 1  # the guard stopped it: the plugins run this tick (event, non-finite)
-    return stopped(status, tmodel, h)
+    _stepped(h, x, xb, tmodel)
+    return 0
 
 
 @register_jitable
 def pvs_substep_threads(
     k, j, s, t, h, nsub, kind, par, zero, fins, prop, cmd, x, xb, xq, alive, status, size, tmodel
 ):  # noqa: ANN001, ANN201
-    """:func:`pvs_substep` with the vehicles on every core (:data:`_SUB`'s ``prange`` loop of
-    :func:`substep_one`), for blocks of at least :data:`~marinesim.core.compile.PARALLEL_MIN`
-    vehicles.  Each vehicle's step is the same code on the same row (the same bits); a
-    vehicle the guard stops hands the tick back as before (the rows of the others are then
-    computed again by the plugins)."""
-    last = s == nsub[0] - 1
-    _SUB_PAR(x.shape[0], s, last, kind[0], par, zero, fins, prop, cmd, x, xb, xq, h, alive, status, size)
-    return stopped(status, tmodel, h)
-
-
-@register_jitable
-def after_one(i, j, x, eta, nu, xlog, elog):  # noqa: ANN001, ANN201
-    """Vehicle ``i``'s truth at t_{k+1} and its log row ``j`` (see :func:`pvs_after`)."""
-    for c in range(x.shape[1]):
-        xlog[c, j, i] = x[i, c]
-    # quat_from_euler, then euler_from_quat (the plugin's route)
-    q0, q1, q2, q3 = quat_from_euler_c(x[i, 3], x[i, 4], x[i, 5])
-    roll, pitch, yaw = euler_from_quat_c(q0, q1, q2, q3)
-    eta[i, 0], eta[i, 1], eta[i, 2] = x[i, 0], x[i, 1], x[i, 2]
-    eta[i, 3], eta[i, 4], eta[i, 5] = roll, pitch, yaw
-    elog[0, j, i], elog[1, j, i], elog[2, j, i] = roll, pitch, yaw
-    for c in range(6):
-        nu[i, c] = x[i, 6 + c]
+    """:func:`pvs_substep` with the vehicles' steps on every core: the plugin route's own
+    ``prange`` kernel of :func:`step_one` (``pvs_vehicles.STEP``), for blocks of at least
+    :data:`~marinesim.core.compile.PARALLEL_MIN` vehicles.  Each vehicle's step is the same
+    code on the same row (the same bits); a vehicle the guard stops hands the tick back as
+    before (the rows of the others are then computed again by the plugins)."""
+    _held_commands(s, nsub, fins, prop, cmd, x, xq)
+    _STEP_PAR(
+        x.shape[0], kind[0], par, zero, x, cmd, h, MAX_SPEED, MAX_RATE, alive, xb, status, size
+    )
+    for i in range(x.shape[0]):
+        if status[i] != 0:
+            return 1
+    _stepped(h, x, xb, tmodel)
+    return 0
 
 
 @register_jitable
 def pvs_after(k, j, t, h, x, eta, nu, xlog, elog):  # noqa: ANN001, ANN201
     """The truth at t_{k+1}: pose, velocities and the Euler angles of its quaternion, logged
     component-major (c, ticks, N: the recorder's layout, one contiguous block per column)."""
-    for i in range(x.shape[0]):
-        after_one(i, j, x, eta, nu, xlog, elog)
+    n = x.shape[0]
+    for i in range(n):
+        for c in range(x.shape[1]):
+            xlog[c, j, i] = x[i, c]
+        # quat_from_euler, then euler_from_quat (the plugin's route)
+        q0, q1, q2, q3 = quat_from_euler_c(x[i, 3], x[i, 4], x[i, 5])
+        roll, pitch, yaw = euler_from_quat_c(q0, q1, q2, q3)
+        eta[i, 0], eta[i, 1], eta[i, 2] = x[i, 0], x[i, 1], x[i, 2]
+        eta[i, 3], eta[i, 4], eta[i, 5] = roll, pitch, yaw
+        elog[0, j, i], elog[1, j, i], elog[2, j, i] = roll, pitch, yaw
+        for c in range(6):
+            nu[i, c] = x[i, 6 + c]
     return 0
-
-
-@register_jitable
-def pvs_after_threads(k, j, t, h, x, eta, nu, xlog, elog):  # noqa: ANN001, ANN201
-    """:func:`pvs_after` with the vehicles on every core (:data:`_AFTER`'s ``prange`` loop)."""
-    _AFTER_PAR(x.shape[0], j, x, eta, nu, xlog, elog)
-    return 0
-
-
-def threads(one: Any, size: int) -> Any:
-    """The kernels of a per-vehicle law ``one(i, …)`` (:func:`marinesim.core.compile.kernels`:
-    the ``prange`` loop is ``.parallel``) with numba's error model of the generated tick, the
-    disk cache keyed by the package's sources and by the law's name (a kernel's machine code
-    is named after that key: two laws of one module must not share it)."""
-    return kernels(one, size, stamp=f"{source_stamp(one)}:{one.__name__}", error_model="numpy")
-
-
-#: The ``prange`` kernels of the per-vehicle laws (blocks of at least :data:`PARALLEL_MIN`).
-_AP = threads(autopilot_one, 4)
-_SUB = threads(substep_one, 9)
-_AFTER = threads(after_one, 1)
-_AP_PAR, _SUB_PAR, _AFTER_PAR = _AP.parallel, _SUB.parallel, _AFTER.parallel
 
 
 def cm(log: np.ndarray, c0: int, c1: int, ticks: int) -> np.ndarray:
@@ -312,7 +266,7 @@ def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
 
     return Laws(
         laws=[
-            Law("control", autopilot_tick_threads if n >= PARALLEL_MIN else autopilot_tick, (
+            Law("control", autopilot_tick, (
                 "prow", "wnz", "sp", "tprev", "ap", "bus.desired", "truth.eta", "truth.nu",
                 "u5", "bus.fins_cmd", "bus.propeller_cmd")),
             Law("after_physics", autopilot_log, (
@@ -400,8 +354,7 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
             Law("substep", pvs_substep_threads if n >= PARALLEL_MIN else pvs_substep, (
                 "nsub", "kind", "par", "zero", "bus.fins_cmd", "bus.propeller_cmd", "cmd", "x",
                 "xb", "xq", "alive", "status", "size", "tmodel")),
-            Law("after_physics", pvs_after_threads if n >= PARALLEL_MIN else pvs_after, (
-                "x", "truth.eta", "truth.nu", "xlog", "elog")),
+            Law("after_physics", pvs_after, ("x", "truth.eta", "truth.nu", "xlog", "elog")),
         ],
         arrays=a,
         state=("bus.fins_cmd", "bus.propeller_cmd", "cmd", "x", "xq", "alive", "status",
