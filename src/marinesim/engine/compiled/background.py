@@ -83,25 +83,13 @@ def start(path: Path, args: tuple[Any, ...]) -> Job | None:
 
 def compile_file(path: Path, sig: tuple[Any, ...]) -> None:
     """Compile ``tick_loop`` of the generated module ``path`` for ``sig`` into numba's disk
-    cache (the same options and module name as :func:`~marinesim.engine.compiled.generate.
-    compile_tick`), under the plugin set's compile lock."""
-    import fcntl
-    import importlib.util
+    cache, as the run's own process would (:func:`~marinesim.engine.compiled.generate.
+    jit_tick`), under the plugin set's compile lock."""
+    from marinesim.engine.compiled.generate import file_lock, jit_tick, tick_module
 
-    import numba
-
-    spec = importlib.util.spec_from_file_location(f"marinesim_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    fn = numba.njit(cache=True, error_model="numpy")(mod.tick_loop)
-    with open(path.with_suffix(".lock"), "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            fn.compile(sig)
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    fn = jit_tick(tick_module(path))
+    with file_lock(path.with_suffix(".lock")):
+        fn.compile(sig)
 
 
 def main(argv: list[str]) -> int:

@@ -46,7 +46,7 @@ from marinesim.engine.compiled.law import HOOKS, Law, Laws
 
 __all__ = [
     "arena_tables", "array_of", "cache_dir", "cached_machine_code", "compile_arena", "compile_tick",
-    "is_cached", "tick_path", "tick_source", "wire_key",
+    "file_lock", "is_cached", "jit_tick", "tick_module", "tick_path", "tick_source", "wire_key",
 ]
 
 
@@ -282,10 +282,10 @@ def _path(source: str, decls: Sequence[Laws]) -> Path:
 
 
 def is_cached(decls: Sequence[Laws]) -> bool:
-    """Whether numba's disk cache already holds the machine code of this plugin set's tick."""
+    """Whether numba's disk cache already holds the machine code of this plugin set's tick
+    (:func:`cached_machine_code` of its compiled tick)."""
     path = _path(tick_source(decls)[0], decls)
-    pyc = path.parent / "__pycache__"
-    return path.is_file() and any(pyc.glob(f"{path.stem}.tick_loop-*.nbi"))
+    return path.is_file() and cached_machine_code(compile_tick(decls)[0])
 
 
 def tick_path(fn: Any) -> Path:
@@ -315,12 +315,19 @@ def compile_lock(decls: Sequence[Laws]) -> Iterator[None]:
     others wait, then load its machine code from numba's disk cache.  The operating system
     drops the lock of a process that dies.  A no-op where ``fcntl`` is missing (Windows).
     """
+    with file_lock(_path(tick_source(decls)[0], decls).with_suffix(".lock")):
+        yield
+
+
+@contextlib.contextmanager
+def file_lock(lock: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on the file ``lock`` while the body runs (:func:`compile_lock`;
+    the background compile of a tick takes its plugin set's lock the same way)."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
-    lock = _path(tick_source(decls)[0], decls).with_suffix(".lock")
     lock.parent.mkdir(parents=True, exist_ok=True)
     with open(lock, "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
@@ -331,6 +338,30 @@ def compile_lock(decls: Sequence[Laws]) -> Iterator[None]:
 
 
 _LOADED: dict[Path, Any] = {}
+
+
+def tick_module(path: Path) -> Any:
+    """The generated module in ``path``, imported once per process (as ``marinesim_<stem>``)."""
+    mod = _LOADED.get(path)
+    if mod is None:
+        spec = importlib.util.spec_from_file_location(f"marinesim_{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod
+        spec.loader.exec_module(mod)
+        _LOADED[path] = mod
+    return mod
+
+
+def jit_tick(mod: Any) -> Any:
+    """The module's ``tick_loop`` as numba compiles it (``njit``, disk cache, numpy's error
+    model), made once per module."""
+    fn = getattr(mod, "_compiled", None)
+    if fn is None:
+        import numba
+
+        fn = mod._compiled = numba.njit(cache=True, error_model="numpy")(mod.tick_loop)
+    return fn
 
 
 def compile_tick(decls: Sequence[Laws], *, interpreted: bool = False) -> tuple[Any, list[str], list[int]]:
@@ -354,22 +385,10 @@ def compile_tick(decls: Sequence[Laws], *, interpreted: bool = False) -> tuple[A
             pass  # another process wrote it first: the same text
         finally:
             tmp.unlink()
-    mod = _LOADED.get(path)
-    if mod is None:
-        spec = importlib.util.spec_from_file_location(f"marinesim_{path.stem}", path)
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        spec.loader.exec_module(mod)
-        _LOADED[path] = mod
+    mod = tick_module(path)
     if interpreted:
         return mod.tick_loop, order, state
-    fn = getattr(mod, "_compiled", None)
-    if fn is None:
-        import numba
-
-        fn = mod._compiled = numba.njit(cache=True, error_model="numpy")(mod.tick_loop)
-    return fn, order, state
+    return jit_tick(mod), order, state
 
 
 def compile_arena(decls: Sequence[Laws]) -> Any:

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from marinesim.engine.compiled.generate import cached_machine_code, compile_lock, is_cached
+from marinesim.engine.compiled.generate import compile_lock, is_cached
 from marinesim.engine.compiled.law import Laws
 
 __all__ = ["MESSAGE", "compiled_apart", "compiling", "compiling_apart", "speaking"]
@@ -48,7 +48,7 @@ def speaking() -> bool:
 @contextlib.contextmanager
 def compiling(fn: Any, decls: Sequence[Laws]) -> Iterator[None]:
     """Announce a compile (and its progress) while the body runs, if ``fn`` must compile."""
-    if not hasattr(fn, "signatures") or fn.signatures or cached_machine_code(fn) or is_cached(decls):
+    if not hasattr(fn, "signatures") or fn.signatures or is_cached(decls):
         yield  # interpreted, compiled in this process already, or on disk: nothing to say
         return
     # one process compiles a plugin set at a time; one waiting for another's compile then
