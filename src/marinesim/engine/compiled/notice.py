@@ -97,8 +97,8 @@ def _say(text: str) -> None:
     sys.stderr.flush()
 
 
-def compiling_apart(t: float) -> None:
-    """Say that the tick compiles in another process from simulated time ``t`` [s] on."""
+def compiling_apart() -> None:
+    """Say that the tick compiles in another process (the run goes on through the plugins)."""
     _say(APART)
 
 

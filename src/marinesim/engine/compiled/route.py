@@ -334,7 +334,7 @@ class CompiledRoute:
             if job is None:
                 return False
             self._bg = job
-            compiling_apart(self.sim.clock.t)
+            compiling_apart()
             return True
         state = job.state()
         if state == "running":
