@@ -88,6 +88,28 @@ def test_csv_opens_with_plain_read_csv_same_columns_as_parquet(tmp_path: Path) -
     assert man["seed"] == 5 and man["signals"]["late.x"]["unit"] == "m"
 
 
+def test_csv_never_lags_the_parquet_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run killed between the two writes of a flush (``--format both``): every Parquet part
+    on disk has its rows in the CSV already (the CSV is appended before the part appears)."""
+    real = LogWriter._write_part
+    seen: list[tuple[int, int]] = []
+
+    def watched(self: LogWriter, table: Any, first: int) -> None:
+        csv = self.dir / "log.csv"
+        csv_rows = len(pd.read_csv(csv)) if csv.exists() else 0
+        seen.append((csv_rows, (first * 3) + table.num_rows))
+        real(self, table, first)
+
+    monkeypatch.setattr(LogWriter, "_write_part", watched)
+    sim = _sim()
+    sim.stream_to(tmp_path, fmt="both")
+    sim._recorder.chunk_bytes = 8 * 3 * 12 * 5
+    sim.run()
+    assert len(seen) >= 3
+    for csv_rows, rows_with_part in seen:
+        assert csv_rows == rows_with_part
+
+
 def test_recorder_memory_is_bounded_whatever_the_duration() -> None:
     """With a sink, the buffers never exceed one chunk and nothing accumulates per frame."""
 

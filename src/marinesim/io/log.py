@@ -316,10 +316,12 @@ class LogWriter:
                 self._arrow_schema = _schema(self.meta)
                 self._grow(_columns_of({n: chunk.meta[n] for n in grown}))
             table = self._table(chunk.t, chunk.values)
-            if self.fmt in ("parquet", "both"):
-                self._write_part(table, chunk.first_frame)
+            # the CSV first: once a Parquet part is on disk, the CSV already holds its rows,
+            # so a run killed between the two never leaves the CSV behind the Parquet log
             if self.fmt in ("csv", "both"):
                 self._append_csv(table, header=self.frames == 0 and chunk.first_frame == 0)
+            if self.fmt in ("parquet", "both"):
+                self._write_part(table, chunk.first_frame)
             for tap in self.taps:
                 tap.write(np.asarray(chunk.t), chunk.values, self.meta)
             self.frames = chunk.first_frame + len(chunk.t)
