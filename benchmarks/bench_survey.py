@@ -27,10 +27,17 @@ substeps of 0.02 s per 0.1 s tick), its block widened the same way.  Its vehicle
 the model's steps (N · ticks · 5: the loop steps of PythonVehicleSimulator's loop, the unit of
 the kernel-alone figure); there is no current field to look up.
 
+``--sensors`` (``demo_survey``): every vehicle also carries the five navigation sensors
+(:data:`SENSORS`: IMU and AHRS at 5 Hz, DVL at 5 Hz over a flat 40 m seafloor, depth and GPS
+at 1 Hz), which run in the generated tick (:mod:`marinesim.engine.plugins.sensor_laws`); the
+compiled figure of the same block without them is measured in the same run, alternating
+(``motion_only_compiled_vehicle_steps_per_cpu_s``, and ``sensors_cost``: how many times the
+CPU per vehicle-step the sensors make it).
+
 Usage::
 
     python benchmarks/bench_survey.py [--scenario demo_survey] [--n 10000] [--ticks 50]
-                                      [--repeat 3] [--log-rate HZ]
+                                      [--repeat 3] [--log-rate HZ] [--sensors]
                                       [--json benchmarks/results/bench_survey.json]
 """
 
@@ -52,10 +59,26 @@ WARMUP = 5  # ticks run before timing (start hooks, first compiled calls)
 #: Per scenario: its control tick [s] and model steps per tick (the vehicle-step unit).
 SCENARIOS = {"demo_survey": (0.2, 1), "remus100_survey": (0.1, 5)}
 
+#: ``--sensors``: the navigation sensor suite of ``auv_survey_ins`` without its INS/EKF.
+SENSORS = [
+    {"name": "imu", "plugin": "imu", "rate_hz": 5, "params": {
+        "accel_noise_std": 0.02, "gyro_noise_std": 0.001, "accel_bias_walk": 0.0002,
+        "gyro_bias_walk": 0.00001, "accel_bias_init_std": 0.005}},
+    {"name": "ahrs", "plugin": "ahrs", "rate_hz": 5,
+     "params": {"roll_std_deg": 0.1, "pitch_std_deg": 0.1, "yaw_std_deg": 0.5}},
+    {"name": "depth", "plugin": "depth_sensor", "rate_hz": 1, "params": {"noise_std": 0.05}},
+    {"name": "dvl", "plugin": "dvl", "rate_hz": 5, "params": {
+        "noise_std": 0.03, "min_altitude": 0.5, "max_altitude": 35.0,
+        "dropout_probability": 0.05}},
+    {"name": "gps", "plugin": "gps", "rate_hz": 1, "params": {"noise_std": 2.0, "max_depth": 0.5}},
+]  # fmt: skip
 
-def _sets(scenario: str, n: int, end: float, log_rate: float | None = None) -> dict:
+
+def _sets(
+    scenario: str, n: int, end: float, log_rate: float | None = None, sensors: bool = False
+) -> dict:
     """The scenario's block widened to ``n`` vehicles flying the whole pattern each (frames
-    recorded at ``log_rate`` [Hz]; None: every tick)."""
+    recorded at ``log_rate`` [Hz]; None: every tick), with :data:`SENSORS` if ``sensors``."""
     sets: dict = {
         "entities.0.count": n,
         "entities.0.autonomy.0.params.lawnmower.split": False,
@@ -63,6 +86,9 @@ def _sets(scenario: str, n: int, end: float, log_rate: float | None = None) -> d
     }
     if log_rate is not None:
         sets["log_rate"] = log_rate
+    if sensors:
+        sets["entities.0.sensors"] = SENSORS
+        sets["environment.terrain"] = {"model": "flat", "depth": 40.0}
     return sets
 
 
@@ -99,7 +125,7 @@ def _cpu(fn, k: int) -> float:
 
 def one_run(
     n: int, ticks: int, compiled: bool = False, scenario: str = "demo_survey",
-    log_rate: float | None = None,
+    log_rate: float | None = None, sensors: bool = False,
 ) -> tuple[float, object, int, float, float | None]:  # fmt: skip
     """Vehicle-steps per CPU-second of one run; the simulation (for the lookup); the ticks
     that ran compiled; vehicle-steps per wall-clock second; wall-clock seconds from the last
@@ -113,7 +139,7 @@ def one_run(
     """
     dt, per_tick = SCENARIOS[scenario]
     end = 900 if not compiled else round((WARMUP + ticks) * dt, 9)
-    sim = load_simulation(scenario, sets=_sets(scenario, n, end, log_rate))
+    sim = load_simulation(scenario, sets=_sets(scenario, n, end, log_rate, sensors))
     sim.compiled = compiled
     sim.step(WARMUP)
     w0 = time.perf_counter()
@@ -137,10 +163,10 @@ def one_run(
     return steps / cpu, sim, ran, steps / wall, result_s
 
 
-def _warm_compiled(scenario: str, n: int) -> None:
+def _warm_compiled(scenario: str, n: int, sensors: bool = False) -> None:
     """Load (or compile) the generated tick of this plugin set once, outside the timing (at
     the same N: a block of many vehicles may take laws of its own, e.g. threaded)."""
-    sim = load_simulation(scenario, sets=_sets(scenario, n, 1.0))
+    sim = load_simulation(scenario, sets=_sets(scenario, n, 1.0, sensors=sensors))
     sim.compiled = True
     sim.run()
 
@@ -156,6 +182,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument(
         "--log-rate", type=float, default=None, help="frames per second recorded (default: every tick)"
     )
+    ap.add_argument("--sensors", action="store_true", help="add the navigation sensor suite")
     ap.add_argument(
         "--json", type=Path, default=Path(__file__).parent / "results" / "bench_survey.json"
     )
@@ -163,20 +190,31 @@ def main(argv: list[str] | None = None) -> dict:
     load0 = _load()
     rates = []
     sim = None
+    sens = bool(args.sensors)
     for _ in range(args.repeat):
-        r, sim, _ran, _w, _res = one_run(args.n, args.ticks, False, args.scenario, args.log_rate)
+        r, sim, _ran, _w, _res = one_run(
+            args.n, args.ticks, False, args.scenario, args.log_rate, sens
+        )
         rates.append(r)
     rate = statistics.median(rates)
-    crates, cticks, cwalls, cresults = [], [], [], []
+    crates, cticks, cwalls, cresults, mrates = [], [], [], [], []
     if not args.python_only:
-        _warm_compiled(args.scenario, args.n)
+        _warm_compiled(args.scenario, args.n, sens)
+        if sens:
+            _warm_compiled(args.scenario, args.n)
         for _ in range(args.repeat):
-            r, _sim, ran, w, res_s = one_run(args.n, args.ticks, True, args.scenario, args.log_rate)
+            r, _sim, ran, w, res_s = one_run(
+                args.n, args.ticks, True, args.scenario, args.log_rate, sens
+            )
             crates.append(r)
             cticks.append(ran)
             cwalls.append(w)
             cresults.append(res_s)
             del _sim  # (its result's arrays: not alive during the next run)
+            if sens:  # the baseline: the same block without the sensors, alternating
+                m, _sim, _ran, _w, _res = one_run(args.n, args.ticks, True, args.scenario, args.log_rate)
+                mrates.append(m)
+                del _sim
     crate = statistics.median(crates) if crates else None
     cwall = statistics.median(cwalls) if cwalls else None
     result_s = statistics.median(cresults) if cresults else None
@@ -192,7 +230,13 @@ def main(argv: list[str] | None = None) -> dict:
         "vehicle_steps_per_cpu_s": rate,
         "runs": rates,
         "tick_ms": tick_s * 1e3,
+        "sensors": [x["plugin"] for x in SENSORS] if sens else [],
     }
+    if mrates:
+        mrate = statistics.median(mrates)
+        result["motion_only_compiled_vehicle_steps_per_cpu_s"] = mrate
+        result["motion_only_runs"] = mrates
+        result["sensors_cost"] = mrate / statistics.median(crates)
     fld = sim.env.current_field  # type: ignore[union-attr]
     field_s = dense_s = None
     if fld is not None:
@@ -235,13 +279,20 @@ def main(argv: list[str] | None = None) -> dict:
             f"wall-clock s; the result built after the ticks in {result_s:.2f} s",
             flush=True,
         )
+    if mrates:
+        print(
+            f"the same block without the sensors, compiled: {result['motion_only_compiled_vehicle_steps_per_cpu_s']:,.0f} "
+            f"vehicle-steps per CPU-s: the sensors cost {result['sensors_cost']:.2f}x",
+            flush=True,
+        )
     return write_report(
         f"{args.scenario} plugins at N vehicles through the engine"
         + ("; current-field lookup" if fld is not None else ""),
         f"python benchmarks/bench_survey.py --scenario {args.scenario} --n {args.n} "
         f"--ticks {args.ticks} --repeat {args.repeat}"
         + (f" --log-rate {args.log_rate:g}" if args.log_rate is not None else "")
-        + (" --python-only" if args.python_only else ""),
+        + (" --python-only" if args.python_only else "")
+        + (" --sensors" if sens else ""),
         result,
         args.json,
     )

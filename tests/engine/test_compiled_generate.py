@@ -193,6 +193,7 @@ def test_warmup_of_given_scenarios_from_the_cli(tmp_path, capsys) -> None:  # no
     assert float(mine.split()[2]) > 0.0 and mine.endswith(" s")
     ins = next(line for line in out if line.startswith("tick auv_survey_ins "))
     assert "runs through the plugins: block 'ins_auv': plugin 'imu'" in ins
+    assert "'imu/data' messages go to 'ins_auv.nav'" in ins
     assert out[-1].startswith("total ")
     bad = tmp_path / "bad.yaml"
     bad.write_text("marinesim: 1\nname: bad\ntime: {dt: -1}\n")

@@ -264,13 +264,13 @@ def test_a_hand_back_in_one_block_stops_both_at_the_same_tick() -> None:
 
 # ---------------------------------------------------------------------------- why not
 def test_a_block_that_cannot_compile_keeps_the_run_on_the_plugins() -> None:
-    def edit(first: dict, added: dict) -> None:  # an IMU (Python-only) in the second block
-        added["sensors"] = [{"name": "imu", "plugin": "imu", "rate_hz": 5, "params": {
-            "accel_noise_std": 0.02, "gyro_noise_std": 0.001, "accel_bias_walk": 0.0002,
-            "gyro_bias_walk": 0.00001, "accel_bias_init_std": 0.005}}]  # fmt: skip
+    def edit(first: dict, added: dict) -> None:  # a sonar (Python-only) in the second block
+        added["sensors"] = [{"name": "sonar", "plugin": "contacts", "rate_hz": 1, "params": {
+            "max_range": 150.0, "fov_az_deg": 120.0, "fov_el_deg": 40.0, "range_std": 1.0,
+            "az_std_deg": 1.0, "el_std_deg": 1.0}}]  # fmt: skip
 
     text = _two("demo_survey", 2.0, edit=edit)
-    why = "block 'survey_b': plugin 'imu' runs only tick by tick"
+    why = "block 'survey_b': plugin 'sonar' runs only tick by tick"
     assert plan(_sim(text, None))[0] == why
     r = _sim(text, None).run()
     assert r.manifest["compiled_ticks"] == 0 and r.manifest["compiled_why_not"] == why
@@ -289,6 +289,10 @@ def test_thruster_failure_plans_both_blocks() -> None:
 
 
 def test_auv_survey_ins_names_its_first_python_only_plugin() -> None:
-    # its metrics are compiled-capable but nav_error; the sensors come first
+    # its metrics are compiled-capable but nav_error; the sensors come first, and the IMU's
+    # readings go to the INS/EKF through the bus
     sim = load_simulation("auv_survey_ins", sets={"time.end": 1.0})
-    assert plan(sim)[0] == "block 'ins_auv': plugin 'imu' runs only tick by tick"
+    assert plan(sim)[0] == (
+        "block 'ins_auv': plugin 'imu' runs only tick by tick here: its 'imu/data' messages "
+        "go to 'ins_auv.nav' through the bus"
+    )

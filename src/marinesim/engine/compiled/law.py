@@ -115,6 +115,10 @@ class Laws:
     max_ticks : int
         Ticks one compiled call may run at most (the first axis of its log arrays; default
         :data:`MAX_TICKS`): a declaration over many vehicles keeps its logs small.
+    fresh : tuple of str
+        Own arrays that ``load`` may replace by another array of the same dtype and number of
+        dimensions (e.g. a random stream's pre-drawn block, passed without a copy): the route
+        passes the current ones at every call.  The laws only read them; never state.
     sources : tuple of path
         Files or folders the laws call into (their digest keys the compiled tick).
     scope : str
@@ -148,6 +152,7 @@ class Laws:
     counts: Callable[[int, int], dict[str, int]] | None = None
     inboxes: tuple[Any, ...] = ()
     max_ticks: int = MAX_TICKS
+    fresh: tuple[str, ...] = ()
     sources: tuple[str | Path, ...] = ()
     scope: str = ""
     ready: Callable[[], bool] = lambda: True
@@ -160,9 +165,12 @@ class Laws:
         for law in self.laws:
             if law.hook not in HOOKS:
                 raise ValueError(f"law {law.fn.__name__}: hook {law.hook!r} not in {HOOKS}")
-        for name in (*self.state, *self.logs):
+        for name in (*self.state, *self.logs, *self.fresh):
             if name not in self.arrays:
                 raise ValueError(f"state/log array {name!r} is not among the declared arrays")
+        for name in self.fresh:
+            if name in self.state or name.startswith(("bus.", "truth.")):
+                raise ValueError(f"fresh array {name!r} cannot be state or a wire")
 
 
 def declared(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:

@@ -85,6 +85,7 @@ class CompiledRoute:
         self._direct: tuple[Any, ...] | None = None  # (tick_arena, addr, dims): see direct()
         self._dc = 0  # ticks run through direct() whose commit waits (sync())
         self._bg: Any = None  # the tick's compile in another process (background.Job)
+        self._fresh: list[tuple[int, Laws, str]] = []  # see _call
         self._bg_tried = False
         self._sched = np.array(
             [x for hook in ("autonomy", "control") for s, laws in entries for law in laws.laws
@@ -197,8 +198,8 @@ class CompiledRoute:
         sim = self.sim
         k = sim.clock.k
         kern = self._kernel
-        if not self.defer or not self._dn or self.sparse or kern is None or kern[2]:
-            return k
+        if not self.defer or not self._dn or self.sparse or kern is None or kern[2] or self._fresh:
+            return k  # (fresh arrays: their addresses change between calls)
         if k != self._dk0 + self._dn or not self._same_truth() or sim.bus.pending:
             return k
         if self._direct is None:
@@ -265,7 +266,18 @@ class CompiledRoute:
             arrays = [array_of(decls, key) for key in order]
             saves = [np.empty_like(arrays[i]) for i in state]
             self._kernel = (fn, (*arrays, *saves), _interpreted())
+            # arrays a load may replace (Laws.fresh): their argument positions
+            self._fresh = []
+            for i, key in enumerate(order):
+                d, _, name = key.partition(":")
+                if not key.startswith(("bus.", "truth.")) and name in decls[int(d)].fresh:
+                    self._fresh.append((i, decls[int(d)], name))
         fn, tail, interp = self._kernel
+        if self._fresh:
+            tail = list(tail)
+            for i, laws, name in self._fresh:
+                tail[i] = laws.arrays[name]
+            tail = tuple(tail)
         clock = self.sim.clock
         # a deferred call that goes on writes its log rows after those of the calls before
         j0 = self._dn
@@ -375,18 +387,25 @@ class CompiledRoute:
             blk = slot.block
             hooks = {law.hook for law in laws.laws}
             due = range(k, kstop)
-            if hooks & {"autonomy", "control"} and slot.period != 1:
+            if slot.period != 1 and hooks & {"autonomy", "control", "sense"}:
+                # autonomy and control are due at tick k, a sensor at k + 1 (its t_{k+1})
                 p, o = slot.period, slot.offset
-                due = [kk for kk in due if kk >= o and (kk - o) % p == 0]
+                d = 0 if hooks & {"autonomy", "control"} else 1
+                due = [kk for kk in due if kk + d >= o and (kk + d - o) % p == 0]
             calls = len(due)
             sent = {t: calls for t in laws.publishes} if laws.counts is None else laws.counts(k, kstop)
             for topic, m in sent.items():
+                if topic in laws.unheard:
+                    continue  # nobody subscribes: counted below
                 bus.published[topic] = bus.published.get(topic, 0) + m
                 bus.delivered[topic] = bus.delivered.get(topic, 0) + m
                 key = (topic, blk.name)
                 bus._seq[key] = bus._seq.get(key, 0) + m
             for topic in laws.unheard if calls else ():
-                bus.unheard[topic] = bus.unheard.get(topic, 0) + calls
+                # one per call, or per publishing call where ``counts`` says how many
+                m = sent.get(topic, calls)
+                if m:
+                    bus.unheard[topic] = bus.unheard.get(topic, 0) + m
             hook = next(
                 x
                 for x in ("autonomy", "control", "substep", "sense", "after_physics", "metric")

@@ -85,6 +85,17 @@ def _truth_rotations(q: Any) -> np.ndarray:
     return rot
 
 
+def _laws(kind: str) -> Any:
+    """``compiled_laws`` of a navigation sensor (:mod:`~marinesim.engine.plugins.sensor_laws`)."""
+
+    def compiled_laws(self: Plugin, slot: Any, sim: Any) -> Any:
+        from marinesim.engine.plugins.sensor_laws import declare
+
+        return declare(self, slot, sim, kind)
+
+    return compiled_laws
+
+
 def _period(ctx: Any) -> float:
     """Sensor period [s] from the engine schedule (``ctx.period``: ticks between calls × dt)."""
     return float(ctx.period)
@@ -166,6 +177,7 @@ class GpsSensor(Plugin):
     #: Working parameters for ``--example``-style use and contract checks.
     example_params: ClassVar[dict[str, Any]] = {"noise_std": 2.0}
     kind: ClassVar[str] = "sensor"
+    compiled_laws = _laws("gps")
     Params = gps.GpsParams
     publishes: ClassVar[dict[str, str]] = {"gps/fix": "array"}
 
@@ -186,6 +198,7 @@ class DepthSensor(Plugin):
     #: Working parameters for ``--example``-style use and contract checks.
     example_params: ClassVar[dict[str, Any]] = {"noise_std": 0.05}
     kind: ClassVar[str] = "sensor"
+    compiled_laws = _laws("depth")
     Params = depth.DepthParams
     publishes: ClassVar[dict[str, str]] = {"depth/depth": "array"}
 
@@ -216,6 +229,7 @@ class ImuSensor(Plugin):
         "gyro_bias_walk": 1e-05,
     }
     kind: ClassVar[str] = "sensor"
+    compiled_laws = _laws("imu")
     Params = imu.ImuParams
     publishes: ClassVar[dict[str, str]] = {"imu/data": "array"}
 
@@ -274,6 +288,7 @@ class AhrsSensor(Plugin):
         "yaw_std_deg": 0.5,
     }
     kind: ClassVar[str] = "sensor"
+    compiled_laws = _laws("ahrs")
     Params = ahrs.AhrsParams
     publishes: ClassVar[dict[str, str]] = {"ahrs/quat": "array"}
 
@@ -298,6 +313,7 @@ class DvlSensor(Plugin):
         "seafloor_depth": 40.0,
     }
     kind: ClassVar[str] = "sensor"
+    compiled_laws = _laws("dvl")
     Params = dvl.DvlParams
     publishes: ClassVar[dict[str, str]] = {"dvl/velocity": "array"}
 

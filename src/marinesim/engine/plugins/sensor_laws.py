@@ -1,0 +1,554 @@
+"""The navigation sensors (``gps``, ``depth_sensor``, ``imu``, ``ahrs``, ``dvl``) in the generated tick.
+
+Each sensor's ``sense`` runs as a law of the ``sense`` hook at t_{k+1} on its due ticks (its
+period and offset, as the plugins' ``sense`` phase calls it) over the ``usm`` block's truth
+wires (``truth.pos``, ``truth.quat``, ``truth.speed``; the model's angular rate is zero).  A
+law is the plugin's numpy expressions written per row, in the same order of operations:
+
+* the noise comes from the slot's own per-entity streams, read ahead in place in their
+  pre-drawn blocks (:meth:`~marinesim.core.rng.BlockRNG.buffered`, a ``fresh`` array of the
+  declaration: no copy) with the plugin's fixed consumption
+  per sample (GPS 2 normals, depth 1, AHRS 3, DVL 3, IMU 12, and one uniform each for the
+  dropout); a sample that would run past the block hands the tick back, and the plugin draws
+  the next block;
+* the delay line (``delay``: the sample of t − delay, interpolated between samples) and the
+  buffer of the last ``buffer_size`` samples are ring arrays that ``load`` fills from the
+  plugin's :class:`~marinesim.sensors.pipeline.DelayLine` and deque and ``commit`` writes back;
+* the logged signals hold their last value between samples (the recorder's hold-last);
+* ``np.einsum("nji,nj->ni", R, v)`` sums over j from 0.0 in order, ``np.linalg.norm`` of a
+  row sums its squares in order (both checked against numpy on 2·10⁵ rows).
+
+A sensor joins the tick when nothing subscribes to its topic (a subscriber, e.g. ``nav_ekf``,
+reads the messages through the bus: that scenario stays on the plugins), on a ``usm`` block,
+with a flat seafloor (the environment's or the DVL's own ``seafloor_depth``).  Every published
+value, logged signal and count is the plugins' (``tests/engine/test_compiled_sensors.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from marinesim.core.frames import rotation_quat_c
+from marinesim.core.jitable import register_jitable
+from marinesim.engine.compiled.law import Law, Laws, log_ticks
+from marinesim.engine.plugins.surftrak_laws import scalar_law
+from marinesim.environment.current import force_row
+
+__all__ = ["declare"]
+
+_SRC = Path(__file__).resolve().parents[2] / "sensors"
+
+# meta: [0] period (ticks), [1] offset (ticks), [2] period [s], [3] delay / period,
+# [4] delay [s], [5] / [6] the lengths of the normal / uniform blocks, [7] dropout
+# probability, [8 …] the sensor's own numbers.  cnt: [0] / [1] the read positions in the
+# normal / uniform blocks, [2] samples in the delay line, [3] samples kept, [4] calls that
+# published, [5] truth samples held (IMU: up to 3 positions; DVL: 1 once it has a previous
+# position).
+_M0 = 8
+
+#: :func:`marinesim.sensors.pipeline.delay_position` (the delay line's read), compiled-capable.
+delay_position = scalar_law("delay_position")
+
+
+@register_jitable
+def _due(k, meta):  # noqa: ANN001, ANN202
+    kk = k + 1
+    p = int(meta[0])
+    o = int(meta[1])
+    return kk >= o and (kk - o) % p == 0
+
+
+@register_jitable
+def _delay(line, cnt, val, out, meta):  # noqa: ANN001, ANN202
+    """``out`` = the sample of t − delay (:class:`DelayLine` ``push`` then ``read``), or
+    ``val`` itself without a delay."""
+    n, kd = val.shape[0], val.shape[1]
+    if meta[4] <= 0.0:
+        for i in range(n):
+            for q in range(kd):
+                out[i, q] = val[i, q]
+        return
+    size = line.shape[0]
+    c = cnt[2]
+    for i in range(n):
+        for q in range(kd):
+            line[c % size, i, q] = val[i, q]
+    c += 1
+    cnt[2] = c
+    i0, frac, interp = delay_position(c, size, meta[3])
+    for i in range(n):
+        for q in range(kd):
+            v0 = line[i0 % size, i, q]
+            if interp:
+                v0 = v0 + (line[(i0 + 1) % size, i, q] - v0) * frac
+            out[i, q] = v0
+
+
+@register_jitable
+def _keep(bufv, bufok, buft, cnt, val, ok, t_stamp):  # noqa: ANN001, ANN202
+    """The plugin's ``_buffer`` and ``_deliver``: keep the sample, count a publication."""
+    c = cnt[3]
+    r = c % bufv.shape[0]
+    sent = False
+    for i in range(val.shape[0]):
+        for q in range(val.shape[1]):
+            bufv[r, i, q] = val[i, q]
+        bufok[r, i] = ok[i]
+        sent = sent or ok[i] != 0.0
+    buft[r] = t_stamp
+    cnt[3] = c + 1
+    if sent:
+        cnt[4] += 1
+
+
+@register_jitable
+def _short(cnt, meta, normals):  # noqa: ANN001, ANN202
+    """True when one more sample would read past the usable noise blocks."""
+    return cnt[0] + normals > meta[5] or cnt[1] + 1 > meta[6]
+
+
+@register_jitable
+def _log(j, cur, log):  # noqa: ANN001, ANN202
+    for i in range(cur.shape[0]):
+        for c in range(cur.shape[1]):
+            log[j, i, c] = cur[i, c]
+
+
+@register_jitable
+def _body(q, i, v0, v1, v2):  # noqa: ANN001, ANN202
+    """``np.einsum("nji,nj->ni", R, v)`` of row ``i``: Rᵀ v, each sum from 0.0 in order."""
+    r = rotation_quat_c(q[i, 0], q[i, 1], q[i, 2], q[i, 3])
+    b0 = 0.0
+    b0 += r[0] * v0
+    b0 += r[3] * v1
+    b0 += r[6] * v2
+    b1 = 0.0
+    b1 += r[1] * v0
+    b1 += r[4] * v1
+    b1 += r[7] * v2
+    b2 = 0.0
+    b2 += r[2] * v0
+    b2 += r[5] * v1
+    b2 += r[8] * v2
+    return b0, b1, b2
+
+
+@register_jitable
+def gps_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, pos):  # noqa: ANN001, ANN201, E501
+    """``gps``: (north, east) + σ·z, a fix at or above ``max_depth`` and not dropped."""
+    if _due(k, meta):
+        if _short(cnt, meta, 2):
+            return 1
+        n = pos.shape[0]
+        for i in range(n):
+            for q in range(3):
+                smp[i, q] = pos[i, q]
+        _delay(line, cnt, smp, dly, meta)
+        sd, dmax, drop = meta[_M0], meta[_M0 + 1], meta[7]
+        npos, upos = cnt[0], cnt[1]
+        for i in range(n):
+            ne0 = dly[i, 0] + sd * (normals[i, npos] + 0.0)
+            ne1 = dly[i, 1] + sd * (normals[i, npos + 1] + 0.0)
+            fix = dly[i, 2] <= dmax and (uniforms[i, upos] + 0.0) >= drop
+            val[i, 0] = ne0
+            val[i, 1] = ne1
+            ok[i] = 1.0 if fix else 0.0
+            cur[i, 0] = ok[i]
+            cur[i, 1] = ne0 if fix else math.nan
+            cur[i, 2] = ne1 if fix else math.nan
+        cnt[0] = npos + 2
+        cnt[1] = upos + 1
+        _keep(bufv, bufok, buft, cnt, val, ok, t - meta[4])
+    _log(j, cur, log)
+    return 0
+
+
+@register_jitable
+def depth_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, pos):  # noqa: ANN001, ANN201, E501
+    """``depth_sensor``: ρ g d / (ρ_assumed g) + bias + σ·z."""
+    if _due(k, meta):
+        if _short(cnt, meta, 1):
+            return 1
+        n = pos.shape[0]
+        for i in range(n):
+            smp[i, 0] = pos[i, 2]
+        _delay(line, cnt, smp, dly, meta)
+        sd, bias, dg, rg, drop = meta[_M0], meta[_M0 + 1], meta[_M0 + 2], meta[_M0 + 3], meta[7]
+        npos, upos = cnt[0], cnt[1]
+        for i in range(n):
+            d = dg * dly[i, 0] / rg + bias + sd * (normals[i, npos] + 0.0)
+            good = (uniforms[i, upos] + 0.0) >= drop
+            val[i, 0] = d
+            ok[i] = 1.0 if good else 0.0
+            cur[i, 0] = d if good else math.nan
+        cnt[0] = npos + 1
+        cnt[1] = upos + 1
+        _keep(bufv, bufok, buft, cnt, val, ok, t - meta[4])
+    _log(j, cur, log)
+    return 0
+
+
+@register_jitable
+def ahrs_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, quat):  # noqa: ANN001, ANN201, E501
+    """``ahrs``: the (normalised) attitude ⊗ a body rotation by N(0, σ²) roll, pitch, yaw."""
+    if _due(k, meta):
+        if _short(cnt, meta, 3):
+            return 1
+        n = quat.shape[0]
+        for i in range(n):
+            for q in range(4):
+                smp[i, q] = quat[i, q]
+        _delay(line, cnt, smp, dly, meta)
+        s0, s1, s2, yb, drop = meta[_M0], meta[_M0 + 1], meta[_M0 + 2], meta[_M0 + 3], meta[7]
+        npos, upos = cnt[0], cnt[1]
+        for i in range(n):
+            a0, a1, a2, a3 = dly[i, 0], dly[i, 1], dly[i, 2], dly[i, 3]
+            nq = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3)
+            a0, a1, a2, a3 = a0 / nq, a1 / nq, a2 / nq, a3 / nq
+            r0 = (normals[i, npos] + 0.0) * s0
+            r1 = (normals[i, npos + 1] + 0.0) * s1
+            r2 = (normals[i, npos + 2] + 0.0) * s2 + yb
+            ang = math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+            half = 0.5 * ang
+            kk = math.sin(half) / ang if ang > 1e-12 else 0.5
+            b0, b1, b2, b3 = math.cos(half), r0 * kk, r1 * kk, r2 * kk
+            m0 = a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3
+            m1 = a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2
+            m2 = a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1
+            m3 = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
+            nm = math.sqrt(m0 * m0 + m1 * m1 + m2 * m2 + m3 * m3)
+            val[i, 0] = m0 / nm
+            val[i, 1] = m1 / nm
+            val[i, 2] = m2 / nm
+            val[i, 3] = m3 / nm
+            ok[i] = 1.0 if (uniforms[i, upos] + 0.0) >= drop else 0.0
+        cnt[0] = npos + 3
+        cnt[1] = upos + 1
+        _keep(bufv, bufok, buft, cnt, val, ok, t - meta[4])
+    _log(j, cur, log)
+    return 0
+
+
+@register_jitable
+def imu_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, hist, bias, pos, quat):  # noqa: ANN001, ANN201, E501
+    """``imu``: f = Rᵀ(a − g e_z), a the second difference of the last three positions at
+    the sensor period; noise, bias walks, dropout; the sample (f, ω, delivered) delayed."""
+    if _due(k, meta):
+        if _short(cnt, meta, 12):
+            return 1
+        n = pos.shape[0]
+        held = cnt[5]
+        if held == 3:  # the oldest goes (the plugin's list keeps three)
+            for i in range(n):
+                for q in range(3):
+                    hist[0, i, q] = hist[1, i, q]
+                    hist[1, i, q] = hist[2, i, q]
+            held = 2
+        for i in range(n):
+            for q in range(3):
+                hist[held, i, q] = pos[i, q]
+        held += 1
+        cnt[5] = held
+        p = meta[2]
+        an, gn, wa, wg, g, drop = (meta[_M0], meta[_M0 + 1], meta[_M0 + 2], meta[_M0 + 3],
+                                   meta[_M0 + 4], meta[7])  # fmt: skip
+        sq = math.sqrt(p)
+        npos, upos = cnt[0], cnt[1]
+        for i in range(n):
+            if held == 3:
+                c0 = (hist[2, i, 0] - 2.0 * hist[1, i, 0] + hist[0, i, 0]) / (p * p)
+                c1 = (hist[2, i, 1] - 2.0 * hist[1, i, 1] + hist[0, i, 1]) / (p * p)
+                c2 = (hist[2, i, 2] - 2.0 * hist[1, i, 2] + hist[0, i, 2]) / (p * p)
+            else:
+                c0, c1, c2 = 0.0, 0.0, 0.0
+            f0, f1, f2 = _body(quat, i, c0, c1, c2 - g)
+            z = normals[i, npos : npos + 12]
+            smp[i, 0] = f0 + bias[i, 0] + an * (z[0] + 0.0)
+            smp[i, 1] = f1 + bias[i, 1] + an * (z[1] + 0.0)
+            smp[i, 2] = f2 + bias[i, 2] + an * (z[2] + 0.0)
+            smp[i, 3] = 0.0 + bias[i, 3] + gn * (z[3] + 0.0)
+            smp[i, 4] = 0.0 + bias[i, 4] + gn * (z[4] + 0.0)
+            smp[i, 5] = 0.0 + bias[i, 5] + gn * (z[5] + 0.0)
+            for q in range(3):
+                bias[i, q] = bias[i, q] + wa * sq * (z[6 + q] + 0.0)
+                bias[i, 3 + q] = bias[i, 3 + q] + wg * sq * (z[9 + q] + 0.0)
+                cur[i, q] = bias[i, q]
+            smp[i, 6] = 1.0 if (uniforms[i, upos] + 0.0) >= drop else 0.0
+        cnt[0] = npos + 12
+        cnt[1] = upos + 1
+        _delay(line, cnt, smp, dly, meta)
+        for i in range(n):
+            got = dly[i, 6] > 0.5
+            for q in range(6):
+                val[i, q] = dly[i, q]
+                cur[i, 3 + q] = dly[i, q] if got else math.nan
+            ok[i] = 1.0 if got else 0.0
+        _keep(bufv, bufok, buft, cnt, val, ok, t - meta[4])
+    _log(j, cur, log)
+    return 0
+
+
+@register_jitable
+def dvl_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, prev, field, pos, quat, speed):  # noqa: ANN001, ANN201, E501
+    """``dvl``: the velocity over ground from the truth track (the first sample: the truth
+    velocity), bottom lock within the altitudes, else water track (− the current), dropout."""
+    if _due(k, meta):
+        if _short(cnt, meta, 3):
+            return 1
+        n = pos.shape[0]
+        p = meta[2]
+        (sd, wt, amin, amax, track, floor, cn, ce, has_field, radius, l0, l1, l2,
+         drop) = (meta[_M0], meta[_M0 + 1], meta[_M0 + 2], meta[_M0 + 3], meta[_M0 + 4],
+                  meta[_M0 + 5], meta[_M0 + 6], meta[_M0 + 7], meta[_M0 + 8], meta[_M0 + 9],
+                  meta[_M0 + 10], meta[_M0 + 11], meta[_M0 + 12], meta[7])  # fmt: skip
+        npos, upos = cnt[0], cnt[1]
+        have_prev = cnt[5] != 0
+        nf = field.shape[1]
+        fx = np.zeros(1)
+        fy = np.zeros(1)
+        px = np.zeros(1)
+        py = np.zeros(1)
+        for i in range(n):
+            alt = floor - pos[i, 2]
+            cur_n = cn
+            cur_e = ce
+            if has_field != 0.0:
+                px[0] = pos[i, 1]
+                py[0] = pos[i, 0]
+                force_row(0, px, py, field[0, :nf], field[1, :nf], field[2, :nf],
+                          field[3, :nf], radius, fx, fy)  # fmt: skip
+                cur_n = cur_n + fy[0]
+                cur_e = cur_e + fx[0]
+            wb0, wb1, wb2 = _body(quat, i, cur_n, cur_e, 0.0)
+            if have_prev:
+                v0, v1, v2 = _body(quat, i, (pos[i, 0] - prev[i, 0]) / p,
+                                   (pos[i, 1] - prev[i, 1]) / p, (pos[i, 2] - prev[i, 2]) / p)
+            else:
+                v0, v1, v2 = speed[i], 0.0, 0.0
+            for q in range(3):
+                prev[i, q] = pos[i, q]
+            # v + ω × r with ω = 0 (the model's angular rate)
+            s0 = v0 + (0.0 * l2 - 0.0 * l1)
+            s1 = v1 + (0.0 * l0 - 0.0 * l2)
+            s2 = v2 + (0.0 * l1 - 0.0 * l0)
+            lock = alt >= amin and alt <= amax
+            good = (uniforms[i, upos] + 0.0) >= drop
+            z0 = normals[i, npos] + 0.0
+            z1 = normals[i, npos + 1] + 0.0
+            z2 = normals[i, npos + 2] + 0.0
+            if lock:
+                smp[i, 0] = s0 + sd * z0
+                smp[i, 1] = s1 + sd * z1
+                smp[i, 2] = s2 + sd * z2
+                mode = 1.0
+            else:
+                smp[i, 0] = s0 - wb0 + wt * z0
+                smp[i, 1] = s1 - wb1 + wt * z1
+                smp[i, 2] = s2 - wb2 + wt * z2
+                mode = 2.0 if track != 0.0 else 0.0
+            smp[i, 3] = mode if good else 0.0
+            cur[i, 0] = smp[i, 3]
+            cur[i, 1] = alt
+        cnt[5] = 1
+        cnt[0] = npos + 3
+        cnt[1] = upos + 1
+        _delay(line, cnt, smp, dly, meta)
+        for i in range(n):
+            got = dly[i, 3] > 0.5
+            for q in range(4):
+                val[i, q] = dly[i, q]
+            for q in range(3):
+                cur[i, 2 + q] = dly[i, q] if got else math.nan
+            ok[i] = 1.0 if got else 0.0
+        _keep(bufv, bufok, buft, cnt, val, ok, t - meta[4])
+    _log(j, cur, log)
+    return 0
+
+
+# ------------------------------------------------------------------------------ declarations
+#: Per sensor: (law, topic, delayed width, kept width, normals per sample, logged signals
+#: (name, width) in the order of the law's ``cur`` columns).
+_KINDS: dict[str, tuple[Any, str, int, int, int, tuple[tuple[str, int], ...]]] = {
+    "gps": (gps_sense, "gps/fix", 3, 2, 2, (("fix", 1), ("ne", 2))),
+    "depth": (depth_sense, "depth/depth", 1, 1, 1, (("depth", 1),)),
+    "ahrs": (ahrs_sense, "ahrs/quat", 4, 4, 3, ()),
+    "imu": (imu_sense, "imu/data", 7, 6, 12, (("accel_bias", 3), ("accel", 3), ("gyro", 3))),
+    "dvl": (dvl_sense, "dvl/velocity", 4, 4, 3, (("mode", 1), ("altitude", 1), ("vel", 3))),
+}
+
+
+def _own(kind: str, plugin: Any, sim: Any) -> tuple[list[float], np.ndarray] | str:
+    """The sensor's own numbers (``meta[8:]``) and, for the DVL, the current field's vectors
+    (4, M); or why this setup stays on the plugins."""
+    p: Any = plugin.params
+    env = sim.env
+    none = np.zeros((4, 1))
+    if kind == "gps":
+        return [p.noise_std, p.max_depth], none
+    if kind == "depth":
+        rho = env.density if p.assumed_density is None else p.assumed_density
+        return [p.noise_std, p.bias, env.density * env.gravity, rho * env.gravity], none
+    if kind == "ahrs":
+        sig = np.deg2rad([p.roll_std_deg, p.pitch_std_deg, p.yaw_std_deg])
+        return [*sig, np.deg2rad(p.yaw_bias_deg)], none
+    if kind == "imu":
+        return [p.accel_noise_std, p.gyro_noise_std, p.accel_bias_walk, p.gyro_bias_walk,
+                env.gravity], none  # fmt: skip
+    if p.seafloor_depth is not None:
+        floor = float(p.seafloor_depth)
+    elif isinstance(env.terrain, (int, float)):
+        floor = float(env.terrain)
+    else:
+        return "a DVL over a bathymetry grid (only a flat seafloor is compiled)"
+    fld = env.current_field
+    vec = none if fld is None or len(fld) == 0 else np.array([fld.x, fld.y, fld.vx, fld.vy])
+    wt = p.noise_std if p.water_track_noise_std is None else p.water_track_noise_std
+    arm = [float(x) for x in p.lever_arm]
+    return [p.noise_std, wt, p.min_altitude, p.max_altitude, float(p.water_track), floor,
+            env.current_north, env.current_east, float(fld is not None),
+            float(fld.radius) if fld is not None else 0.0, *arm], vec  # fmt: skip
+
+
+def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
+    """The declaration of one navigation sensor (``kind``: gps, depth, ahrs, imu, dvl), or
+    why it stays on the plugins here."""
+    from marinesim.engine.plugins.usm import UsmMotion
+
+    law, topic, kd, kv, nz, sigs = _KINDS[kind]
+    blk = slot.block
+    motion = next((s for s in sim.slots if s.block is blk and s.plugin.kind == "motion"), None)
+    if motion is None or not isinstance(motion.plugin, UsmMotion):
+        return "a navigation sensor joins the compiled tick on a usm block only"
+    if sim.bus.wanted(topic, blk.name, "local"):
+        subs = sorted({s.owner for s in sim.bus.subscriptions
+                       if topic in s.topics and s.block == blk.name})  # fmt: skip
+        return f"its {topic!r} messages go to {', '.join(map(repr, subs))} through the bus"
+    own = _own(kind, plugin, sim)
+    if isinstance(own, str):
+        return own
+    numbers, vec = own
+    p: Any = plugin.params
+    n = blk.n
+    st = slot.ctx.state
+    names = [f"{plugin.name}.{s}" for s, _w in sigs]
+    width = sum(w for _s, w in sigs)
+    delay = float(p.delay)
+    period = float(slot.ctx.period)
+    size = int(np.ceil(delay / period)) + 2 if delay > 0 else 1
+    nbuf = int(p.buffer_size)
+    mt = log_ticks(n, max(width, 1))
+    meta = np.zeros(_M0 + len(numbers))
+    meta[0:5] = (slot.period, slot.offset, period, delay / period, delay)
+    meta[7] = p.dropout_probability
+    meta[_M0:] = numbers
+    a: dict[str, np.ndarray] = {
+        "meta": meta, "normals": np.zeros((n, 1)), "uniforms": np.zeros((n, 1)),
+        "cnt": np.zeros(6, dtype=np.int64), "line": np.zeros((size, n, kd)),
+        "bufv": np.zeros((nbuf, n, kv)), "bufok": np.zeros((nbuf, n)), "buft": np.zeros(nbuf),
+        "smp": np.zeros((n, kd)), "dly": np.zeros((n, kd)), "val": np.zeros((n, kv)),
+        "ok": np.zeros(n), "cur": np.zeros((n, width)), "log": np.zeros((mt, n, width)),
+        "truth.pos": np.zeros((n, 3)), "truth.quat": np.zeros((n, 4)), "truth.speed": np.zeros(n),
+    }  # fmt: skip
+    args = ["meta", "normals", "uniforms", "cnt", "line", "bufv", "bufok", "buft", "smp", "dly",
+            "val", "ok", "cur", "log"]  # fmt: skip
+    state = ["cnt", "line", "bufv", "bufok", "buft", "cur"]
+    if kind == "imu":
+        a["hist"], a["bias"] = np.zeros((3, n, 3)), np.zeros((n, 6))
+        args += ["hist", "bias", "truth.pos", "truth.quat"]
+        state += ["hist", "bias"]
+    elif kind == "dvl":
+        a["prev"], a["field"] = np.zeros((n, 3)), np.ascontiguousarray(vec, dtype=float)
+        args += ["prev", "field", "truth.pos", "truth.quat", "truth.speed"]
+        state += ["prev"]
+    else:
+        args += ["truth.quat" if kind == "ahrs" else "truth.pos"]
+    rec = sim._recorder
+    def ready() -> bool:
+        need = {"imu": ("bias_a", "p_hist"), "dvl": ("p_prev",)}.get(kind, ())
+        return (
+            slot.rng is not None
+            and "buffer" in st
+            and (delay <= 0 or "line" in st)
+            and all(x in st and st[x] is not None for x in need)
+            and all(nm in rec.units for nm in names)
+        )
+
+    def load(k: int) -> None:
+        cnt = a["cnt"]
+        for c, dist in enumerate(("normal", "uniform")):
+            # the stream's own pre-drawn block, read in place (beyond its end: the plugin
+            # draws the next one at a hand-back)
+            buf, pos = slot.rng.buffered(dist)
+            a[f"{dist}s"] = buf
+            meta[5 + c] = buf.shape[1]
+            cnt[c] = pos
+        if delay > 0:
+            line = st["line"]
+            a["line"][...] = line.buf
+            cnt[2] = line.count
+        kept = list(st["buffer"])
+        for r, (ts, v, okm) in enumerate(kept):
+            a["buft"][r] = ts
+            a["bufv"][r] = v
+            a["bufok"][r] = okm
+        cnt[3] = len(kept)
+        cnt[4] = 0
+        c0 = 0
+        for nm, (_s, w) in zip(names, sigs, strict=True):
+            held = rec.current.get((blk.name, nm))
+            a["cur"][:, c0 : c0 + w] = np.nan if held is None else np.reshape(held, (n, w))
+            c0 += w
+        if kind == "imu":
+            hist = st["p_hist"]
+            for r, x in enumerate(hist):
+                a["hist"][r] = x
+            cnt[5] = len(hist)
+            a["bias"][:, :3] = st["bias_a"]
+            a["bias"][:, 3:] = st["bias_g"]
+        elif kind == "dvl":
+            a["prev"][...] = st["p_prev"]
+            cnt[5] = 1
+
+    def commit(k: int, kstop: int, ticks: int) -> None:
+        cnt = a["cnt"]
+        slot.rng.set_position("normal", int(cnt[0]))
+        slot.rng.set_position("uniform", int(cnt[1]))
+        if delay > 0:
+            line = st["line"]
+            line.buf[...] = a["line"]
+            line.count = int(cnt[2])
+        c = int(cnt[3])
+        kept: deque[tuple[float, np.ndarray, np.ndarray]] = deque(maxlen=nbuf)
+        for i in range(max(0, c - nbuf), c):
+            r = i % nbuf
+            kept.append((float(a["buft"][r]), a["bufv"][r].copy(), a["bufok"][r] > 0.5))
+        st["buffer"] = kept
+        if kind == "imu":
+            st["p_hist"] = [a["hist"][r].copy() for r in range(int(cnt[5]))]
+            st["bias_a"] = a["bias"][:, :3].copy()
+            st["bias_g"] = a["bias"][:, 3:].copy()
+        elif kind == "dvl":
+            st["p_prev"] = a["prev"].copy()
+
+    def counts(k: int, kstop: int) -> dict[str, int]:
+        return {topic: int(a["cnt"][4])}
+
+    def finish(ticks: int) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        c0 = 0
+        for nm, (_s, w) in zip(names, sigs, strict=True):
+            out[nm] = a["log"][:ticks, :, c0 : c0 + w]
+            c0 += w
+        return out
+
+    return Laws(
+        [Law("sense", law, tuple(args))], a, state=tuple(state), logs=("log",),
+        unheard=(topic,), counts=counts, max_ticks=mt, fresh=("normals", "uniforms"),
+        sources=(_SRC,), ready=ready,
+        load=load, commit=commit, finish=finish,
+    )  # fmt: skip
