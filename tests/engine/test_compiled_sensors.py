@@ -121,14 +121,20 @@ def test_sensor_suite_matches_the_plugins_through_block_refills() -> None:
     assert np.all(np.isfinite(bias[:, 1:])) and np.any(bias[:, -1] != bias[:, 1])
 
 
-def test_bottom_lock_and_no_delay_match_the_plugins() -> None:
-    # the DVL's own seafloor 20 m down: bottom lock; the IMU undelayed
-    (sa, a), (sb, b) = _both(_sets(60.0, dvl={"seafloor_depth": 20.0}, delay=0.0))
+def test_bottom_lock_no_delay_and_offsets_match_the_plugins() -> None:
+    # the DVL's own seafloor 20 m down: bottom lock; the IMU undelayed; schedule offsets (a
+    # sensor every tick is called on every tick whatever its offset, as in the plugins)
+    sets = _sets(60.0, dvl={"seafloor_depth": 20.0}, delay=0.0)
+    sets["entities.0.sensors"][0]["offset_ticks"] = 20  # imu, still every tick
+    sets["entities.0.sensors"][4]["offset_ticks"] = 2  # gps, every 5th tick from tick 2
+    (sa, a), (sb, b) = _both(sets)
     assert_runs_identical(a, b)
     _same_sensor_state(sa, sb)
     assert b.manifest["compiled_ticks"] >= 290
     mode = b["dvl.mode"][:, 1:, 0]
     assert set(np.unique(mode)) == {0.0, 1.0}
+    calls = {p["name"]: p["calls"] for p in b.manifest["plugins"]}
+    assert calls["imu"]["sense"] == 301 and calls["gps"]["sense"] == 60  # t0 + 300; 2, 7, …
     # bottom lock measures the velocity over ground: about the logged speed ahead
     vel = b["dvl.vel"][:, 1:, :]
     fwd = vel[..., 0][mode == 1.0]

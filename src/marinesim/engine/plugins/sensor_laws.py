@@ -57,10 +57,11 @@ delay_position = scalar_law("delay_position")
 
 @register_jitable
 def _due(k, meta):  # noqa: ANN001, ANN202
+    """Due at t_{k+1}, as the plugins' ``sense`` phase decides (every tick at period 1)."""
     kk = k + 1
     p = int(meta[0])
     o = int(meta[1])
-    return kk >= o and (kk - o) % p == 0
+    return p == 1 or (kk >= o and (kk - o) % p == 0)
 
 
 @register_jitable
