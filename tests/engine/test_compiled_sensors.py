@@ -141,6 +141,35 @@ def test_bottom_lock_no_delay_and_offsets_match_the_plugins() -> None:
     assert np.nanmedian(np.abs(fwd - b["truth.speed"][:, 1:, 0][mode == 1.0])) < 0.1
 
 
+def test_sensors_on_a_thruster_driven_fossen_block_match_the_plugins() -> None:
+    # one BlueROV2 Heavy holding station in a current: the sensors read its 6-DOF truth
+    # (quaternion, body velocity and angular rate) through the block's truth.x6
+    sets = {**_sets(20.0), "entities.0.sensors": _suite(dvl={"seafloor_depth": 30.0})}
+    out = []
+    for compiled in (False, True):
+        sim = load_simulation("bluerov2_station_keeping", sets=sets)
+        sim.compiled = compiled
+        out.append((sim, sim.run()))
+    (sa, a), (sb, b) = out
+    assert_runs_identical(a, b)
+    _same_sensor_state(sa, sb)
+    assert a.manifest["compiled_ticks"] == 0 and b.manifest["compiled_ticks"] >= 395
+    # the gyro (5 Hz = every 4th tick, 0.4 s = 8 ticks late, no initial bias, a walk of
+    # 1e-5 rad/s/√s) reads the body rate of 8 ticks before within 5σ of its 0.001 rad/s noise
+    gyro = b["imu.gyro"][0, 8::4, :]
+    rate = b["fossen6dof.nu"][0, 0:-8:4, 3:6]
+    got = ~np.isnan(gyro[:, 0])
+    assert got.sum() > 80 and np.abs(rate[got]).max() > 0.005  # it turns: ω is not 0
+    assert np.abs(gyro[got] - rate[got]).max() < 5 * 0.001
+    # bottom lock 30 m down; depth at 1 Hz (every 20th tick), 0.5 s = 10 ticks late, the
+    # pressure read back with 1000 kg/m³ in this fresh water: the truth within 5σ
+    assert sim.env.density == 1000.0
+    assert 1.0 in b["dvl.mode"][0, :, 0] and set(np.unique(b["dvl.mode"][0, 1:, 0])) <= {0.0, 1.0}
+    d = b["depth.depth"][0, 20::20, 0]
+    z = b["truth.pos"][0, 10:-10:20, 2]
+    assert np.abs(d - z).max() < 5 * 0.05
+
+
 def test_sensors_that_stay_on_the_plugins_say_why(tmp_path: Path) -> None:
     # a subscriber (the INS/EKF) reads the messages through the bus
     sets = _sets(1.0)
@@ -161,6 +190,12 @@ def test_sensors_that_stay_on_the_plugins_say_why(tmp_path: Path) -> None:
     )
     dvl = next(s for s in sim.slots if s.plugin.name == "dvl")
     assert "bathymetry grid" in declare(dvl.plugin, dvl, sim, "dvl")
+    # a PythonVehicleSimulator block (REMUS 100): its truth's quaternion is not wired
+    sim = load_simulation("remus100_survey", sets=_sets(1.0))
+    gps = next(s for s in sim.slots if s.plugin.name == "gps")
+    why = declare(gps.plugin, gps, sim, "gps")
+    assert why.startswith("a navigation sensor joins the compiled tick on a usm block or a")
+    assert sim.run().manifest["compiled_why_not"].endswith(why)
 
 
 def test_cli_run_with_sensors_is_compiled(tmp_path: Path) -> None:

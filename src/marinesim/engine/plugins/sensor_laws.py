@@ -1,9 +1,12 @@
 """The navigation sensors (``gps``, ``depth_sensor``, ``imu``, ``ahrs``, ``dvl``) in the generated tick.
 
 Each sensor's ``sense`` runs as a law of the ``sense`` hook at t_{k+1} on its due ticks (its
-period and offset, as the plugins' ``sense`` phase calls it) over the ``usm`` block's truth
-wires (``truth.pos``, ``truth.quat``, ``truth.speed``; the model's angular rate is zero).  A
-law is the plugin's numpy expressions written per row, in the same order of operations:
+period and offset, as the plugins' ``sense`` phase calls it) over the wire ``truth.nav``
+(N, 13: position, attitude quaternion, body velocity, body angular rate, the fields of the
+block's truth), which the block's first compiled sensor fills from its motion's truth wires:
+:func:`nav_of_usm` (``truth.pos``, ``truth.quat``, ``truth.speed``: velocity (speed, 0, 0), no
+angular rate) or :func:`nav_of_x6` (the thruster-driven Fossen block's ``truth.x6``).  A law
+is the plugin's numpy expressions written per row, in the same order of operations:
 
 * the noise comes from the slot's own per-entity streams, read ahead in place in their
   pre-drawn blocks (:meth:`~marinesim.core.rng.BlockRNG.buffered`, a ``fresh`` array of the
@@ -19,8 +22,10 @@ law is the plugin's numpy expressions written per row, in the same order of oper
   row sums its squares in order (both checked against numpy on 2·10⁵ rows).
 
 A sensor joins the tick when nothing subscribes to its topic (a subscriber, e.g. ``nav_ekf``,
-reads the messages through the bus: that scenario stays on the plugins), on a ``usm`` block,
-with a flat seafloor (the environment's or the DVL's own ``seafloor_depth``).  Every published
+reads the messages through the bus: that scenario stays on the plugins), on a ``usm`` block or
+a thruster-driven Fossen block (not yet on a PythonVehicleSimulator block: its truth's
+quaternion comes from Euler angles the tick does not wire), with a flat seafloor (the
+environment's or the DVL's own ``seafloor_depth``).  Every published
 value, logged signal and count is the plugins' (``tests/engine/test_compiled_sensors.py``).
 """
 
@@ -121,9 +126,10 @@ def _log(j, cur, log):  # noqa: ANN001, ANN202
 
 
 @register_jitable
-def _body(q, i, v0, v1, v2):  # noqa: ANN001, ANN202
-    """``np.einsum("nji,nj->ni", R, v)`` of row ``i``: Rᵀ v, each sum from 0.0 in order."""
-    r = rotation_quat_c(q[i, 0], q[i, 1], q[i, 2], q[i, 3])
+def _body(nav, i, v0, v1, v2):  # noqa: ANN001, ANN202
+    """``np.einsum("nji,nj->ni", R, v)`` of row ``i``: Rᵀ v, each sum from 0.0 in order (R of
+    the truth's quaternion, ``nav[i, 3:7]``)."""
+    r = rotation_quat_c(nav[i, 3], nav[i, 4], nav[i, 5], nav[i, 6])
     b0 = 0.0
     b0 += r[0] * v0
     b0 += r[3] * v1
@@ -140,15 +146,40 @@ def _body(q, i, v0, v1, v2):  # noqa: ANN001, ANN202
 
 
 @register_jitable
-def gps_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, pos):  # noqa: ANN001, ANN201, E501
+def nav_of_usm(k, j, t, h, pos, quat, speed, nav):  # noqa: ANN001, ANN201
+    """The truth the sensors sample (``truth.nav``: position, quaternion, body velocity and
+    angular rate) of a ``usm`` block: the velocity (speed, 0, 0), no angular rate."""
+    for i in range(pos.shape[0]):
+        for c in range(3):
+            nav[i, c] = pos[i, c]
+            nav[i, 10 + c] = 0.0
+        for c in range(4):
+            nav[i, 3 + c] = quat[i, c]
+        nav[i, 7] = speed[i]
+        nav[i, 8] = 0.0
+        nav[i, 9] = 0.0
+    return 0
+
+
+@register_jitable
+def nav_of_x6(k, j, t, h, x6, nav):  # noqa: ANN001, ANN201
+    """``truth.nav`` of a Fossen block (quaternion attitude): its state row as it is."""
+    for i in range(x6.shape[0]):
+        for c in range(13):
+            nav[i, c] = x6[i, c]
+    return 0
+
+
+@register_jitable
+def gps_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, nav):  # noqa: ANN001, ANN201, E501
     """``gps``: (north, east) + σ·z, a fix at or above ``max_depth`` and not dropped."""
     if _due(k, meta):
         if _short(cnt, meta, 2):
             return 1
-        n = pos.shape[0]
+        n = nav.shape[0]
         for i in range(n):
             for q in range(3):
-                smp[i, q] = pos[i, q]
+                smp[i, q] = nav[i, q]
         _delay(line, cnt, smp, dly, meta)
         sd, dmax, drop = meta[_M0], meta[_M0 + 1], meta[7]
         npos, upos = cnt[0], cnt[1]
@@ -170,14 +201,14 @@ def gps_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
 
 
 @register_jitable
-def depth_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, pos):  # noqa: ANN001, ANN201, E501
+def depth_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, nav):  # noqa: ANN001, ANN201, E501
     """``depth_sensor``: ρ g d / (ρ_assumed g) + bias + σ·z."""
     if _due(k, meta):
         if _short(cnt, meta, 1):
             return 1
-        n = pos.shape[0]
+        n = nav.shape[0]
         for i in range(n):
-            smp[i, 0] = pos[i, 2]
+            smp[i, 0] = nav[i, 2]
         _delay(line, cnt, smp, dly, meta)
         sd, bias, dg, rg, drop = meta[_M0], meta[_M0 + 1], meta[_M0 + 2], meta[_M0 + 3], meta[7]
         npos, upos = cnt[0], cnt[1]
@@ -195,15 +226,15 @@ def depth_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buf
 
 
 @register_jitable
-def ahrs_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, quat):  # noqa: ANN001, ANN201, E501
+def ahrs_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, nav):  # noqa: ANN001, ANN201, E501
     """``ahrs``: the (normalised) attitude ⊗ a body rotation by N(0, σ²) roll, pitch, yaw."""
     if _due(k, meta):
         if _short(cnt, meta, 3):
             return 1
-        n = quat.shape[0]
+        n = nav.shape[0]
         for i in range(n):
             for q in range(4):
-                smp[i, q] = quat[i, q]
+                smp[i, q] = nav[i, 3 + q]
         _delay(line, cnt, smp, dly, meta)
         s0, s1, s2, yb, drop = meta[_M0], meta[_M0 + 1], meta[_M0 + 2], meta[_M0 + 3], meta[7]
         npos, upos = cnt[0], cnt[1]
@@ -236,13 +267,13 @@ def ahrs_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft
 
 
 @register_jitable
-def imu_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, hist, bias, pos, quat):  # noqa: ANN001, ANN201, E501
+def imu_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, hist, bias, nav):  # noqa: ANN001, ANN201, E501
     """``imu``: f = Rᵀ(a − g e_z), a the second difference of the last three positions at
     the sensor period; noise, bias walks, dropout; the sample (f, ω, delivered) delayed."""
     if _due(k, meta):
         if _short(cnt, meta, 12):
             return 1
-        n = pos.shape[0]
+        n = nav.shape[0]
         held = cnt[5]
         if held == 3:  # the oldest goes (the plugin's list keeps three)
             for i in range(n):
@@ -252,7 +283,7 @@ def imu_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
             held = 2
         for i in range(n):
             for q in range(3):
-                hist[held, i, q] = pos[i, q]
+                hist[held, i, q] = nav[i, q]
         held += 1
         cnt[5] = held
         p = meta[2]
@@ -267,14 +298,14 @@ def imu_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
                 c2 = (hist[2, i, 2] - 2.0 * hist[1, i, 2] + hist[0, i, 2]) / (p * p)
             else:
                 c0, c1, c2 = 0.0, 0.0, 0.0
-            f0, f1, f2 = _body(quat, i, c0, c1, c2 - g)
+            f0, f1, f2 = _body(nav, i, c0, c1, c2 - g)
             z = normals[i, npos : npos + 12]
             smp[i, 0] = f0 + bias[i, 0] + an * (z[0] + 0.0)
             smp[i, 1] = f1 + bias[i, 1] + an * (z[1] + 0.0)
             smp[i, 2] = f2 + bias[i, 2] + an * (z[2] + 0.0)
-            smp[i, 3] = 0.0 + bias[i, 3] + gn * (z[3] + 0.0)
-            smp[i, 4] = 0.0 + bias[i, 4] + gn * (z[4] + 0.0)
-            smp[i, 5] = 0.0 + bias[i, 5] + gn * (z[5] + 0.0)
+            smp[i, 3] = nav[i, 10] + bias[i, 3] + gn * (z[3] + 0.0)
+            smp[i, 4] = nav[i, 11] + bias[i, 4] + gn * (z[4] + 0.0)
+            smp[i, 5] = nav[i, 12] + bias[i, 5] + gn * (z[5] + 0.0)
             for q in range(3):
                 bias[i, q] = bias[i, q] + wa * sq * (z[6 + q] + 0.0)
                 bias[i, 3 + q] = bias[i, 3 + q] + wg * sq * (z[9 + q] + 0.0)
@@ -295,13 +326,13 @@ def imu_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
 
 
 @register_jitable
-def dvl_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, prev, field, pos, quat, speed):  # noqa: ANN001, ANN201, E501
+def dvl_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, prev, field, nav):  # noqa: ANN001, ANN201, E501
     """``dvl``: the velocity over ground from the truth track (the first sample: the truth
     velocity), bottom lock within the altitudes, else water track (− the current), dropout."""
     if _due(k, meta):
         if _short(cnt, meta, 3):
             return 1
-        n = pos.shape[0]
+        n = nav.shape[0]
         p = meta[2]
         (sd, wt, amin, amax, track, floor, cn, ce, has_field, radius, l0, l1, l2,
          drop) = (meta[_M0], meta[_M0 + 1], meta[_M0 + 2], meta[_M0 + 3], meta[_M0 + 4],
@@ -315,28 +346,29 @@ def dvl_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
         px = np.zeros(1)
         py = np.zeros(1)
         for i in range(n):
-            alt = floor - pos[i, 2]
+            alt = floor - nav[i, 2]
             cur_n = cn
             cur_e = ce
             if has_field != 0.0:
-                px[0] = pos[i, 1]
-                py[0] = pos[i, 0]
+                px[0] = nav[i, 1]
+                py[0] = nav[i, 0]
                 force_row(0, px, py, field[0, :nf], field[1, :nf], field[2, :nf],
                           field[3, :nf], radius, fx, fy)  # fmt: skip
                 cur_n = cur_n + fy[0]
                 cur_e = cur_e + fx[0]
-            wb0, wb1, wb2 = _body(quat, i, cur_n, cur_e, 0.0)
+            wb0, wb1, wb2 = _body(nav, i, cur_n, cur_e, 0.0)
             if have_prev:
-                v0, v1, v2 = _body(quat, i, (pos[i, 0] - prev[i, 0]) / p,
-                                   (pos[i, 1] - prev[i, 1]) / p, (pos[i, 2] - prev[i, 2]) / p)
-            else:
-                v0, v1, v2 = speed[i], 0.0, 0.0
+                v0, v1, v2 = _body(nav, i, (nav[i, 0] - prev[i, 0]) / p,
+                                   (nav[i, 1] - prev[i, 1]) / p, (nav[i, 2] - prev[i, 2]) / p)
+            else:  # the first sample: the truth's body velocity
+                v0, v1, v2 = nav[i, 7], nav[i, 8], nav[i, 9]
             for q in range(3):
-                prev[i, q] = pos[i, q]
-            # v + ω × r with ω = 0 (the model's angular rate)
-            s0 = v0 + (0.0 * l2 - 0.0 * l1)
-            s1 = v1 + (0.0 * l0 - 0.0 * l2)
-            s2 = v2 + (0.0 * l1 - 0.0 * l0)
+                prev[i, q] = nav[i, q]
+            # v + ω × r (np.cross's products and differences)
+            w0, w1, w2 = nav[i, 10], nav[i, 11], nav[i, 12]
+            s0 = v0 + (w1 * l2 - w2 * l1)
+            s1 = v1 + (w2 * l0 - w0 * l2)
+            s2 = v2 + (w0 * l1 - w1 * l0)
             lock = alt >= amin and alt <= amax
             good = (uniforms[i, upos] + 0.0) >= drop
             z0 = normals[i, npos] + 0.0
@@ -415,16 +447,37 @@ def _own(kind: str, plugin: Any, sim: Any) -> tuple[list[float], np.ndarray] | s
             float(fld.radius) if fld is not None else 0.0, *arm], vec  # fmt: skip
 
 
+def _sensor_kind(plugin: Any) -> str | None:
+    """The sensor kind of a navigation sensor plugin (None for any other plugin)."""
+    return getattr(getattr(type(plugin), "compiled_laws", None), "sensor_kind", None)
+
+
+def _truth_view(sim: Any, blk: Any) -> tuple[Any, tuple[str, ...]] | str:
+    """The law that fills ``truth.nav`` from the block's motion's truth wires, and those
+    wires; or why the block's sensors stay on the plugins."""
+    from marinesim.engine.plugins.usm import UsmMotion
+
+    motion = next((s.plugin for s in sim.slots if s.block is blk and s.plugin.kind == "motion"), None)
+    if isinstance(motion, UsmMotion):
+        return nav_of_usm, ("truth.pos", "truth.quat", "truth.speed")
+    built = getattr(getattr(motion, "motion", None), "built", None)
+    if (getattr(getattr(motion, "params", None), "thrusters", None) is not None
+            and getattr(built, "attitude", None) == "quaternion"):  # fmt: skip
+        return nav_of_x6, ("truth.x6",)  # the thruster-driven Fossen block (sixdof_laws)
+    return (
+        "a navigation sensor joins the compiled tick on a usm block or a thruster-driven "
+        "Fossen block (quaternion attitude) only"
+    )
+
+
 def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
     """The declaration of one navigation sensor (``kind``: gps, depth, ahrs, imu, dvl), or
     why it stays on the plugins here."""
-    from marinesim.engine.plugins.usm import UsmMotion
-
     law, topic, kd, kv, nz, sigs = _KINDS[kind]
     blk = slot.block
-    motion = next((s for s in sim.slots if s.block is blk and s.plugin.kind == "motion"), None)
-    if motion is None or not isinstance(motion.plugin, UsmMotion):
-        return "a navigation sensor joins the compiled tick on a usm block only"
+    view = _truth_view(sim, blk)
+    if isinstance(view, str):
+        return view
     if sim.bus.wanted(topic, blk.name, "local"):
         subs = sorted({s.owner for s in sim.bus.subscriptions
                        if topic in s.topics and s.block == blk.name})  # fmt: skip
@@ -453,21 +506,28 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
         "bufv": np.zeros((nbuf, n, kv)), "bufok": np.zeros((nbuf, n)), "buft": np.zeros(nbuf),
         "smp": np.zeros((n, kd)), "dly": np.zeros((n, kd)), "val": np.zeros((n, kv)),
         "ok": np.zeros(n), "cur": np.zeros((n, width)), "log": np.zeros((mt, n, width)),
-        "truth.pos": np.zeros((n, 3)), "truth.quat": np.zeros((n, 4)), "truth.speed": np.zeros(n),
     }  # fmt: skip
     args = ["meta", "normals", "uniforms", "cnt", "line", "bufv", "bufok", "buft", "smp", "dly",
             "val", "ok", "cur", "log"]  # fmt: skip
     state = ["cnt", "line", "bufv", "bufok", "buft", "cur"]
     if kind == "imu":
         a["hist"], a["bias"] = np.zeros((3, n, 3)), np.zeros((n, 6))
-        args += ["hist", "bias", "truth.pos", "truth.quat"]
+        args += ["hist", "bias"]
         state += ["hist", "bias"]
     elif kind == "dvl":
         a["prev"], a["field"] = np.zeros((n, 3)), np.ascontiguousarray(vec, dtype=float)
-        args += ["prev", "field", "truth.pos", "truth.quat", "truth.speed"]
+        args += ["prev", "field"]
         state += ["prev"]
-    else:
-        args += ["truth.quat" if kind == "ahrs" else "truth.pos"]
+    args += ["truth.nav"]
+    a["truth.nav"] = np.zeros((n, 13))
+    laws = [Law("sense", law, tuple(args))]
+    first = next(s for s in sim.slots if s.block is blk and _sensor_kind(s.plugin) is not None)
+    if first is slot:  # the block's first compiled sensor fills truth.nav for them all
+        fn, wires = view
+        shapes = {"truth.pos": (n, 3), "truth.quat": (n, 4), "truth.speed": (n,), "truth.x6": (n, 13)}
+        for w in wires:  # (the motion's declaration owns them)
+            a[w] = np.zeros(shapes[w])
+        laws.insert(0, Law("sense", fn, (*wires, "truth.nav")))
     rec = sim._recorder
     def ready() -> bool:
         need = {"imu": ("bias_a", "p_hist"), "dvl": ("p_prev",)}.get(kind, ())
@@ -548,7 +608,7 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
         return out
 
     return Laws(
-        [Law("sense", law, tuple(args))], a, state=tuple(state), logs=("log",),
+        laws, a, state=tuple(state), logs=("log",),
         unheard=(topic,), counts=counts, max_ticks=mt, fresh=("normals", "uniforms"),
         sources=(_SRC,), ready=ready,
         load=load, commit=commit, finish=finish,

@@ -93,6 +93,7 @@ def _laws(kind: str) -> Any:
 
         return declare(self, slot, sim, kind)
 
+    compiled_laws.sensor_kind = kind  # type: ignore[attr-defined]
     return compiled_laws
 
 
