@@ -113,6 +113,38 @@ def _keep(bufv, bufok, buft, cnt, val, ok, t_stamp):  # noqa: ANN001, ANN202
 
 
 @register_jitable
+def _truth_in(nav, c0, smp, line, cnt, dly, meta):  # noqa: ANN001, ANN202
+    """``dly`` = columns ``c0 …`` of the truth (``smp``'s width) through the delay line."""
+    for i in range(smp.shape[0]):
+        for q in range(smp.shape[1]):
+            smp[i, q] = nav[i, c0 + q]
+    _delay(line, cnt, smp, dly, meta)
+
+
+@register_jitable
+def _sampled(cnt, normals, bufv, bufok, buft, val, ok, t_stamp):  # noqa: ANN001, ANN202
+    """A sample is done: its draws are used (``normals`` and one uniform), it is kept."""
+    cnt[0] += normals
+    cnt[1] += 1
+    _keep(bufv, bufok, buft, cnt, val, ok, t_stamp)
+
+
+@register_jitable
+def _flagged(line, cnt, smp, dly, meta, val, ok, cur, c0, logged, flag):  # noqa: ANN001, ANN202
+    """A sample whose column ``flag`` says delivered, through the delay line: ``val`` its
+    first columns, ``ok`` the flag, ``cur[:, c0 …]`` its first ``logged`` columns where it
+    was delivered (NaN where not)."""
+    _delay(line, cnt, smp, dly, meta)
+    for i in range(dly.shape[0]):
+        got = dly[i, flag] > 0.5
+        for q in range(val.shape[1]):
+            val[i, q] = dly[i, q]
+        for q in range(logged):
+            cur[i, c0 + q] = dly[i, q] if got else math.nan
+        ok[i] = 1.0 if got else 0.0
+
+
+@register_jitable
 def _short(cnt, meta, normals):  # noqa: ANN001, ANN202
     """True when one more sample would read past the usable noise blocks."""
     return cnt[0] + normals > meta[5] or cnt[1] + 1 > meta[6]
@@ -177,10 +209,7 @@ def gps_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
         if _short(cnt, meta, 2):
             return 1
         n = nav.shape[0]
-        for i in range(n):
-            for q in range(3):
-                smp[i, q] = nav[i, q]
-        _delay(line, cnt, smp, dly, meta)
+        _truth_in(nav, 0, smp, line, cnt, dly, meta)
         sd, dmax, drop = meta[_M0], meta[_M0 + 1], meta[7]
         npos, upos = cnt[0], cnt[1]
         for i in range(n):
@@ -193,9 +222,7 @@ def gps_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
             cur[i, 0] = ok[i]
             cur[i, 1] = ne0 if fix else math.nan
             cur[i, 2] = ne1 if fix else math.nan
-        cnt[0] = npos + 2
-        cnt[1] = upos + 1
-        _keep(bufv, bufok, buft, cnt, val, ok, t - meta[4])
+        _sampled(cnt, 2, bufv, bufok, buft, val, ok, t - meta[4])
     _log(j, cur, log)
     return 0
 
@@ -207,9 +234,7 @@ def depth_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buf
         if _short(cnt, meta, 1):
             return 1
         n = nav.shape[0]
-        for i in range(n):
-            smp[i, 0] = nav[i, 2]
-        _delay(line, cnt, smp, dly, meta)
+        _truth_in(nav, 2, smp, line, cnt, dly, meta)
         sd, bias, dg, rg, drop = meta[_M0], meta[_M0 + 1], meta[_M0 + 2], meta[_M0 + 3], meta[7]
         npos, upos = cnt[0], cnt[1]
         for i in range(n):
@@ -218,9 +243,7 @@ def depth_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buf
             val[i, 0] = d
             ok[i] = 1.0 if good else 0.0
             cur[i, 0] = d if good else math.nan
-        cnt[0] = npos + 1
-        cnt[1] = upos + 1
-        _keep(bufv, bufok, buft, cnt, val, ok, t - meta[4])
+        _sampled(cnt, 1, bufv, bufok, buft, val, ok, t - meta[4])
     _log(j, cur, log)
     return 0
 
@@ -232,10 +255,7 @@ def ahrs_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft
         if _short(cnt, meta, 3):
             return 1
         n = nav.shape[0]
-        for i in range(n):
-            for q in range(4):
-                smp[i, q] = nav[i, 3 + q]
-        _delay(line, cnt, smp, dly, meta)
+        _truth_in(nav, 3, smp, line, cnt, dly, meta)
         s0, s1, s2, yb, drop = meta[_M0], meta[_M0 + 1], meta[_M0 + 2], meta[_M0 + 3], meta[7]
         npos, upos = cnt[0], cnt[1]
         for i in range(n):
@@ -259,9 +279,7 @@ def ahrs_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft
             val[i, 2] = m2 / nm
             val[i, 3] = m3 / nm
             ok[i] = 1.0 if (uniforms[i, upos] + 0.0) >= drop else 0.0
-        cnt[0] = npos + 3
-        cnt[1] = upos + 1
-        _keep(bufv, bufok, buft, cnt, val, ok, t - meta[4])
+        _sampled(cnt, 3, bufv, bufok, buft, val, ok, t - meta[4])
     _log(j, cur, log)
     return 0
 
@@ -311,16 +329,8 @@ def imu_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
                 bias[i, 3 + q] = bias[i, 3 + q] + wg * sq * (z[9 + q] + 0.0)
                 cur[i, q] = bias[i, q]
             smp[i, 6] = 1.0 if (uniforms[i, upos] + 0.0) >= drop else 0.0
-        cnt[0] = npos + 12
-        cnt[1] = upos + 1
-        _delay(line, cnt, smp, dly, meta)
-        for i in range(n):
-            got = dly[i, 6] > 0.5
-            for q in range(6):
-                val[i, q] = dly[i, q]
-                cur[i, 3 + q] = dly[i, q] if got else math.nan
-            ok[i] = 1.0 if got else 0.0
-        _keep(bufv, bufok, buft, cnt, val, ok, t - meta[4])
+        _flagged(line, cnt, smp, dly, meta, val, ok, cur, 3, 6, 6)
+        _sampled(cnt, 12, bufv, bufok, buft, val, ok, t - meta[4])
     _log(j, cur, log)
     return 0
 
@@ -388,17 +398,8 @@ def dvl_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
             cur[i, 0] = smp[i, 3]
             cur[i, 1] = alt
         cnt[5] = 1
-        cnt[0] = npos + 3
-        cnt[1] = upos + 1
-        _delay(line, cnt, smp, dly, meta)
-        for i in range(n):
-            got = dly[i, 3] > 0.5
-            for q in range(4):
-                val[i, q] = dly[i, q]
-            for q in range(3):
-                cur[i, 2 + q] = dly[i, q] if got else math.nan
-            ok[i] = 1.0 if got else 0.0
-        _keep(bufv, bufok, buft, cnt, val, ok, t - meta[4])
+        _flagged(line, cnt, smp, dly, meta, val, ok, cur, 2, 3, 3)
+        _sampled(cnt, 3, bufv, bufok, buft, val, ok, t - meta[4])
     _log(j, cur, log)
     return 0
 
