@@ -491,7 +491,9 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
     n = blk.n
     st = slot.ctx.state
     names = [f"{plugin.name}.{s}" for s, _w in sigs]
-    width = sum(w for _s, w in sigs)
+    ends = np.cumsum([0, *(w for _s, w in sigs)])
+    cols = {nm: slice(int(c0), int(c1)) for nm, c0, c1 in zip(names, ends[:-1], ends[1:], strict=True)}
+    width = int(ends[-1])
     delay = float(p.delay)
     period = float(slot.ctx.period)
     size = int(np.ceil(delay / period)) + 2 if delay > 0 else 1
@@ -530,6 +532,7 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
             a[w] = np.zeros(shapes[w])
         laws.insert(0, Law("sense", fn, (*wires, "truth.nav")))
     rec = sim._recorder
+
     def ready() -> bool:
         need = {"imu": ("bias_a", "p_hist"), "dvl": ("p_prev",)}.get(kind, ())
         return (
@@ -560,11 +563,9 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
             a["bufok"][r] = okm
         cnt[3] = len(kept)
         cnt[4] = 0
-        c0 = 0
-        for nm, (_s, w) in zip(names, sigs, strict=True):
+        for nm, sl in cols.items():
             held = rec.current.get((blk.name, nm))
-            a["cur"][:, c0 : c0 + w] = np.nan if held is None else np.reshape(held, (n, w))
-            c0 += w
+            a["cur"][:, sl] = np.nan if held is None else np.reshape(held, (n, -1))
         if kind == "imu":
             hist = st["p_hist"]
             for r, x in enumerate(hist):
@@ -601,12 +602,7 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
         return {topic: int(a["cnt"][4])}
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        c0 = 0
-        for nm, (_s, w) in zip(names, sigs, strict=True):
-            out[nm] = a["log"][:ticks, :, c0 : c0 + w]
-            c0 += w
-        return out
+        return {nm: a["log"][:ticks, :, sl] for nm, sl in cols.items()}
 
     return Laws(
         laws, a, state=tuple(state), logs=("log",),
