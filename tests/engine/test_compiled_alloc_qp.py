@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from marinesim.scenario.build import load_simulation
-from marinesim.testing import assert_runs_identical
+from marinesim.testing import assert_runs_identical, assert_values_identical
 
 numba = pytest.importorskip("numba")
 
@@ -37,13 +37,15 @@ def _run(compiled: bool | None, end: float, mode: str = "qp", **sets: object):  
     res = sim.run()
     slot = next(s for s in sim.slots if s.plugin.name == "alloc")
     st = slot.ctx.state
-    end_state = [st[k].tobytes() for k in ("force", "tau", "voltage", "enabled")] + [st["t_prev"]]
+    end_state = [st[k].copy() for k in ("force", "tau", "voltage", "enabled")] + [st["t_prev"]]
     return res, end_state
 
 
 def _same(a, b) -> None:  # noqa: ANN001
-    assert_runs_identical(a[0], b[0])
-    assert a[1] == b[1], "different allocator end state"
+    # the plugins' ticks against the compiled tick: bit for bit, or to rounding where numpy's
+    # elementary functions are not libm's (marinesim.core.libm)
+    assert_runs_identical(a[0], b[0], routes=True)
+    assert_values_identical(a[1], b[1], routes=True, what="allocator end state")
 
 
 def test_qp_station_keeping_compiled_equals_plugin_ticks() -> None:

@@ -59,8 +59,8 @@ def test_a_cold_tick_compiles_apart_and_the_run_switches_to_it(
     plugins = load_simulation("demo_survey", sets=sets)
     plugins.compiled = False
     ref = plugins.run()
-    assert_runs_identical(ref, res)
-    assert_runs_identical(ref, res2)
+    assert_runs_identical(ref, res, routes=True)
+    assert_runs_identical(ref, res2, routes=True)
 
 
 def test_wait_and_required_compiles_do_not_start_a_process(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from marinesim.core.errors import ConfigError
 from marinesim.scenario.build import load_simulation
-from marinesim.testing import assert_runs_identical
+from marinesim.testing import assert_runs_identical, assert_values_identical
 
 numba = pytest.importorskip("numba")
 
@@ -28,17 +28,17 @@ def _sim(name: str, compiled: bool | None, end: float, **sets: object):  # noqa:
 
 
 def _end_state(sim) -> list:  # noqa: ANN001
-    """Everything the plugin and the engine hold after a run, as bytes."""
+    """Everything the plugin and the engine hold after a run (arrays copied)."""
     tr = sim.blocks[0].truth
-    out = [a.tobytes() for a in (tr.pos, tr.quat, tr.vel, tr.ang_vel, tr.accel)] + [tr.t]
+    out = [np.array(a) for a in (tr.pos, tr.quat, tr.vel, tr.ang_vel, tr.accel)] + [tr.t]
     st = sim.slots[0].ctx.state
-    out += [st["x"].x.tobytes(), st["x"].alive.tobytes(), st["x"].t, st["cmd"].tobytes()]
-    out += [st["accel"].tobytes(), st["commanded"].tobytes(), st["bad"].tobytes()]
-    out += [(k, np.asarray(v).tobytes()) for k, v in st["onboard"].items()]
+    out += [np.array(st["x"].x), np.array(st["x"].alive), st["x"].t, np.array(st["cmd"])]
+    out += [np.array(st["accel"]), np.array(st["commanded"]), np.array(st["bad"])]
+    out += [(k, np.array(v)) for k, v in st["onboard"].items()]
     name = sim.blocks[0].name
-    out += [sorted(sim.bus._seq.items()), sim.clock.k, sim._last_finite[name].tobytes()]
+    out += [sorted(sim.bus._seq.items()), sim.clock.k, np.array(sim._last_finite[name])]
     rec = sim._recorder
-    out += [rec._ticks, rec.frames, {k: v.tobytes() for k, v in rec.current.items()}]
+    out += [rec._ticks, rec.frames, {k: np.array(v) for k, v in rec.current.items()}]
     ctx = sim.slots[0].ctx
     out += [ctx.t, ctx.tick, ctx.t_next, ctx.substep, dict(sim.slots[0].calls)]
     return out
@@ -49,8 +49,8 @@ def test_bundled_fleet_scenario_compiled_equals_plugin_ticks(name: str) -> None:
     end = 40.0 if name == "tanker_heading_autopilot" else 12.0
     sa, sb = _sim(name, False, end), _sim(name, True, end)
     a, b = sa.run(), sb.run()
-    assert_runs_identical(a, b)
-    assert _end_state(sa) == _end_state(sb)
+    assert_runs_identical(a, b, routes=True)
+    assert_values_identical(_end_state(sa), _end_state(sb), routes=True, what="end state")
     assert a.manifest["compiled_ticks"] == 0
     assert sb.clock.k - 3 <= b.manifest["compiled_ticks"] < sb.clock.k  # all but the first tick or two
     assert "fossen6dof.autopilot" in b.signals
@@ -74,8 +74,8 @@ def test_other_setups_match(name: str, sets: dict) -> None:
     sa, sb = _sim(name, False, end, **sets), _sim(name, True, end, **sets)
     a, b = sa.run(), sb.run()
     assert sb.clock.k - 3 <= b.manifest["compiled_ticks"] < sb.clock.k
-    assert_runs_identical(a, b)
-    assert _end_state(sa) == _end_state(sb)
+    assert_runs_identical(a, b, routes=True)
+    assert_values_identical(_end_state(sa), _end_state(sb), routes=True, what="end state")
 
 
 def test_step_input_crosses_its_switch_times() -> None:
@@ -104,8 +104,8 @@ def test_a_held_actuator_command_replaces_the_vehicles_own() -> None:
 
     (sa, a), (sb, b) = run(False), run(True)
     assert b.manifest["compiled_ticks"] > 70
-    assert_runs_identical(a, b)
-    assert _end_state(sa) == _end_state(sb)
+    assert_runs_identical(a, b, routes=True)
+    assert_values_identical(_end_state(sa), _end_state(sb), routes=True, what="end state")
     rpm = b["fossen6dof.actuators"][:, -1, 4]
     assert abs(rpm[1] - 800.0) < 50.0 < abs(rpm[0] - 800.0)
 
@@ -126,7 +126,7 @@ def test_a_step_the_guard_stops_is_undone_and_run_by_the_plugins() -> None:
     assert a.status == b.status == "diverged"
     assert any("max_speed" in e.text for e in b.events)
     assert b.manifest["compiled_ticks"] == 0
-    assert_runs_identical(a, b)
+    assert_runs_identical(a, b, routes=True)
 
 
 @pytest.mark.parametrize(
@@ -150,5 +150,5 @@ def test_a_current_field_is_ignored_alike() -> None:
     a, b = sa.run(), sb.run()
     assert any("current field is ignored" in e.text for e in b.events)
     assert b.manifest["compiled_ticks"] >= 47
-    assert_runs_identical(a, b)
-    assert _end_state(sa) == _end_state(sb)
+    assert_runs_identical(a, b, routes=True)
+    assert_values_identical(_end_state(sa), _end_state(sb), routes=True, what="end state")

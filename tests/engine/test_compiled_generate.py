@@ -163,7 +163,7 @@ def test_a_controller_at_its_own_rate(rate_hz: float) -> None:
     assert b.manifest["compiled_ticks"] > 100
     from marinesim.testing import assert_runs_identical
 
-    assert_runs_identical(a, b)
+    assert_runs_identical(a, b, routes=True)
 
 
 def test_warmup_covers_the_declared_bundled_scenarios() -> None:

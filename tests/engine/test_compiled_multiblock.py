@@ -23,7 +23,7 @@ from marinesim.core.errors import ConfigError
 from marinesim.engine.compiled.route import plan
 from marinesim.scenario.build import build_simulation, builtin_path, load_scenario, load_simulation
 from marinesim.scenario.load import load_text
-from marinesim.testing import assert_runs_identical
+from marinesim.testing import assert_runs_identical, assert_values_identical
 
 numba = pytest.importorskip("numba")
 
@@ -59,11 +59,11 @@ def _sim(text: str, compiled: bool | None, base: str = "demo_survey") -> Any:
 
 
 def _bytes(x: Any, depth: int = 0) -> Any:
-    """A comparable picture of a plugin's state (arrays as bytes)."""
+    """A comparable picture of a plugin's state (arrays copied)."""
     if isinstance(x, np.ndarray):
-        return (x.dtype.str, x.shape, x.tobytes())
+        return x.copy()
     if isinstance(x, float | int | str | bool | np.generic) or x is None:
-        return x if not isinstance(x, float) else np.float64(x).tobytes()
+        return x
     if isinstance(x, dict):
         return {str(k): _bytes(v, depth + 1) for k, v in x.items()}
     if isinstance(x, list | tuple):
@@ -80,15 +80,15 @@ def _end_state(sim: Any) -> list:
     out: list = []
     for blk in sim.blocks:
         tr = blk.truth
-        out += [blk.name, *(a.tobytes() for a in (tr.pos, tr.quat, tr.vel, tr.ang_vel, tr.accel))]
-        out += [tr.t, blk.active.tobytes(), sim._last_finite[blk.name].tobytes()]
+        out += [blk.name, *(np.array(a) for a in (tr.pos, tr.quat, tr.vel, tr.ang_vel, tr.accel))]
+        out += [tr.t, np.array(blk.active), np.array(sim._last_finite[blk.name])]
     for s in sim.slots:
         ctx = s.ctx
         out += [s.plugin.name, _bytes(dict(ctx.state)), dict(s.calls)]
         out += [ctx.t, ctx.tick, ctx.t_next, getattr(ctx, "substep", None)]
     rec = sim._recorder
     out += [sorted(sim.bus._seq.items()), sim.clock.k, rec._ticks, rec.frames]
-    out += [{k: v.tobytes() for k, v in rec.current.items()}]
+    out += [{k: np.array(v) for k, v in rec.current.items()}]
     return out
 
 
@@ -106,8 +106,8 @@ def _both(text: str, base: str = "demo_survey", prepare: Callable[[Any], None] |
 def _check(pa: Any, a: Any, pb: Any, b: Any) -> None:
     assert b.manifest["compiled_why_not"] is None
     assert a.manifest["compiled_ticks"] == 0
-    assert_runs_identical(a, b)
-    assert _end_state(pa) == _end_state(pb)
+    assert_runs_identical(a, b, routes=True)
+    assert_values_identical(_end_state(pa), _end_state(pb), routes=True, what="end state")
 
 
 # ------------------------------------------------------------------ the composed source
@@ -215,8 +215,8 @@ def test_usm_two_blocks_step_by_step() -> None:
         pass
     a, b = sa.run(), sb.run()
     assert b.manifest["compiled_ticks"] > 30
-    assert_runs_identical(a, b)
-    assert _end_state(sa) == _end_state(sb)
+    assert_runs_identical(a, b, routes=True)
+    assert_values_identical(_end_state(sa), _end_state(sb), routes=True, what="end state")
 
 
 # ------------------------------------------------- plugin set 3: the fleet, two kinds
@@ -258,8 +258,8 @@ def test_a_hand_back_in_one_block_stops_both_at_the_same_tick() -> None:
     # the tanker's tick of the hand-back ran once, through its plugin (not twice, not
     # compiled ahead): both blocks end at the same tick with the plugins' bits
     assert pa.clock.k == pb.clock.k == 41
-    assert_runs_identical(a, b)
-    assert _end_state(pa) == _end_state(pb)
+    assert_runs_identical(a, b, routes=True)
+    assert_values_identical(_end_state(pa), _end_state(pb), routes=True, what="end state")
 
 
 # ---------------------------------------------------------------------------- why not

@@ -16,7 +16,7 @@ import pytest
 from marinesim.core.compile import PARALLEL_MIN
 from marinesim.core.errors import ConfigError
 from marinesim.scenario.build import load_simulation
-from marinesim.testing import assert_runs_identical
+from marinesim.testing import assert_runs_identical, assert_values_identical
 
 numba = pytest.importorskip("numba")
 
@@ -35,7 +35,7 @@ def _run(compiled: bool | None, end: float = 40.0, **sets: object):  # noqa: ANN
 
 
 def _same(a, b) -> None:  # noqa: ANN001
-    assert_runs_identical(a, b)
+    assert_runs_identical(a, b, routes=True)
 
 
 def test_bundled_survey_compiled_equals_plugin_ticks() -> None:
@@ -128,18 +128,18 @@ def test_small_chunks_flush_between_spans() -> None:
 
 
 def _end_state(sim) -> list:  # noqa: ANN001
-    """Everything the plugins and the engine hold after a run, as bytes."""
+    """Everything the plugins and the engine hold after a run (arrays copied)."""
     blk = sim.blocks[0]
     tr = blk.truth
-    out = [a.tobytes() for a in (tr.pos, tr.quat, tr.vel, tr.ang_vel, tr.accel)] + [tr.t]
+    out = [np.array(a) for a in (tr.pos, tr.quat, tr.vel, tr.ang_vel, tr.accel)] + [tr.t]
     by = {s.plugin.kind: s.ctx.state for s in sim.slots}
     m, c = by["motion"], by["controller"]
-    out += [m["x"].x.tobytes(), m["x"].alive.tobytes(), m["x"].t, m["cmd"].tobytes()]
-    out += [m["accel"].tobytes(), m["commanded"].tobytes(), c["t_prev"]]
-    out += [np.asarray(v).tobytes() for v in vars(c["ap"]).values()]
-    out += [sorted(sim.bus._seq.items()), sim.clock.k, sim._last_finite["remus"].tobytes()]
+    out += [np.array(m["x"].x), np.array(m["x"].alive), m["x"].t, np.array(m["cmd"])]
+    out += [np.array(m["accel"]), np.array(m["commanded"]), c["t_prev"]]
+    out += [np.array(v) for v in vars(c["ap"]).values()]
+    out += [sorted(sim.bus._seq.items()), sim.clock.k, np.array(sim._last_finite["remus"])]
     rec = sim._recorder
-    out += [rec._ticks, rec.frames, {k: v.tobytes() for k, v in rec.current.items()}]
+    out += [rec._ticks, rec.frames, {k: np.array(v) for k, v in rec.current.items()}]
     return out
 
 
@@ -186,7 +186,7 @@ def test_a_step_undone_mid_loop_leaves_the_plugins_state(monkeypatch) -> None:  
     assert undone == [58]
     sa, a = run(False)
     _same(a, b)
-    assert _end_state(sa) == _end_state(sb)
+    assert_values_identical(_end_state(sa), _end_state(sb), routes=True, what="end state")
     # ticks 57, 58 (handed back) and 59 (the engine backs off once) were the plugins'
     assert 200 - 6 <= b.manifest["compiled_ticks"] < 200 - 2
 
@@ -198,7 +198,7 @@ def test_end_state_matches_with_waypoints() -> None:
         sim.compiled = compiled
         sim.run()
         out.append(_end_state(sim))
-    assert out[0] == out[1]
+    assert_values_identical(out[0], out[1], routes=True, what="end state")
 
 
 def test_compiled_true_says_why_it_does_not_apply() -> None:

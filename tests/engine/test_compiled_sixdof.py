@@ -35,7 +35,7 @@ def _run(  # noqa: ANN202
 
 def test_station_keeping_compiled_equals_plugin_ticks() -> None:
     a, b = _run(False, 15.0), _run(True, 15.0)
-    assert_runs_identical(a, b)
+    assert_runs_identical(a, b, routes=True)
     assert a.manifest["compiled_ticks"] == 0
     assert 300 - 3 <= b.manifest["compiled_ticks"] < 300  # all but the first tick or two
     volt = b["fossen6dof.voltage"][0, :, 0]
@@ -53,7 +53,7 @@ def test_three_vehicles_each_row_its_own_voltage() -> None:
     spread = {"north": 2.0, "east": 2.0, "depth": 1.0, "heading_deg": 60.0}
     sets = {"entities.0.count": 3, "entities.0.spawn.spread": spread}
     a, b = _run(False, 5.0, **sets), _run(True, 5.0, **sets)
-    assert_runs_identical(a, b)
+    assert_runs_identical(a, b, routes=True)
     assert b.manifest["compiled_ticks"] >= 100 - 3
     v = b["alloc.voltage"][:, -1, 0]
     assert len(set(v.tolist())) > 1  # the batteries sag differently: per-row bounds
@@ -65,7 +65,7 @@ def test_same_seed_same_bytes_compiled() -> None:
 
 def test_thruster_failure_hands_its_tick_back() -> None:
     a, b = _run(False, 10.0, **FAIL), _run(True, 10.0, **FAIL)
-    assert_runs_identical(a, b)
+    assert_runs_identical(a, b, routes=True)
     kinds = [(e.t, e.kind) for e in b.events]
     assert (4.0, "thruster_fail") in kinds
     en = b["fossen6dof.enabled"][0, -1]
@@ -81,7 +81,7 @@ def test_two_vehicle_failure_scenario_compiled_equals_plugin_ticks() -> None:
     fail = {"script": ["thrusters/fail=0 at 4"]}
     a = _run(False, 8.0, name="bluerov2_thruster_failure", **fail)
     b = _run(True, 8.0, name="bluerov2_thruster_failure", **fail)
-    assert_runs_identical(a, b)
+    assert_runs_identical(a, b, routes=True)
     assert b.manifest["compiled_why_not"] is None
     assert 160 - 6 <= b.manifest["compiled_ticks"] < 160
     en = b["fossen6dof.enabled"][:, -1]  # both plants lost thruster 0

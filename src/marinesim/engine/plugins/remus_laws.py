@@ -163,15 +163,17 @@ def pvs_substep_threads(
 
 
 @register_jitable
-def pvs_after(k, j, t, h, x, eta, nu, xlog, elog):  # noqa: ANN001, ANN201
-    """The truth at t_{k+1}: pose, velocities and the Euler angles of its quaternion, logged
-    component-major (c, ticks, N: the recorder's layout, one contiguous block per column)."""
+def pvs_after(k, j, t, h, x, eta, quat, nu, xlog, elog):  # noqa: ANN001, ANN201
+    """The truth at t_{k+1}: pose, attitude quaternion, velocities and the Euler angles of its
+    quaternion, logged component-major (c, ticks, N: the recorder's layout, one contiguous
+    block per column)."""
     n = x.shape[0]
     for i in range(n):
         for c in range(x.shape[1]):
             xlog[c, j, i] = x[i, c]
         # quat_from_euler, then euler_from_quat (the plugin's route)
         q0, q1, q2, q3 = quat_from_euler_c(x[i, 3], x[i, 4], x[i, 5])
+        quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3] = q0, q1, q2, q3
         roll, pitch, yaw = euler_from_quat_c(q0, q1, q2, q3)
         eta[i, 0], eta[i, 1], eta[i, 2] = x[i, 0], x[i, 1], x[i, 2]
         eta[i, 3], eta[i, 4], eta[i, 5] = roll, pitch, yaw
@@ -308,7 +310,7 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         "cmd": np.zeros((n, 3)), "x": np.zeros((n, m)), "xb": np.zeros((n, m)),
         "xq": np.zeros((n, m)), "alive": np.ones(n, dtype=np.bool_),
         "status": np.zeros(n, dtype=np.int8), "size": np.zeros(n), "tmodel": np.zeros(1),
-        "truth.eta": np.zeros((n, 6)), "truth.nu": np.zeros((n, 6)),
+        "truth.eta": np.zeros((n, 6)), "truth.quat": np.zeros((n, 4)), "truth.nu": np.zeros((n, 6)),
         "xlog": np.zeros((m, T, n)), "elog": np.zeros((3, T, n)),
     }  # fmt: skip
     mname = plugin.name
@@ -330,6 +332,7 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         tr = blk.truth
         a["truth.eta"][:, :3] = a["x"][:, :3]
         a["truth.eta"][:, 3:] = euler_from_quat(tr.quat)  # the autopilot's belief at t_k
+        a["truth.quat"][...] = tr.quat
         a["truth.nu"][...] = a["x"][:, 6:12]
 
     def commit(k: int, kstop: int, ticks: int) -> None:
@@ -354,11 +357,12 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
             Law("substep", pvs_substep_threads if n >= PARALLEL_MIN else pvs_substep, (
                 "nsub", "kind", "par", "zero", "bus.fins_cmd", "bus.propeller_cmd", "cmd", "x",
                 "xb", "xq", "alive", "status", "size", "tmodel")),
-            Law("after_physics", pvs_after, ("x", "truth.eta", "truth.nu", "xlog", "elog")),
+            Law("after_physics", pvs_after, ("x", "truth.eta", "truth.quat", "truth.nu", "xlog",
+                                             "elog")),
         ],
         arrays=a,
         state=("bus.fins_cmd", "bus.propeller_cmd", "cmd", "x", "xq", "alive", "status",
-               "size", "tmodel", "truth.eta", "truth.nu"),
+               "size", "tmodel", "truth.eta", "truth.quat", "truth.nu"),
         logs=("xlog", "elog"), max_ticks=T, sources=(_SRC / "models" / "sixdof", _SRC / "core" / "frames.py"),
         ready=ready, load=load, commit=commit, finish=finish,
     )  # fmt: skip

@@ -5,7 +5,9 @@ period and offset, as the plugins' ``sense`` phase calls it) over the wire ``tru
 (N, 13: position, attitude quaternion, body velocity, body angular rate, the fields of the
 block's truth), which the block's first compiled sensor fills from its motion's truth wires:
 :func:`nav_of_usm` (``truth.pos``, ``truth.quat``, ``truth.speed``: velocity (speed, 0, 0), no
-angular rate) or :func:`nav_of_x6` (the thruster-driven Fossen block's ``truth.x6``).  A law
+angular rate), :func:`nav_of_x6` (the thruster-driven Fossen block's ``truth.x6``) or
+:func:`nav_of_rows` (a PythonVehicleSimulator block: ``truth.eta``, ``truth.nu`` and the
+quaternion of the rows' Euler angles, ``truth.quat``, which ``pvs_after`` writes).  A law
 is the plugin's numpy expressions written per row, in the same order of operations:
 
 * the noise comes from the slot's own per-entity streams, read ahead in place in their
@@ -22,11 +24,11 @@ is the plugin's numpy expressions written per row, in the same order of operatio
   row sums its squares in order (both checked against numpy on 2·10⁵ rows).
 
 A sensor joins the tick when nothing subscribes to its topic (a subscriber, e.g. ``nav_ekf``,
-reads the messages through the bus: that scenario stays on the plugins), on a ``usm`` block or
-a thruster-driven Fossen block (not yet on a PythonVehicleSimulator block: its truth's
-quaternion comes from Euler angles the tick does not wire), with a flat seafloor (the
-environment's or the DVL's own ``seafloor_depth``).  Every published
-value, logged signal and count is the plugins' (``tests/engine/test_compiled_sensors.py``).
+reads the messages through the bus: that scenario stays on the plugins), on a ``usm`` block,
+a thruster-driven Fossen block or a PythonVehicleSimulator block (REMUS 100 and the fleet),
+with a flat seafloor (the environment's or the DVL's own ``seafloor_depth``).  Every
+published value, logged signal and count is the plugins'
+(``tests/engine/test_compiled_sensors.py``).
 """
 
 from __future__ import annotations
@@ -199,6 +201,20 @@ def nav_of_x6(k, j, t, h, x6, nav):  # noqa: ANN001, ANN201
     for i in range(x6.shape[0]):
         for c in range(13):
             nav[i, c] = x6[i, c]
+    return 0
+
+
+@register_jitable
+def nav_of_rows(k, j, t, h, eta, quat, nu, nav):  # noqa: ANN001, ANN201
+    """``truth.nav`` of a PythonVehicleSimulator block: the position of ``truth.eta``, the
+    quaternion of the rows' Euler angles (``truth.quat``, as the model's ``pose``) and ν."""
+    for i in range(eta.shape[0]):
+        for c in range(3):
+            nav[i, c] = eta[i, c]
+        for c in range(4):
+            nav[i, 3 + c] = quat[i, c]
+        for c in range(6):
+            nav[i, 7 + c] = nu[i, c]
     return 0
 
 
@@ -457,17 +473,23 @@ def _truth_view(sim: Any, blk: Any) -> tuple[Any, tuple[str, ...]] | str:
     """The law that fills ``truth.nav`` from the block's motion's truth wires, and those
     wires; or why the block's sensors stay on the plugins."""
     from marinesim.engine.plugins.usm import UsmMotion
+    from marinesim.models.sixdof.motion import FleetMotion, PvsMotion
 
     motion = next((s.plugin for s in sim.slots if s.block is blk and s.plugin.kind == "motion"), None)
     if isinstance(motion, UsmMotion):
         return nav_of_usm, ("truth.pos", "truth.quat", "truth.speed")
-    built = getattr(getattr(motion, "motion", None), "built", None)
-    if (getattr(getattr(motion, "params", None), "thrusters", None) is not None
-            and getattr(built, "attitude", None) == "quaternion"):  # fmt: skip
+    model = getattr(motion, "motion", None)
+    params = getattr(motion, "params", None)
+    thrusters = getattr(params, "thrusters", None)
+    if thrusters is not None and getattr(getattr(model, "built", None), "attitude", None) == "quaternion":
         return nav_of_x6, ("truth.x6",)  # the thruster-driven Fossen block (sixdof_laws)
+    if (isinstance(model, (PvsMotion, FleetMotion)) and thrusters is None
+            and getattr(params, "actuators", None) is None):  # fmt: skip
+        # remus_laws / fleet_laws: pvs_after writes the pose, its quaternion and ν
+        return nav_of_rows, ("truth.eta", "truth.quat", "truth.nu")
     return (
-        "a navigation sensor joins the compiled tick on a usm block or a thruster-driven "
-        "Fossen block (quaternion attitude) only"
+        "a navigation sensor joins the compiled tick on a usm block, a thruster-driven "
+        "Fossen block (quaternion attitude) or a PythonVehicleSimulator block only"
     )
 
 
@@ -527,7 +549,8 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
     first = next(s for s in sim.slots if s.block is blk and _sensor_kind(s.plugin) is not None)
     if first is slot:  # the block's first compiled sensor fills truth.nav for them all
         fn, wires = view
-        shapes = {"truth.pos": (n, 3), "truth.quat": (n, 4), "truth.speed": (n,), "truth.x6": (n, 13)}
+        shapes = {"truth.pos": (n, 3), "truth.quat": (n, 4), "truth.speed": (n,),
+                  "truth.x6": (n, 13), "truth.eta": (n, 6), "truth.nu": (n, 6)}  # fmt: skip
         for w in wires:  # (the motion's declaration owns them)
             a[w] = np.zeros(shapes[w])
         laws.insert(0, Law("sense", fn, (*wires, "truth.nav")))
