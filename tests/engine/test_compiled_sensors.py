@@ -146,29 +146,41 @@ def test_bottom_lock_no_delay_and_offsets_match_the_plugins() -> None:
     assert np.nanmedian(np.abs(fwd - b["truth.speed"][:, 1:, 0][mode == 1.0])) < 0.1
 
 
-def test_sensors_on_a_thruster_driven_fossen_block_match_the_plugins() -> None:
-    # one BlueROV2 Heavy holding station in a current: the sensors read its 6-DOF truth
-    # (quaternion, body velocity and angular rate) through the block's truth.x6
-    sets = {**_sets(20.0), "entities.0.sensors": _suite(dvl={"seafloor_depth": 30.0})}
+def _both_on(scenario: str, sets: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+    """``scenario`` through the plugins and compiled: the same runs and sensor states."""
     out = []
     for compiled in (False, True):
-        sim = load_simulation("bluerov2_station_keeping", sets=sets)
+        sim = load_simulation(scenario, sets=sets)
         sim.compiled = compiled
         out.append((sim, sim.run()))
     (sa, a), (sb, b) = out
     assert_runs_identical(a, b, routes=True)
     _same_sensor_state(sa, sb)
-    assert a.manifest["compiled_ticks"] == 0 and b.manifest["compiled_ticks"] >= 395
-    # the gyro (5 Hz = every 4th tick, 0.4 s = 8 ticks late, no initial bias, a walk of
-    # 1e-5 rad/s/√s) reads the body rate of 8 ticks before within 5σ of its 0.001 rad/s noise
-    gyro = b["imu.gyro"][0, 8::4, :]
-    rate = b["fossen6dof.nu"][0, 0:-8:4, 3:6]
+    assert a.manifest["compiled_ticks"] == 0
+    return sa, a, sb, b
+
+
+def _gyro_reads_the_rate(b: Any, every: int, late: int, least: int) -> None:
+    """The gyro (a sample every ``every`` ticks, ``late`` ticks late, no initial bias, a walk
+    of 1e-5 rad/s/√s) reads the body rate of ``late`` ticks before within 5σ of its
+    0.001 rad/s noise, on at least ``least`` samples of a vehicle that turns (ω not 0)."""
+    gyro = b["imu.gyro"][0, late::every, :]
+    rate = b["fossen6dof.nu"][0, 0:-late:every, 3:6]
     got = ~np.isnan(gyro[:, 0])
-    assert got.sum() > 80 and np.abs(rate[got]).max() > 0.005  # it turns: ω is not 0
+    assert got.sum() > least and np.abs(rate[got]).max() > 0.005
     assert np.abs(gyro[got] - rate[got]).max() < 5 * 0.001
+
+
+def test_sensors_on_a_thruster_driven_fossen_block_match_the_plugins() -> None:
+    # one BlueROV2 Heavy holding station in a current: the sensors read its 6-DOF truth
+    # (quaternion, body velocity and angular rate) through the block's truth.x6
+    sets = {**_sets(20.0), "entities.0.sensors": _suite(dvl={"seafloor_depth": 30.0})}
+    sa, a, sb, b = _both_on("bluerov2_station_keeping", sets)
+    assert b.manifest["compiled_ticks"] >= 395
+    _gyro_reads_the_rate(b, every=4, late=8, least=80)  # dt 0.05 s: 5 Hz, 0.4 s
     # bottom lock 30 m down; depth at 1 Hz (every 20th tick), 0.5 s = 10 ticks late, the
     # pressure read back with 1000 kg/m³ in this fresh water: the truth within 5σ
-    assert sim.env.density == 1000.0
+    assert sa.env.density == 1000.0
     assert 1.0 in b["dvl.mode"][0, :, 0] and set(np.unique(b["dvl.mode"][0, 1:, 0])) <= {0.0, 1.0}
     d = b["depth.depth"][0, 20::20, 0]
     z = b["truth.pos"][0, 10:-10:20, 2]
@@ -179,23 +191,9 @@ def test_sensors_on_a_pythonvehiclesimulator_block_match_the_plugins() -> None:
     # REMUS 100 (PythonVehicleSimulator, Euler-angle rows): the sensors read the quaternion of
     # the rows' Euler angles (truth.quat, as the model's pose), its position and ν
     sets = {**_sets(30.0), "entities.0.sensors": _suite(dvl={"seafloor_depth": 30.0})}
-    out = []
-    for compiled in (False, True):
-        sim = load_simulation("remus100_survey", sets=sets)
-        sim.compiled = compiled
-        out.append((sim, sim.run()))
-    (sa, a), (sb, b) = out
-    assert_runs_identical(a, b, routes=True)
-    _same_sensor_state(sa, sb)
-    assert a.manifest["compiled_ticks"] == 0 and b.manifest["compiled_ticks"] >= 290
-    # dt = 0.1 s.  The gyro (5 Hz: every 2nd tick; 0.4 s = 4 ticks late, no initial bias,
-    # a walk of 1e-5 rad/s/√s) reads the body rate of 4 ticks before within 5σ of its
-    # 0.001 rad/s noise; the AUV turns onto its lanes, so ω is not 0
-    gyro = b["imu.gyro"][0, 4::2, :]
-    rate = b["fossen6dof.nu"][0, 0:-4:2, 3:6]
-    got = ~np.isnan(gyro[:, 0])
-    assert got.sum() > 100 and np.abs(rate[got]).max() > 0.005
-    assert np.abs(gyro[got] - rate[got]).max() < 5 * 0.001
+    sa, a, sb, b = _both_on("remus100_survey", sets)
+    assert b.manifest["compiled_ticks"] >= 290
+    _gyro_reads_the_rate(b, every=2, late=4, least=100)  # dt 0.1 s: 5 Hz, 0.4 s
     # bottom lock 30 m down, water track never; the depth sensor's pressure read back with
     # 1000 kg/m³ in sea water: ρ/1000 times the truth of 0.5 s before (the delay line
     # interpolates halfway between its 1 s samples), within 5σ of its 0.05 m noise
