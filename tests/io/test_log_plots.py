@@ -70,6 +70,7 @@ def test_manifest_and_csv_header_carry_version_seed_hash(tmp_path: Path) -> None
         "marinesim_version",
         "python",
         "numpy",
+        "numpy_libm",
         "platform",
         "seed",
         "status",
@@ -77,6 +78,9 @@ def test_manifest_and_csv_header_carry_version_seed_hash(tmp_path: Path) -> None
     ):
         assert key in man, key
     assert man["seed"] == 4 and man["status"] == "completed"
+    from marinesim.core.libm import numpy_matches_libm
+
+    assert man["numpy_libm"] is numpy_matches_libm()
     assert man["scenario_sha256"] == "abc123"  # metadata lives in the manifest (issue 9 §5)
     head = (tmp_path / "log.csv").read_text().splitlines()[0]
     assert head.startswith("entity,block,t,")

@@ -11,7 +11,8 @@ elsewhere they agree bit for bit.  ``NPY_DISABLE_CPU_FEATURES=X86_V4``, set befo
 imported, makes numpy use libm's bits on such a CPU too.
 
 :func:`numpy_matches_libm` tells which case this process is in, by evaluating the functions
-the laws use on a fixed set of arguments both ways (a few milliseconds, once per process).
+the laws use on a fixed set of 1 536 arguments both ways (about 15 ms, once per process);
+run manifests record it (``numpy_libm``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ __all__ = ["numpy_matches_libm"]
 
 def _args() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Arguments over the ranges the laws see: angles, ratios in [−1, 1], small and large."""
-    k = np.arange(4096, dtype=float)
+    k = np.arange(512, dtype=float)
     x = np.concatenate([
         -10.0 + 20.0 * (k * 0.6180339887498949 % 1.0),
         -1.0 + 2.0 * (k * 0.7548776662466927 % 1.0),
