@@ -302,12 +302,8 @@ def assert_runs_identical(
     """
     assert list(a.signals) == list(b.signals), "different signals"
     assert a.t.tobytes() == b.t.tobytes(), "different frame times"
-    exact = not routes or numpy_matches_libm()
     for name in a.signals:
-        if exact:
-            assert a[name].tobytes() == b[name].tobytes(), f"signal {name!r} differs"
-        else:
-            _assert_rounding(name, np.asarray(a[name]), np.asarray(b[name]))
+        assert_values_identical(a[name], b[name], routes=routes, what=f"signal {name!r}")
     ev = [(e.t, e.entity, e.kind, e.text) for e in a.events]
     assert ev == [(e.t, e.entity, e.kind, e.text) for e in b.events], "different events"
     if counts:
@@ -321,16 +317,13 @@ def assert_runs_identical(
 ROUTES_RTOL = 1e-12
 
 
-def _assert_rounding(name: str, x: np.ndarray, y: np.ndarray) -> None:
-    """``x`` and ``y`` agree within :data:`ROUTES_RTOL` × max(1, the signal's largest
-    magnitude)."""
-    assert x.shape == y.shape and x.dtype == y.dtype, f"signal {name!r}: different shapes"
-    if x.dtype.kind != "f":
-        assert x.tobytes() == y.tobytes(), f"signal {name!r} differs"
-        return
+def _assert_rounding(what: str, x: np.ndarray, y: np.ndarray) -> None:
+    """Float arrays ``x`` and ``y`` agree within :data:`ROUTES_RTOL` × max(1, the largest
+    magnitude of ``x``)."""
+    assert x.shape == y.shape and x.dtype == y.dtype, f"{what}: different arrays"
     fin = np.isfinite(x)
-    assert np.array_equal(fin, np.isfinite(y)), f"signal {name!r}: NaN or inf elsewhere"
-    assert x[~fin].tobytes() == y[~fin].tobytes(), f"signal {name!r}: different infinities"
+    assert np.array_equal(fin, np.isfinite(y)), f"{what}: NaN or inf elsewhere"
+    assert x[~fin].tobytes() == y[~fin].tobytes(), f"{what}: different infinities"
     if not fin.any():
         return
     # (a floor of 1 in the signal's unit: a residual such as an unmet force of 1e-15 N is
@@ -338,7 +331,7 @@ def _assert_rounding(name: str, x: np.ndarray, y: np.ndarray) -> None:
     scale = max(1.0, float(np.max(np.abs(x[fin]))))
     err = float(np.max(np.abs(x[fin] - y[fin])))
     assert err <= ROUTES_RTOL * scale, (
-        f"signal {name!r} differs by {err:.3g} (> {ROUTES_RTOL:g} × {scale:.3g})"
+        f"{what} differs by {err:.3g} (> {ROUTES_RTOL:g} × {scale:.3g})"
     )
 
 

@@ -332,7 +332,6 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         tr = blk.truth
         a["truth.eta"][:, :3] = a["x"][:, :3]
         a["truth.eta"][:, 3:] = euler_from_quat(tr.quat)  # the autopilot's belief at t_k
-        a["truth.quat"][...] = tr.quat
         a["truth.nu"][...] = a["x"][:, 6:12]
 
     def commit(k: int, kstop: int, ticks: int) -> None:
