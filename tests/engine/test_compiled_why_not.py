@@ -20,13 +20,16 @@ def _run(name: str, compiled: bool | None, **kw: object) -> dict:
 
 def test_the_real_reason_and_required_is_an_error() -> None:
     # two blocks compile together: auv_survey_ins stays on the plugins for its INS/EKF
-    why = "block 'ins_auv': a navigation estimate (belief)"
+    why = (
+        "block 'ins_auv': plugin 'imu' runs only tick by tick here: its 'imu/data' messages go "
+        "to 'ins_auv.nav' through the bus"
+    )
     man = _run("auv_survey_ins", None)
     assert man["compiled_ticks"] == 0
     assert man["compiled_why_not"] == why
     sim = load_simulation("auv_survey_ins", sets=["time.end=1"])
     sim.compiled = True
-    with pytest.raises(ConfigError, match=r"does not apply: block 'ins_auv': a navigation estimate") as exc:
+    with pytest.raises(ConfigError, match=r"does not apply: block 'ins_auv': plugin 'imu'") as exc:
         sim.run()
     assert exc.value.param == "compiled"
     assert sim.manifest()["compiled_why_not"] == why

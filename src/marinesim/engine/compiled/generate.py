@@ -42,7 +42,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from marinesim.engine.compiled.law import HOOKS, Law, Laws
+from marinesim.engine.compiled.law import HOOKS, WIRE_PREFIXES, Law, Laws
 
 __all__ = [
     "arena_tables", "array_of", "cache_dir", "cached_machine_code", "compile_arena", "compile_tick",
@@ -65,7 +65,7 @@ def wire_key(laws: Laws, name: str) -> str:
 
 
 def _is_wire(name: str) -> bool:
-    return name.startswith(("bus.", "truth."))
+    return name.startswith(WIRE_PREFIXES)
 
 
 def _wiring(decls: Sequence[Laws]) -> tuple[list[str], dict[tuple[int, str], int]]:

@@ -9,7 +9,8 @@ A plugin joins the compiled tick by implementing ``compiled_laws(slot, sim)``, r
   compiled), over the plugin's own structure-of-arrays state;
 * the **arrays** they work on, by name: the plugin's state and parameters (its own), and
   *wires*, arrays shared between plugins in the tick — a bus topic that never leaves the
-  compiled tick (``"bus.fins_cmd"``) or a truth field (``"truth.eta"``): the first declaration
+  compiled tick (``"bus.fins_cmd"``), a truth field (``"truth.eta"``) or the block's
+  navigation estimate (``"belief.pos"``, :data:`WIRE_PREFIXES`): the first declaration
   that names a wire in its ``arrays`` owns it, the others read and write the same array;
 * what the engine must account for: the topics it publishes each call (bus counts), the
   signals it logs (``finish`` turns the per-tick log arrays into the recorder's signals with
@@ -38,6 +39,7 @@ from marinesim.core.jitable import register_jitable
 
 __all__ = [
     "HOOKS",
+    "WIRE_PREFIXES",
     "LOG_BUDGET",
     "Law",
     "Laws",
@@ -51,6 +53,10 @@ __all__ = [
 #: then the physics substeps, then what describes t_{k+1}, last the world metrics).
 #: ``autonomy`` and ``control`` laws run on their slot's due ticks (its period and offset).
 HOOKS = ("autonomy", "control", "substep", "after_physics", "sense", "metric")
+
+#: Prefixes of the wire names: arrays shared by the declarations of one block (a bus topic
+#: kept in the tick, a truth field, the block's navigation estimate).
+WIRE_PREFIXES = ("bus.", "truth.", "belief.")
 
 #: Ticks of one compiled call at most (the per-tick log arrays' first axis).
 MAX_TICKS = 2048
@@ -121,6 +127,15 @@ class Laws:
         passes the current ones at every call.  The laws only read them; never state.
     sources : tuple of path
         Files or folders the laws call into (their digest keys the compiled tick).
+    navigation : bool
+        A controller's or an autonomy's laws read the block's navigation from the belief
+        wires (``belief.*``, :mod:`~marinesim.engine.plugins.belief_laws`) when the block has
+        a belief writer (as the plugin reads ``ctx.belief``).  A block with a belief writer
+        joins the tick only when every controller and autonomy declaration says so.
+    also_calls : tuple of str
+        Hooks of the plugin's Python face that the engine calls on the same ticks after the
+        laws' hook (a belief writer's ``estimate`` after its ``sense``), which the laws do
+        too: counted as called, the last of them the slot's phase.
     scope : str
         The entity block whose wires these laws share (set by the route when it composes
         the laws of several blocks into one tick: each block's ``bus.*`` / ``truth.*`` wires
@@ -154,6 +169,8 @@ class Laws:
     max_ticks: int = MAX_TICKS
     fresh: tuple[str, ...] = ()
     sources: tuple[str | Path, ...] = ()
+    navigation: bool = False
+    also_calls: tuple[str, ...] = ()
     scope: str = ""
     ready: Callable[[], bool] = lambda: True
     load: Callable[[int], None] = lambda k: None
@@ -169,7 +186,7 @@ class Laws:
             if name not in self.arrays:
                 raise ValueError(f"state/log array {name!r} is not among the declared arrays")
         for name in self.fresh:
-            if name in self.state or name.startswith(("bus.", "truth.")):
+            if name in self.state or name.startswith(WIRE_PREFIXES):
                 raise ValueError(f"fresh array {name!r} cannot be state or a wire")
 
 

@@ -38,7 +38,7 @@ from marinesim.engine.compiled.generate import (
     compile_tick,
     tick_path,
 )
-from marinesim.engine.compiled.law import MAX_TICKS, Laws, declared
+from marinesim.engine.compiled.law import MAX_TICKS, WIRE_PREFIXES, Laws, declared
 from marinesim.engine.compiled.notice import compiled_apart, compiling, compiling_apart
 
 __all__ = ["CompiledRoute", "route_for"]
@@ -270,7 +270,7 @@ class CompiledRoute:
             self._fresh = []
             for i, key in enumerate(order):
                 d, _, name = key.partition(":")
-                if not key.startswith(("bus.", "truth.")) and name in decls[int(d)].fresh:
+                if not key.startswith(WIRE_PREFIXES) and name in decls[int(d)].fresh:
                     self._fresh.append((i, decls[int(d)], name))
         fn, tail, interp = self._kernel
         if self._fresh:
@@ -413,6 +413,8 @@ class CompiledRoute:
             )
             n_calls = calls * (nsub if hook == "substep" else 1)
             slot.calls[hook] = slot.calls.get(hook, 0) + n_calls
+            for extra in laws.also_calls:  # e.g. a belief writer's estimate after its sense
+                slot.calls[extra] = slot.calls.get(extra, 0) + n_calls
             if not calls:
                 continue  # not due in these ticks: its context as its last call left it
             k_last = due[-1]
@@ -425,7 +427,7 @@ class CompiledRoute:
             ctx = slot.ctx
             ctx.t, ctx.tick, ctx.t_next = t_hook, k_last, t_next
             ctx.events.t = t_hook
-            slot.phase = hook
+            slot.phase = laws.also_calls[-1] if laws.also_calls else hook
             if hook == "substep":
                 ctx.substep = nsub - 1
             if blk is not None and hasattr(slot, "current_inbox"):
@@ -509,8 +511,7 @@ def plan(sim: Any) -> tuple[str | None, list[tuple[Any, Laws]], list[Any]]:
     for bi, blk in enumerate(blocks):
         if blk.n == 0:
             return named(blk, "it has no entities (count 0)"), [], []
-        if blk.belief is not None:
-            return named(blk, "a navigation estimate (belief)"), [], []
+        writer = next((s for s in sim.slots if s.block is blk and s.plugin.writes_belief), None)
         pos: dict[str, int] = {}
         motion = False
         for slot in (s for s in sim.slots if s.block is blk):
@@ -521,6 +522,10 @@ def plan(sim: Any) -> tuple[str | None, list[tuple[Any, Laws]], list[Any]]:
                 why = f"plugin {slot.plugin.name!r} runs only tick by tick here: {laws}"
                 return named(blk, why), [], []
             if laws is not None:
+                if writer is not None and kind in ("autonomy", "controller") and not laws.navigation:
+                    why = (f"plugin {slot.plugin.name!r} reads the truth, not the navigation "
+                           f"estimate of {writer.plugin.name!r}, in the compiled tick")  # fmt: skip
+                    return named(blk, why), [], []
                 if many:
                     laws.scope = blk.name  # the block's wires are its own
                 motion = motion or any(law.hook == "substep" for law in laws.laws)

@@ -1,4 +1,5 @@
-"""World metrics in the generated tick: ``distance_travelled``, ``time_in_box``, ``min_separation``.
+"""World metrics in the generated tick: ``distance_travelled``, ``time_in_box``, ``min_separation``,
+``nav_error``.
 
 A world metric sees every entity block.  Its declaration reads each block's position through
 the wire ``truth.position`` (``truth.position@<block>`` with several blocks), which the route
@@ -11,6 +12,10 @@ rows in block order (the plugin's ``np.concatenate``), then runs its law over it
 are the plugins' numpy expressions written per row, in the same order of operations
 (``np.linalg.norm`` of a 3-vector sums ``(x² + y²) + z²``), so the logs, the summaries and the
 end-condition values are the same bits (``tests/engine/test_compiled_metrics.py``).
+
+``nav_error`` reads each block's belief wire ``belief.pos`` (``belief.pos@<block>``) beside its
+position, and the position itself for a block with perfect navigation (its error is 0, as
+the plugin's belief is the truth's alias there).
 
 The compiled ticks run with every entity active (the route's condition), so the plugins'
 ``np.where(active, …)`` terms are the active branch.  ``min_separation`` with a metric end
@@ -28,7 +33,7 @@ import numpy as np
 from marinesim.core.jitable import register_jitable
 from marinesim.engine.compiled.law import Law, Laws, log_ticks
 
-__all__ = ["POSITION_WIRES", "box_laws", "distance_laws", "separation_laws"]
+__all__ = ["POSITION_WIRES", "box_laws", "distance_laws", "nav_error_laws", "separation_laws"]
 
 #: Truth wires whose columns 0:3 hold the position (NED, m) at t_{k+1} after the physics laws,
 #: in the order the route looks for them in a block's declarations.
@@ -133,6 +138,25 @@ def separation_tick(  # noqa: ANN201
             or (op == 3 and v > thr) or (op == 4 and v >= thr)
         ):  # fmt: skip
             return 1
+    return 0
+
+
+@register_jitable
+def nav_error_tick(k, j, t, h, tpos, bpos, sq, final, cnt, elog, nlog):  # noqa: ANN001, ANN201
+    """``nav_error`` of one block: e = p̂ − p, ‖e‖ (``(x² + y²) + z²``), its square summed;
+    ``cnt`` (1,): the metric's calls (every block's law adds to its own copy)."""
+    for i in range(tpos.shape[0]):
+        e0 = bpos[i, 0] - tpos[i, 0]
+        e1 = bpos[i, 1] - tpos[i, 1]
+        e2 = bpos[i, 2] - tpos[i, 2]
+        err = math.sqrt((e0 * e0 + e1 * e1) + e2 * e2)
+        sq[i] = sq[i] + err * err
+        final[i] = err
+        elog[0, j, i] = err
+        nlog[0, j, i] = e0
+        nlog[1, j, i] = e1
+        nlog[2, j, i] = e2
+    cnt[0] += 1
     return 0
 
 
@@ -292,3 +316,61 @@ def separation_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         "pos", "perm", "hz", "mins", "cpa_d", "cpa_t", "cpa_i", "cpa_j", "cond", "val", "slog"))
     state = ("mins", "cpa_d", "cpa_t", "cpa_i", "cpa_j", "val")
     return _declare(laws, law, a, state, "slog", rows, sig, ready=ready, load=load, commit=commit)
+
+
+def nav_error_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
+    """The ``nav_error`` declaration: one law per block, over its position and belief wires."""
+    why = _why(slot)
+    if why:
+        return why
+    many = len(sim.blocks) > 1
+    st = slot.ctx.state
+    laws: list[Law] = []
+    a: dict[str, np.ndarray] = {}
+    per: list[tuple[Any, int, str, str]] = []
+    for b, blk in enumerate(sim.blocks):
+        at = f"@{blk.name}" if many else ""
+        writer = any(s.block is blk and s.plugin.writes_belief for s in sim.slots)
+        pos = f"truth.position{at}"
+        bel = f"belief.pos{at}" if writer else pos  # perfect navigation: the truth's alias
+        T = log_ticks(blk.n, 4)
+        a.update({f"sq{b}": np.zeros(blk.n), f"final{b}": np.zeros(blk.n),
+                  f"cnt{b}": np.zeros(1, dtype=np.int64), f"elog{b}": np.zeros((1, T, blk.n)),
+                  f"nlog{b}": np.zeros((3, T, blk.n))})  # fmt: skip
+        laws.append(Law("metric", nav_error_tick, (
+            pos, bel, f"sq{b}", f"final{b}", f"cnt{b}", f"elog{b}", f"nlog{b}")))  # fmt: skip
+        per.append((blk, b, f"{plugin.name}.error", f"{plugin.name}.error_ned"))
+    state = tuple(f"{k}{b}" for _blk, b, _e, _n in per for k in ("sq", "final", "cnt"))
+    logs = tuple(f"{k}{b}" for _blk, b, _e, _n in per for k in ("elog", "nlog"))
+
+    def ready() -> bool:
+        return bool(st.get("noted")) and st.get("count", 0) > 0
+
+    def load(k: int) -> None:
+        for blk, b, _e, _n in per:
+            a[f"sq{b}"][...] = st["sq"][blk.name]
+            a[f"final{b}"][...] = st["final"][blk.name]
+            a[f"cnt{b}"][0] = 0
+
+    def commit(k: int, kstop: int, ticks: int) -> None:
+        for blk, b, _e, _n in per:
+            st["sq"][blk.name] = a[f"sq{b}"].copy()
+            st["final"][blk.name] = a[f"final{b}"].copy()
+            if blk.belief is not None and blk.belief.cov is not None:
+                st["cov"][blk.name] = np.asarray(blk.belief.cov)[:, 0:2, 0:2]
+        st["count"] += int(a["cnt0"][0])
+        for _blk, b, _e, _n in per:
+            a[f"cnt{b}"][0] = 0  # counted: a call that goes on from here counts afresh
+
+    def finish(ticks: int) -> dict:
+        out = {}
+        for blk, b, err, ned in per:
+            out[(blk.name, err)] = a[f"elog{b}"][:, :ticks].transpose(1, 2, 0)
+            out[(blk.name, ned)] = a[f"nlog{b}"][:, :ticks].transpose(1, 2, 0)
+        return out
+
+    return Laws(
+        laws=laws, arrays=a, state=state, logs=logs,
+        max_ticks=min(a[f"elog{b}"].shape[1] for _blk, b, _e, _n in per),
+        ready=ready, load=load, commit=commit, finish=finish,
+    )  # fmt: skip

@@ -411,6 +411,12 @@ class NavError(_Metric):
         ctx.state["cov"] = {}
         ctx.state["noted"] = False
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The compiled tick's declaration (:mod:`marinesim.engine.plugins.metric_laws`)."""
+        from marinesim.engine.plugins.metric_laws import nav_error_laws
+
+        return nav_error_laws(self, slot, sim)
+
     def metric(self, ctx: Any, rng: Any) -> None:
         """Error of every entity against its belief (0 under perfect navigation)."""
         if not ctx.state["noted"]:  # belief writers have run by the first metric phase

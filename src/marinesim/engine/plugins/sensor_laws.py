@@ -43,10 +43,11 @@ import numpy as np
 from marinesim.core.frames import rotation_quat_c
 from marinesim.core.jitable import register_jitable
 from marinesim.engine.compiled.law import Law, Laws, log_ticks
+from marinesim.engine.plugins.belief_laws import perturb_row
 from marinesim.engine.plugins.surftrak_laws import scalar_law
 from marinesim.environment.current import force_row
 
-__all__ = ["declare"]
+__all__ = ["declare", "truth_nav_laws"]
 
 _SRC = Path(__file__).resolve().parents[2] / "sensors"
 
@@ -281,19 +282,11 @@ def ahrs_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft
             r0 = (normals[i, npos] + 0.0) * s0
             r1 = (normals[i, npos + 1] + 0.0) * s1
             r2 = (normals[i, npos + 2] + 0.0) * s2 + yb
-            ang = math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
-            half = 0.5 * ang
-            kk = math.sin(half) / ang if ang > 1e-12 else 0.5
-            b0, b1, b2, b3 = math.cos(half), r0 * kk, r1 * kk, r2 * kk
-            m0 = a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3
-            m1 = a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2
-            m2 = a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1
-            m3 = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
-            nm = math.sqrt(m0 * m0 + m1 * m1 + m2 * m2 + m3 * m3)
-            val[i, 0] = m0 / nm
-            val[i, 1] = m1 / nm
-            val[i, 2] = m2 / nm
-            val[i, 3] = m3 / nm
+            m0, m1, m2, m3 = perturb_row(a0, a1, a2, a3, r0, r1, r2)
+            val[i, 0] = m0
+            val[i, 1] = m1
+            val[i, 2] = m2
+            val[i, 3] = m3
             ok[i] = 1.0 if (uniforms[i, upos] + 0.0) >= drop else 0.0
         _sampled(cnt, 3, bufv, bufok, buft, val, ok, t - meta[4])
     _log(j, cur, log)
@@ -493,6 +486,27 @@ def _truth_view(sim: Any, blk: Any) -> tuple[Any, tuple[str, ...]] | str:
     )
 
 
+def truth_nav_laws(sim: Any, slot: Any, arrays: dict[str, np.ndarray]) -> list[Law] | str:
+    """The law that fills ``truth.nav`` when ``slot`` is its block's first compiled sensor
+    (it fills the wire for them all: every navigation sensor and ``noisy_state``), with the
+    motion's truth wires it reads added to ``arrays``; ``[]`` for the others; or why the
+    block's sensors stay on the plugins."""
+    blk = slot.block
+    view = _truth_view(sim, blk)
+    if isinstance(view, str):
+        return view
+    first = next(s for s in sim.slots if s.block is blk and _sensor_kind(s.plugin) is not None)
+    if first is not slot:
+        return []
+    n = blk.n
+    fn, wires = view
+    shapes = {"truth.pos": (n, 3), "truth.quat": (n, 4), "truth.speed": (n,),
+              "truth.x6": (n, 13), "truth.eta": (n, 6), "truth.nu": (n, 6)}  # fmt: skip
+    for w in wires:  # (the motion's declaration owns them)
+        arrays[w] = np.zeros(shapes[w])
+    return [Law("sense", fn, (*wires, "truth.nav"))]
+
+
 def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
     """The declaration of one navigation sensor (``kind``: gps, depth, ahrs, imu, dvl), or
     why it stays on the plugins here."""
@@ -545,15 +559,10 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
         state += ["prev"]
     args += ["truth.nav"]
     a["truth.nav"] = np.zeros((n, 13))
-    laws = [Law("sense", law, tuple(args))]
-    first = next(s for s in sim.slots if s.block is blk and _sensor_kind(s.plugin) is not None)
-    if first is slot:  # the block's first compiled sensor fills truth.nav for them all
-        fn, wires = view
-        shapes = {"truth.pos": (n, 3), "truth.quat": (n, 4), "truth.speed": (n,),
-                  "truth.x6": (n, 13), "truth.eta": (n, 6), "truth.nu": (n, 6)}  # fmt: skip
-        for w in wires:  # (the motion's declaration owns them)
-            a[w] = np.zeros(shapes[w])
-        laws.insert(0, Law("sense", fn, (*wires, "truth.nav")))
+    fill = truth_nav_laws(sim, slot, a)
+    if isinstance(fill, str):
+        return fill
+    laws = [*fill, Law("sense", law, tuple(args))]
     rec = sim._recorder
 
     def ready() -> bool:

@@ -384,6 +384,14 @@ class NoisyStateSensor(Plugin):
     publishes: ClassVar[dict[str, str]] = {"nav/state": "array"}
     writes_belief: ClassVar[bool] = True
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The compiled tick's declaration (:mod:`marinesim.engine.plugins.belief_laws`)."""
+        from marinesim.engine.plugins.belief_laws import declare_noisy_state
+
+        return declare_noisy_state(self, slot, sim)
+
+    compiled_laws.sensor_kind = "noisy_state"  # type: ignore[attr-defined]
+
     def sense(self, ctx: Any, rng: Any) -> None:
         """Perturb the truth (9 normals per vehicle)."""
         tr = ctx.truth

@@ -75,6 +75,15 @@ def _find(sim: Any, slot: Any, cls_name: str) -> Any:
     )
 
 
+def _navigation(sim: Any, slot: Any, truth: tuple[str, ...]) -> tuple[str, ...]:
+    """The wires a controller or autonomy reads its navigation from: ``truth``, or the belief
+    wires (:mod:`~marinesim.engine.plugins.belief_laws`) of the same names when its block has
+    a belief writer (``truth.pos`` → ``belief.pos``; the writer's declaration owns them)."""
+    if not any(s.block is slot.block and s.plugin.writes_belief for s in sim.slots):
+        return truth
+    return tuple("belief." + w.partition(".")[2] if w.startswith("truth.") else w for w in truth)
+
+
 # ------------------------------------------------------------------------------ laws
 @register_jitable
 def level_quat(pitch, yaw):  # noqa: ANN001, ANN201
@@ -156,12 +165,14 @@ def waypoints_tick(
 
 
 @register_jitable
-def pid_tick(k, j, t, h, gains, pp, mem, tprev, desired, quat, pos, speed, hdgs, hok, cmd, mail, cur):  # noqa: ANN001, ANN201, E501
+def pid_tick(k, j, t, h, gains, pp, mem, tprev, desired, quat, pos, speed, hdgs, hok, cmd, mail, cur, side):  # noqa: ANN001, ANN201, E501
     """One ``heading_speed_depth_pid`` control call of every vehicle at ``t``.
 
-    The heading of each vehicle's quaternion is ``hdgs[i]`` when ``hok[0]`` is set: the
-    ``usm`` law wrote it with the quaternion, by the same expression (the same bits); else
-    (the first tick after a load) it is computed here."""
+    The navigation read (``quat``, ``pos``, the body velocity ``speed``, ``side``) is the
+    truth's, or the block's belief wires with a belief writer.  The heading of each
+    vehicle's quaternion is ``hdgs[i]`` when ``hok[0]`` is set: the ``usm`` law wrote it with
+    the quaternion, by the same expression (the same bits); else (the first tick after a
+    load, or a belief) it is computed here."""
     n = desired.shape[0]
     known = hok[0] != 0
     dt = max(t - tprev[0], 1e-12)
@@ -190,11 +201,12 @@ def pid_tick(k, j, t, h, gains, pp, mem, tprev, desired, quat, pos, speed, hdgs,
         thrust = min(max(thrust, -pp[1]), pp[1]) if thrust == thrust else thrust
         elevator = o2
         if pp[2] > 0:
-            # the down velocity of the body velocity (speed, 0, 0): the last rotation row
+            # the down velocity of the body velocity (speed, side): the last rotation row,
+            # summed in the order of the plugin's einsum (the first and last products first)
             r6 = 2 * (x * z - y * w)
             r7 = 2 * (y * z + x * w)
             r8 = 1 - 2 * (x * x + y * y)
-            wd = r6 * speed[i] + r7 * 0.0 + r8 * 0.0
+            wd = (r6 * speed[i] + r8 * side[i, 1]) + r7 * side[i, 0]
             elevator = o2 - pp[2] * wd
             elevator = min(max(elevator, -pp[3]), pp[3]) if elevator == elevator else elevator
         cmd[i, 0], cmd[i, 1], cmd[i, 2] = rudder, thrust, elevator
@@ -304,6 +316,8 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         pos = "truth.eta"  # (north, east, down, φ, θ, ψ): the first two read
         if reader is not None and reader.plugin.params.rpm_per_speed > 0:
             return None
+    if _navigation(sim, slot, ("truth.pos",)) == ("belief.pos",):
+        pos = "belief.pos"  # the block's navigation estimate: its first two read
     if reader is None:  # another controller reads the setpoints: Python-only here
         return None
     why = _wire_reason(
@@ -380,7 +394,7 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         arrays=a, state=("idx", "loops", "mind", "done", "prev", "lasth", "evn", "cur"),
         logs=("log",),
         publishes=("DESIRED_HEADING", "DESIRED_SPEED", "DESIRED_DEPTH"), unheard=("WPT_INDEX",),
-        sources=(_SRC / "control" / "guidance.py",), max_ticks=T,
+        sources=(_SRC / "control" / "guidance.py",), max_ticks=T, navigation=True,
         ready=ready, load=load, commit=commit, finish=finish,
     )  # fmt: skip
 
@@ -409,6 +423,11 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
     }  # fmt: skip
     name = plugin.name
     signals = ("rudder", "thrust", "elevator", "desired_heading", "desired_speed", "desired_depth")
+    nav = _navigation(sim, slot, ("truth.quat", "truth.pos", "truth.speed", "truth.heading",
+                                  "truth.hok", "truth.side"))  # fmt: skip
+    if nav[-1] == "truth.side":  # the truth's body velocity is (speed, 0, 0)
+        nav = (*nav[:-1], "side")
+        a["side"] = np.zeros((n, 2))
 
     def ready() -> bool:
         return math.isfinite(st.get("t_prev", math.nan)) and slot.calls.get("control", 0) > 0
@@ -435,14 +454,13 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
     return Laws(
         laws=[
             Law("control", pid_tick, (
-                "gains", "pp", "mem", "tprev", "bus.desired", "truth.quat", "truth.pos",
-                "truth.speed", "truth.heading", "truth.hok", "bus.usm_cmd", "bus.usm_mail",
-                "cur")),
+                "gains", "pp", "mem", "tprev", "bus.desired", *nav[:5], "bus.usm_cmd",
+                "bus.usm_mail", "cur", nav[5])),
             Law("after_physics", copy_log_cm, ("cur", "log")),
         ],
         arrays=a, state=("mem", "tprev", "bus.desired", "cur"), logs=("log",),
         publishes=("DESIRED_RUDDER", "DESIRED_THRUST", "DESIRED_ELEVATOR"),
-        sources=(_SRC / "control" / "pid.py",), max_ticks=T,
+        sources=(_SRC / "control" / "pid.py",), max_ticks=T, navigation=True,
         ready=ready, load=load, commit=commit, finish=finish,
     )  # fmt: skip
 
