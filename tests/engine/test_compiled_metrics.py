@@ -118,7 +118,6 @@ def test_stacked_replicas_keep_one_separation_per_world() -> None:
 @pytest.mark.parametrize(
     ("metric", "why"),
     [
-        ({"name": "nav", "plugin": "nav_error"}, "world metric 'nav' runs only tick by tick"),
         ({"name": "e", "plugin": "energy"}, "world metric 'e' runs only tick by tick"),
         (
             {"name": "d", "plugin": "distance_travelled", "rate_hz": 1.0},

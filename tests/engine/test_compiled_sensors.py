@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from marinesim.cli.main import main
+from marinesim.engine.compiled.route import plan
 from marinesim.engine.plugins.sensor_laws import declare
 from marinesim.scenario.build import load_simulation
 from marinesim.testing import assert_runs_identical, assert_values_identical
@@ -206,7 +207,7 @@ def test_sensors_on_a_pythonvehiclesimulator_block_match_the_plugins() -> None:
 
 
 def test_sensors_that_stay_on_the_plugins_say_why(tmp_path: Path) -> None:
-    # a subscriber (the INS/EKF) reads the messages through the bus
+    # the INS/EKF reads the samples from wires (ekf_laws), but not delayed ones (its replay)
     sets = _sets(1.0)
     sets["entities.0.sensors"] = [*sets["entities.0.sensors"], {
         "name": "nav", "plugin": "nav_ekf", "params": {
@@ -215,8 +216,9 @@ def test_sensors_that_stay_on_the_plugins_say_why(tmp_path: Path) -> None:
             "initial_bias_std": 0.005}}]  # fmt: skip
     sim = load_simulation("demo_survey", sets=sets)
     gps = next(s for s in sim.slots if s.plugin.name == "gps")
-    why = declare(gps.plugin, gps, sim, "gps")
-    assert why == "its 'gps/fix' messages go to 'survey.nav' through the bus"
+    assert not isinstance(declare(gps.plugin, gps, sim, "gps"), str)
+    why = "plugin 'nav' runs only tick by tick here: 'imu' has a delay: its late samples need "
+    assert (plan(sim)[0] or "").startswith(why)
     # a DVL over a bathymetry grid
     grid = tmp_path / "bathy.csv"
     grid.write_text("# header: east [m]; rows: north [m], depths [m]\nx,-500,900\n-500,30,30\n900,30,30\n")

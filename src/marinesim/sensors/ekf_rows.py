@@ -123,9 +123,10 @@ def _inverse(S: Arr, m: int, Si: Arr) -> None:
         Si[2, 2] = (S[0, 0] * S[1, 1] - S[0, 1] * S[1, 0]) / det
 
 
-def update_law(m: int, k0: int, k1: int) -> Any:
+def update_law(m: int, k0: int, k1: int, tag: str = "") -> Any:
     """The update law of vehicle ``i`` for ``m`` measurement rows whose H is non-zero only in
-    columns ``k0:k1`` (constants of the compiled code: the loops unroll).
+    columns ``k0:k1`` (constants of the compiled code: the loops unroll); ``tag`` ends its
+    name (a second copy compiled elsewhere, e.g. into a generated tick, names itself apart).
 
     Returns ``update_row(i, x, P, y, H, R, mask, gate, xo, Po, acc, nis, work)``.
     """
@@ -223,7 +224,7 @@ def update_law(m: int, k0: int, k1: int) -> Any:
     # a name of its own per law: numba's symbol of a compiled function is its qualified name
     # plus a counter of the compiling process, so laws of one name cached by different
     # processes could resolve to each other's code when loaded together (a wrong kernel)
-    update_row.__name__ = update_row.__qualname__ = f"update_row_m{m}_k{k0}_{k1}"
+    update_row.__name__ = update_row.__qualname__ = f"update_row_m{m}_k{k0}_{k1}{tag}"
     return register_jitable(update_row)
 
 

@@ -132,7 +132,7 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
                         "                if st != 0:",
                         "                    break",
                     ]
-                else:  # after_physics, sense, then the world metrics: at t_{k+1}
+                else:  # after_physics, sense, estimate, then the world metrics: at t_{k+1}
                     body += [
                         "        if st == 0:",
                         f"            st = {call(d, law, 'k, j, start + (k + 1) * dt, h')}",

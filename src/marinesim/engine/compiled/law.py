@@ -18,7 +18,8 @@ A plugin joins the compiled tick by implementing ``compiled_laws(slot, sim)``, r
   state at the tick the compiled loop stopped at.
 
 A law's signature is ``fn(k, j, t, h, *arrays)`` for ``autonomy`` / ``control`` / ``after_physics`` /
-``sense`` (a sensor's measurement at t_{k+1}, after every ``after_physics`` law) / ``metric`` (a
+``sense`` (a sensor's measurement at t_{k+1}, after every ``after_physics`` law) /
+``estimate`` (a belief writer's estimate at t_{k+1}, after every ``sense`` law) / ``metric`` (a
 world metric at t_{k+1}, after every entity law; tick
 ``k``, the ``j``-th of this call, time ``t`` of the hook) and ``fn(k, j, s, t, h, *arrays)``
 for ``substep`` (substep ``s``); it returns 0 when the tick may go on and anything else to
@@ -50,9 +51,10 @@ __all__ = [
 ]
 
 #: Hooks a law may run in, in the order of the tick (engine spec §4.2: autonomy, control,
-#: then the physics substeps, then what describes t_{k+1}, last the world metrics).
+#: then the physics substeps, then what describes t_{k+1}: the sensors, the estimates, last
+#: the world metrics).
 #: ``autonomy`` and ``control`` laws run on their slot's due ticks (its period and offset).
-HOOKS = ("autonomy", "control", "substep", "after_physics", "sense", "metric")
+HOOKS = ("autonomy", "control", "substep", "after_physics", "sense", "estimate", "metric")
 
 #: Prefixes of the wire names: arrays shared by the declarations of one block (a bus topic
 #: kept in the tick, a truth field, the block's navigation estimate).

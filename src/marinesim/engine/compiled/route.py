@@ -387,7 +387,7 @@ class CompiledRoute:
             blk = slot.block
             hooks = {law.hook for law in laws.laws}
             due = range(k, kstop)
-            if slot.period != 1 and hooks & {"autonomy", "control", "sense"}:
+            if slot.period != 1 and hooks & {"autonomy", "control", "sense", "estimate"}:
                 # autonomy and control are due at tick k, a sensor at k + 1 (its t_{k+1})
                 p, o = slot.period, slot.offset
                 d = 0 if hooks & {"autonomy", "control"} else 1
@@ -408,7 +408,8 @@ class CompiledRoute:
                     bus.unheard[topic] = bus.unheard.get(topic, 0) + m
             hook = next(
                 x
-                for x in ("autonomy", "control", "substep", "sense", "after_physics", "metric")
+                for x in ("autonomy", "control", "substep", "sense", "estimate", "after_physics",
+                          "metric")  # fmt: skip
                 if x in hooks
             )
             n_calls = calls * (nsub if hook == "substep" else 1)
@@ -423,7 +424,7 @@ class CompiledRoute:
             if hook == "substep":
                 t_hook = t_last + (nsub - 1) * clock.h
             else:
-                t_hook = t_next if hook in ("sense", "after_physics", "metric") else t_last
+                t_hook = t_next if hook in ("sense", "estimate", "after_physics", "metric") else t_last
             ctx = slot.ctx
             ctx.t, ctx.tick, ctx.t_next = t_hook, k_last, t_next
             ctx.events.t = t_hook

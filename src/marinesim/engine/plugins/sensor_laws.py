@@ -413,6 +413,21 @@ def dvl_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
     return 0
 
 
+@register_jitable
+def post_sample(k, j, t, h, meta, val, ok, bval, bok, bnew):  # noqa: ANN001, ANN201
+    """A sample published for the block's INS/EKF: the values and rows delivered on the
+    topic's wires, ``bnew[0]`` set when a row was delivered (a message; the filter clears it)."""
+    if _due(k, meta):
+        sent = False
+        for i in range(val.shape[0]):
+            for q in range(val.shape[1]):
+                bval[i, q] = val[i, q]
+            bok[i] = ok[i]
+            sent = sent or ok[i] != 0.0
+        bnew[0] = 1 if sent else 0
+    return 0
+
+
 # ------------------------------------------------------------------------------ declarations
 #: Per sensor: (law, topic, delayed width, kept width, normals per sample, logged signals
 #: (name, width) in the order of the law's ``cur`` columns).
@@ -455,6 +470,19 @@ def _own(kind: str, plugin: Any, sim: Any) -> tuple[list[float], np.ndarray] | s
     return [p.noise_std, wt, p.min_altitude, p.max_altitude, float(p.water_track), floor,
             env.current_north, env.current_east, float(fld is not None),
             float(fld.radius) if fld is not None else 0.0, *arm], vec  # fmt: skip
+
+
+def _ekf_reader(sim: Any, blk: Any, topic: str) -> bool | str:
+    """Whether the block's ``nav_ekf`` alone reads ``topic`` (False: nobody does); or why
+    the sensor stays on the plugins (its messages go to another reader through the bus)."""
+    if not sim.bus.wanted(topic, blk.name, "local"):
+        return False
+    subs = sorted({s.owner for s in sim.bus.subscriptions
+                   if topic in s.topics and s.block == blk.name})  # fmt: skip
+    ekf = [s for s in sim.slots if s.block is blk and type(s.plugin).__name__ == "NavEkfEstimator"]
+    if len(ekf) == 1 and subs == [f"{blk.name}.{ekf[0].plugin.name}"]:
+        return True
+    return f"its {topic!r} messages go to {', '.join(map(repr, subs))} through the bus"
 
 
 def _sensor_kind(plugin: Any) -> str | None:
@@ -515,10 +543,9 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
     view = _truth_view(sim, blk)
     if isinstance(view, str):
         return view
-    if sim.bus.wanted(topic, blk.name, "local"):
-        subs = sorted({s.owner for s in sim.bus.subscriptions
-                       if topic in s.topics and s.block == blk.name})  # fmt: skip
-        return f"its {topic!r} messages go to {', '.join(map(repr, subs))} through the bus"
+    ekf = _ekf_reader(sim, blk, topic)
+    if isinstance(ekf, str):
+        return ekf
     own = _own(kind, plugin, sim)
     if isinstance(own, str):
         return own
@@ -563,6 +590,12 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
     if isinstance(fill, str):
         return fill
     laws = [*fill, Law("sense", law, tuple(args))]
+    if ekf:  # the block's INS/EKF reads the samples from wires (ekf_laws), not the bus
+        wire = f"bus.{topic}"
+        a[wire], a[wire + ".ok"] = np.zeros((n, kv)), np.zeros(n)
+        a[wire + ".new"] = np.zeros(1, dtype=np.int64)
+        laws.append(Law("sense", post_sample, ("meta", "val", "ok", wire, wire + ".ok", wire + ".new")))
+        state.append(wire + ".new")
     rec = sim._recorder
 
     def ready() -> bool:
@@ -595,6 +628,8 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
             a["bufok"][r] = okm
         cnt[3] = len(kept)
         cnt[4] = 0
+        if ekf:
+            a[f"bus.{topic}.new"][0] = 0  # (the filter took the last message)
         for nm, sl in cols.items():
             held = rec.current.get((blk.name, nm))
             a["cur"][:, sl] = np.nan if held is None else np.reshape(held, (n, -1))
@@ -638,7 +673,7 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
 
     return Laws(
         laws, a, state=tuple(state), logs=("log",),
-        unheard=(topic,), counts=counts, max_ticks=mt, fresh=("normals", "uniforms"),
+        unheard=() if ekf else (topic,), counts=counts, max_ticks=mt, fresh=("normals", "uniforms"),
         sources=(_SRC,), ready=ready,
         load=load, commit=commit, finish=finish,
     )  # fmt: skip

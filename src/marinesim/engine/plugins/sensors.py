@@ -511,6 +511,12 @@ class NavEkfEstimator(Plugin):
     }
     writes_belief: ClassVar[bool] = True
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The compiled tick's declaration (:mod:`marinesim.engine.plugins.ekf_laws`)."""
+        from marinesim.engine.plugins.ekf_laws import declare_ekf
+
+        return declare_ekf(self, slot, sim)
+
     def start(self, ctx: Any, rng: Any) -> None:
         """Launch fix: truth + N(0, σ₀²) (9 normals per vehicle), covariance diag(σ₀²).
 
