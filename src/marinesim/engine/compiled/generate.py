@@ -60,8 +60,9 @@ def cache_dir() -> Path:
 def wire_key(laws: Laws, name: str) -> str:
     """The argument key of array ``name`` of a declaration that is a wire (``bus.*``,
     ``truth.*``): the name, or ``name@scope`` for the wires of one block of several
-    (:attr:`Laws.scope`); an empty scope keeps the plain name."""
-    return f"{name}@{laws.scope}" if laws.scope else name
+    (:attr:`Laws.scope`); an empty scope keeps the plain name, and a name that already
+    names its block (``truth.pos@survey_b``: a law reading another block's wire) is kept."""
+    return f"{name}@{laws.scope}" if laws.scope and "@" not in name else name
 
 
 def _is_wire(name: str) -> bool:

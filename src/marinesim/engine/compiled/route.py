@@ -233,9 +233,19 @@ class CompiledRoute:
             return
         self._dc = 0
         k = self.sim.clock.k
-        for _slot, laws in self.entries:
-            laws.commit(k - dc, k, dc)
+        self._commit(k - dc, k, dc)
         self._keep_truth()
+
+    def _commit(self, k: int, kstop: int, ticks: int) -> None:
+        """Every declaration's ``commit``; the events they emit (each its own, in time order)
+        then in time order over them all, as the plugins' ticks emitted them (a stable sort:
+        one tick's events keep the order of the plugins that emitted them)."""
+        events = self.sim._events
+        n0 = len(events)
+        for _slot, laws in self.entries:
+            laws.commit(k, kstop, ticks)
+        if len(self.blocks) > 1 and len(events) - n0 > 1:
+            events[n0:] = sorted(events[n0:], key=lambda e: e.t)
 
     def _same_truth(self) -> bool:
         """Every block's truth is the object the last deferred call left (nothing ran since)."""
@@ -313,8 +323,7 @@ class CompiledRoute:
             if again != kstop:  # pragma: no cover - a law that is not deterministic
                 raise RuntimeError(f"compiled tick: replay of ticks {k}…{kstop - 1} stopped at {again}")
         ticks = kstop - k
-        for _slot, laws in self.entries:
-            laws.commit(k, kstop, ticks)
+        self._commit(k, kstop, ticks)
         if self.defer and not self.sparse:  # the bookkeeping waits for flush()
             dn = self._dn
             if not dn:

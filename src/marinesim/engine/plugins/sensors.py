@@ -703,6 +703,14 @@ class ContactSensor(Plugin):
     #: Couples entities only within a world (docs/guide/worlds.md).
     world_aware: ClassVar[bool] = True
 
+    def compiled_laws(self, slot: Any, sim: Any) -> Any:
+        """The compiled tick's declaration (:mod:`marinesim.engine.plugins.contact_laws`)."""
+        from marinesim.engine.plugins.contact_laws import declare_contacts
+
+        return declare_contacts(self, slot, sim)
+
+    compiled_laws.sensor_kind = "contacts"  # type: ignore[attr-defined]
+
     def sense(self, ctx: Any, rng: Any) -> None:
         """One scan over every other active entity of the run (targets sorted by entity name).
 

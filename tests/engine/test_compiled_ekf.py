@@ -1,0 +1,96 @@
+"""``auv_survey_ins`` in the generated tick: the INS/EKF, its sensors, contacts and nav metrics.
+
+Two ``usm`` blocks, each with IMU, AHRS, depth, DVL (and GPS on one) feeding ``nav_ekf``
+through wires, a ``contacts`` sonar that scans the other block, the PID and waypoints steering
+by the EKF's belief, and the world metrics ``nav_error``, ``min_separation``,
+``distance_travelled``, ``time_in_box`` (:mod:`marinesim.engine.plugins.ekf_laws`,
+``contact_laws``, ``belief_laws``, ``metric_laws``).  Run past the scripted surfacing (GPS
+fixes from 300 s), the compiled route must give the plugins' run: every signal, event and
+count, the metric rows, the filter's state and the random streams' positions — bit for bit
+where numpy is libm, to rounding elsewhere (:func:`~marinesim.testing.assert_runs_identical`).
+One plugin set (one compile per machine, cached on disk).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from marinesim.scenario.build import load_simulation
+from marinesim.testing import assert_runs_identical, assert_values_identical
+
+numba = pytest.importorskip("numba")
+
+END = 400.0  # s: past the surfacing (300–362 s), where the GPS fixes come
+
+
+def _run(compiled: bool) -> tuple[Any, Any]:
+    sim = load_simulation("auv_survey_ins", sets={"time.end": END})
+    sim.compiled = compiled
+    return sim, sim.run()
+
+
+def _slot(sim: Any, block: str, name: str) -> Any:
+    return next(s for s in sim.slots if s.block is not None and s.block.name == block
+                and s.plugin.name == name)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def runs() -> tuple[tuple[Any, Any], tuple[Any, Any]]:
+    return _run(False), _run(True)
+
+
+def test_auv_survey_ins_runs_compiled(runs: Any) -> None:
+    (_sp, rp), (_sc, rc) = runs
+    assert rp.manifest["compiled_ticks"] == 0
+    assert rc.manifest["compiled_why_not"] is None
+    # the plugins run the first ticks, those of the 31 scripted depth commands and those where
+    # a sensor's pre-drawn random block is used up (the sonar's 192 normals per scan: every
+    # 21 s per vehicle): 126 of 2000 on the machine this was written on
+    assert rc.manifest["compiled_ticks"] >= 0.9 * rc.manifest["ticks"]
+
+
+def test_auv_survey_ins_compiled_is_the_plugins_run(runs: Any) -> None:
+    (sp, rp), (sc, rc) = runs
+    assert_runs_identical(rp, rc, routes=True)
+    rows_p, rows_c = rp.metrics, rc.metrics
+    assert [(r["entity"], r["metric"]) for r in rows_p] == [(r["entity"], r["metric"]) for r in rows_c]
+    assert_values_identical(
+        np.array([r["value"] for r in rows_p]), np.array([r["value"] for r in rows_c]),
+        routes=True, what="metric rows",
+    )
+    # the INS AUV's filter took GPS fixes at the surface (the compiled ticks among them), the
+    # dead-reckoning AUV's none; both estimates stay within metres of the truth
+    gps_ticks = np.flatnonzero(np.asarray(rc["gps.fix"])[0, :, 0] == 1.0)
+    assert gps_ticks.size > 20 and rc.manifest["compiled_ticks"] > 0
+    assert "gps" in _slot(sc, "ins_auv", "nav").ctx.state["ekf"].nis
+    assert "gps" not in _slot(sc, "dr_auv", "nav").ctx.state["ekf"].nis
+    assert np.nanmax(np.asarray(rc["nav_error.error"])) < 5.0
+    for block in ("ins_auv", "dr_auv"):
+        ep, ec = (_slot(sim, block, "nav").ctx.state["ekf"] for sim in (sp, sc))
+        for field in ("x", "P", "rot"):
+            assert_values_identical(getattr(ep, field), getattr(ec, field), routes=True, what=field)
+        assert ep.t == ec.t
+        for kind in ("depth", "gps", "dvl"):
+            assert np.array_equal(ep.rejected[kind], ec.rejected[kind])
+        assert sorted(ep.nis) == sorted(ec.nis)
+        for name in ("imu", "ahrs", "depth", "dvl", "sonar", "nav"):
+            if name == "gps" and block == "dr_auv":
+                continue
+            a, b = _slot(sp, block, name), _slot(sc, block, name)
+            for dist in ("normal", "uniform"):
+                if a.rng is not None and dist in a.rng._buf:
+                    assert a.rng.buffered(dist)[1] == b.rng.buffered(dist)[1], (block, name, dist)
+        bp, bc = (next(b for b in sim.blocks if b.name == block).belief for sim in (sp, sc))
+        assert_values_identical(bp.pos, bc.pos, routes=True, what="belief")
+    for topic in ("imu/data", "gps/fix", "dvl/velocity", "contacts", "nav/state"):
+        for counts in ("published", "delivered", "unheard"):
+            assert getattr(sp.bus, counts).get(topic) == getattr(sc.bus, counts).get(topic), (
+                topic, counts)
+    assert sc.bus._seq == sp.bus._seq
+    # the sonar saw the other AUV, and the waypoint events of both blocks come in time order
+    assert np.nansum(np.asarray(rc["sonar.detections"])) > 0
+    times = [e.t for e in rc.events]
+    assert times == sorted(times)
