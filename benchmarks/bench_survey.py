@@ -27,6 +27,9 @@ substeps of 0.02 s per 0.1 s tick), its block widened the same way.  Its vehicle
 the model's steps (N · ticks · 5: the loop steps of PythonVehicleSimulator's loop, the unit of
 the kernel-alone figure); there is no current field to look up.
 
+``--ekf``: the same sensors fused by an INS/EKF (``nav_ekf``, in the tick too:
+:mod:`marinesim.engine.plugins.ekf_laws`), whose belief the waypoints and the PID steer by.
+
 ``--sensors`` (``demo_survey``): every vehicle also carries the five navigation sensors
 (:data:`SENSORS`: IMU and AHRS at 5 Hz, DVL at 5 Hz over a flat 40 m seafloor, depth and GPS
 at 1 Hz), which run in the generated tick (:mod:`marinesim.engine.plugins.sensor_laws`); the
@@ -37,7 +40,7 @@ CPU per vehicle-step the sensors make it).
 Usage::
 
     python benchmarks/bench_survey.py [--scenario demo_survey] [--n 10000] [--ticks 50]
-                                      [--repeat 3] [--log-rate HZ] [--sensors]
+                                      [--repeat 3] [--log-rate HZ] [--sensors | --ekf]
                                       [--json benchmarks/results/bench_survey.json]
 """
 
@@ -73,12 +76,18 @@ SENSORS = [
     {"name": "gps", "plugin": "gps", "rate_hz": 1, "params": {"noise_std": 2.0, "max_depth": 0.5}},
 ]  # fmt: skip
 
+#: ``--ekf``: :data:`SENSORS` fused by ``auv_survey_ins``'s INS/EKF (its belief steers).
+EKF = {"name": "nav", "plugin": "nav_ekf", "params": {
+    "accel_noise_std": 0.02, "accel_bias_walk": 0.0002, "depth_std": 0.05, "gps_std": 2.0,
+    "dvl_std": 0.2, "initial_pos_std": 1.0, "initial_vel_std": 0.1, "initial_bias_std": 0.005}}
+
 
 def _sets(
-    scenario: str, n: int, end: float, log_rate: float | None = None, sensors: bool = False
+    scenario: str, n: int, end: float, log_rate: float | None = None, sensors: bool | str = False
 ) -> dict:
     """The scenario's block widened to ``n`` vehicles flying the whole pattern each (frames
-    recorded at ``log_rate`` [Hz]; None: every tick), with :data:`SENSORS` if ``sensors``."""
+    recorded at ``log_rate`` [Hz]; None: every tick), with :data:`SENSORS` if ``sensors``
+    (and the INS/EKF :data:`EKF` if it is ``"ekf"``)."""
     sets: dict = {
         "entities.0.count": n,
         "entities.0.autonomy.0.params.lawnmower.split": False,
@@ -87,7 +96,7 @@ def _sets(
     if log_rate is not None:
         sets["log_rate"] = log_rate
     if sensors:
-        sets["entities.0.sensors"] = SENSORS
+        sets["entities.0.sensors"] = [*SENSORS, EKF] if sensors == "ekf" else SENSORS
         sets["environment.terrain"] = {"model": "flat", "depth": 40.0}
     return sets
 
@@ -125,7 +134,7 @@ def _cpu(fn, k: int) -> float:
 
 def one_run(
     n: int, ticks: int, compiled: bool = False, scenario: str = "demo_survey",
-    log_rate: float | None = None, sensors: bool = False,
+    log_rate: float | None = None, sensors: bool | str = False,
 ) -> tuple[float, object, int, float, float | None]:  # fmt: skip
     """Vehicle-steps per CPU-second of one run; the simulation (for the lookup); the ticks
     that ran compiled; vehicle-steps per wall-clock second; wall-clock seconds from the last
@@ -163,7 +172,7 @@ def one_run(
     return steps / cpu, sim, ran, steps / wall, result_s
 
 
-def _warm_compiled(scenario: str, n: int, sensors: bool = False) -> None:
+def _warm_compiled(scenario: str, n: int, sensors: bool | str = False) -> None:
     """Load (or compile) the generated tick of this plugin set once, outside the timing (at
     the same N: a block of many vehicles may take laws of its own, e.g. threaded)."""
     sim = load_simulation(scenario, sets=_sets(scenario, n, 1.0, sensors=sensors))
@@ -183,6 +192,7 @@ def main(argv: list[str] | None = None) -> dict:
         "--log-rate", type=float, default=None, help="frames per second recorded (default: every tick)"
     )
     ap.add_argument("--sensors", action="store_true", help="add the navigation sensor suite")
+    ap.add_argument("--ekf", action="store_true", help="the suite fused by an INS/EKF (nav_ekf)")
     ap.add_argument(
         "--json", type=Path, default=Path(__file__).parent / "results" / "bench_survey.json"
     )
@@ -190,7 +200,7 @@ def main(argv: list[str] | None = None) -> dict:
     load0 = _load()
     rates = []
     sim = None
-    sens = bool(args.sensors)
+    sens: bool | str = "ekf" if args.ekf else bool(args.sensors)
     for _ in range(args.repeat):
         r, sim, _ran, _w, _res = one_run(
             args.n, args.ticks, False, args.scenario, args.log_rate, sens
@@ -230,7 +240,7 @@ def main(argv: list[str] | None = None) -> dict:
         "vehicle_steps_per_cpu_s": rate,
         "runs": rates,
         "tick_ms": tick_s * 1e3,
-        "sensors": [x["plugin"] for x in SENSORS] if sens else [],
+        "sensors": [x["plugin"] for x in [*SENSORS, EKF]][: 6 if sens == "ekf" else 5] if sens else [],
     }
     if mrates:
         mrate = statistics.median(mrates)
@@ -292,7 +302,7 @@ def main(argv: list[str] | None = None) -> dict:
         f"--ticks {args.ticks} --repeat {args.repeat}"
         + (f" --log-rate {args.log_rate:g}" if args.log_rate is not None else "")
         + (" --python-only" if args.python_only else "")
-        + (" --sensors" if sens else ""),
+        + (" --ekf" if sens == "ekf" else " --sensors" if sens else ""),
         result,
         args.json,
     )

@@ -10,6 +10,7 @@ import threading
 
 import numpy as np
 import pytest
+import yaml
 
 from marinesim.scenario.build import load_simulation
 
@@ -187,13 +188,21 @@ def test_warmup_of_given_scenarios_from_the_cli(tmp_path, capsys) -> None:  # no
     cfd = str(root / "demo_current.cfd")
     mission = tmp_path / "my_mission.yaml"
     mission.write_text(text.replace("file: demo_current.cfd", f"file: {cfd}"))
-    assert main(["bench", "warmup", str(mission), "auv_survey_ins"]) == 0
+    # the same with SCRIMMAGE's SimpleINS as its navigation (a Python-only belief writer)
+    ins_text = yaml.safe_load(mission.read_text())
+    ins_text["name"] = "with_simple_ins"
+    ins_text["entities"][0]["sensors"] = [{"name": "ins", "plugin": "simple_ins", "params": {
+        "q_distance": 0.01, "q_time": 0.01, "vel_std": 0.05, "roll_std_deg": 0.1,
+        "pitch_std_deg": 0.1, "yaw_std_deg": 0.5, "gps_std": 2.0,
+        "surface_time_choices_s": [15.0, 30.0]}}]  # fmt: skip
+    other = tmp_path / "with_simple_ins.yaml"
+    other.write_text(yaml.safe_dump(ins_text))
+    assert main(["bench", "warmup", str(mission), str(other)]) == 0
     out = capsys.readouterr().out.splitlines()
     mine = next(line for line in out if line.startswith("tick my_mission "))
     assert float(mine.split()[2]) > 0.0 and mine.endswith(" s")
-    ins = next(line for line in out if line.startswith("tick auv_survey_ins "))
-    assert "runs through the plugins: block 'ins_auv': plugin 'imu'" in ins
-    assert "'imu/data' messages go to 'ins_auv.nav'" in ins
+    ins = next(line for line in out if line.startswith("tick with_simple_ins "))
+    assert "runs through the plugins: plugin 'ins' runs only tick by tick" in ins
     assert out[-1].startswith("total ")
     bad = tmp_path / "bad.yaml"
     bad.write_text("marinesim: 1\nname: bad\ntime: {dt: -1}\n")

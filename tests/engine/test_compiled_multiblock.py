@@ -264,13 +264,14 @@ def test_a_hand_back_in_one_block_stops_both_at_the_same_tick() -> None:
 
 # ---------------------------------------------------------------------------- why not
 def test_a_block_that_cannot_compile_keeps_the_run_on_the_plugins() -> None:
-    def edit(first: dict, added: dict) -> None:  # a sonar (Python-only) in the second block
-        added["sensors"] = [{"name": "sonar", "plugin": "contacts", "rate_hz": 1, "params": {
-            "max_range": 150.0, "fov_az_deg": 120.0, "fov_el_deg": 40.0, "range_std": 1.0,
-            "az_std_deg": 1.0, "el_std_deg": 1.0}}]  # fmt: skip
+    def edit(first: dict, added: dict) -> None:  # SimpleINS (Python-only) in the second block
+        added["sensors"] = [{"name": "ins", "plugin": "simple_ins", "params": {
+            "q_distance": 0.01, "q_time": 0.01, "vel_std": 0.05, "roll_std_deg": 0.1,
+            "pitch_std_deg": 0.1, "yaw_std_deg": 0.5, "gps_std": 2.0,
+            "surface_time_choices_s": [15.0, 30.0]}}]  # fmt: skip
 
     text = _two("demo_survey", 2.0, edit=edit)
-    why = "block 'survey_b': plugin 'sonar' runs only tick by tick"
+    why = "block 'survey_b': plugin 'ins' runs only tick by tick"
     assert plan(_sim(text, None))[0] == why
     r = _sim(text, None).run()
     assert r.manifest["compiled_ticks"] == 0 and r.manifest["compiled_why_not"] == why
@@ -289,10 +290,17 @@ def test_thruster_failure_plans_both_blocks() -> None:
 
 
 def test_auv_survey_ins_names_its_first_python_only_plugin() -> None:
-    # its metrics are compiled-capable but nav_error; the sensors come first, and the IMU's
-    # readings go to the INS/EKF through the bus
+    # every plugin of both blocks and the world metrics are in the tick (test_compiled_ekf);
+    # a delayed IMU needs the filter's replay: the INS/EKF of that block then says why
     sim = load_simulation("auv_survey_ins", sets={"time.end": 1.0})
+    why, entries, _sparse = plan(sim)
+    assert why is None
+    names = [(s.block.name if s.block else "", s.plugin.name) for s, _laws in entries]
+    assert ("ins_auv", "nav") in names and ("dr_auv", "sonar") in names and ("", "nav_error") in names
+    sim = load_simulation(
+        "auv_survey_ins", sets={"time.end": 1.0, "entities.0.sensors.0.params.delay": 0.2}
+    )
     assert plan(sim)[0] == (
-        "block 'ins_auv': plugin 'imu' runs only tick by tick here: its 'imu/data' messages "
-        "go to 'ins_auv.nav' through the bus"
+        "block 'ins_auv': plugin 'nav' runs only tick by tick here: 'imu' has a delay: its late "
+        "samples need the filter's replay, which runs on the plugins"
     )

@@ -97,8 +97,9 @@ def _same_sensor_state(sa: Any, sb: Any) -> None:
 
 
 def test_sensor_suite_matches_the_plugins_through_block_refills() -> None:
-    # 200 s: the IMU's 12 normals per sample use up a block of 4096 every 68 s (the plugin
-    # draws the next at a hand-back), the lane switches and the gust are the plugins' ticks
+    # 200 s: the IMU's 12 normals per sample use up a block of 4096 every 68 s (the route
+    # draws the next at the hand-back and goes on compiled: BlockRNG.reserve, the same
+    # values), the lane switches and the gust are the plugins' ticks
     (sa, a), (sb, b) = _both(_sets(200.0))
     assert_runs_identical(a, b, routes=True)
     _same_sensor_state(sa, sb)

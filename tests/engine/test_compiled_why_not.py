@@ -19,17 +19,20 @@ def _run(name: str, compiled: bool | None, **kw: object) -> dict:
 
 
 def test_the_real_reason_and_required_is_an_error() -> None:
-    # two blocks compile together: auv_survey_ins stays on the plugins for its INS/EKF
+    # two blocks compile together: auv_survey_ins with a delayed IMU stays on the plugins for
+    # its INS/EKF's replay of late samples
     why = (
-        "block 'ins_auv': plugin 'imu' runs only tick by tick here: its 'imu/data' messages go "
-        "to 'ins_auv.nav' through the bus"
+        "block 'ins_auv': plugin 'nav' runs only tick by tick here: 'imu' has a delay: its late "
+        "samples need the filter's replay, which runs on the plugins"
     )
-    man = _run("auv_survey_ins", None)
+    sets = ["time.end=1", "entities.0.sensors.0.params.delay=0.2"]
+    sim = load_simulation("auv_survey_ins", sets=sets)
+    man = sim.run().manifest
     assert man["compiled_ticks"] == 0
     assert man["compiled_why_not"] == why
-    sim = load_simulation("auv_survey_ins", sets=["time.end=1"])
+    sim = load_simulation("auv_survey_ins", sets=sets)
     sim.compiled = True
-    with pytest.raises(ConfigError, match=r"does not apply: block 'ins_auv': plugin 'imu'") as exc:
+    with pytest.raises(ConfigError, match=r"does not apply: block 'ins_auv': plugin 'nav'") as exc:
         sim.run()
     assert exc.value.param == "compiled"
     assert sim.manifest()["compiled_why_not"] == why

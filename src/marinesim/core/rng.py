@@ -167,6 +167,18 @@ class BlockRNG:
         self._take(dist, 0)
         return self._buf[dist], self._pos.get(dist, 0)
 
+    def reserve(self, dist: str, k: int) -> bool:
+        """Make sure ``k`` values of ``dist`` are left unread in the pre-drawn block: if not,
+        draw the next block now (the unread rest first, as a draw that runs short does; the
+        stream's values are the same either way).  Returns whether a block was drawn."""
+        buf = self._buf.get(dist)
+        pos = self._pos.get(dist, 0)
+        if buf is not None and pos + k <= buf.shape[1]:
+            return False
+        self._take(dist, k)
+        self._pos[dist] -= k  # (drawn, not read)
+        return True
+
     def set_position(self, dist: str, pos: int) -> None:
         """Move the read position of the ``dist`` block (values before it are used)."""
         buf = self._buf.get(dist)

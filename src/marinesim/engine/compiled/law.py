@@ -144,6 +144,10 @@ class Laws:
         are its own); ``""``: one block, the wires are shared by every declaration.
     ready : callable
         ``ready() -> bool``: the plugin state can be loaded now (e.g. it has run a tick).
+    refill : callable
+        ``refill() -> bool``: after a hand-back, draw the next block of a random stream the
+        laws read in place when the next tick's draws would run past it (True when drawn:
+        the route goes on compiled from that tick instead of running it through the plugins).
     load : callable
         ``load(k)``: fill :attr:`arrays` from the plugin state at the start of tick ``k``.
     inputs : callable
@@ -175,6 +179,7 @@ class Laws:
     also_calls: tuple[str, ...] = ()
     scope: str = ""
     ready: Callable[[], bool] = lambda: True
+    refill: Callable[[], bool] = lambda: False
     load: Callable[[int], None] = lambda k: None
     inputs: Callable[[int], None] = lambda k: None
     commit: Callable[[int, int, int], None] = lambda k, kstop, ticks: None

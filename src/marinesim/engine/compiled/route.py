@@ -151,6 +151,7 @@ class CompiledRoute:
         if self.defer:
             return self._run_once(k, kend)
         t0 = _time.perf_counter()
+        refilled = -1
         while True:
             due = self._due(k, kend)
             lim = self._limit(k, kend)
@@ -158,9 +159,16 @@ class CompiledRoute:
             # (e.g. SURFTRAK's pilot climb rates for ticks k …), which the last call's arrays
             # hold for its own ticks (tests/interop/test_surftrak_kernel.py, pilot)
             k1 = self._run_once(k, kend)
+            if k1 < lim and k1 != refilled and self._ready() and self._refill():
+                refilled = k = k1  # a random block was used up: drawn, on from that tick
+                continue
             if k1 <= k or k1 != lim or lim >= due or _time.perf_counter() - t0 > CHAIN_S:
                 return k1
             k = k1
+
+    def _refill(self) -> bool:
+        """Every declaration's ``refill`` (all of them: each draws what it needs)."""
+        return any([laws.refill() for _slot, laws in self.entries])
 
     def _run_once(self, k: int, kend: int) -> int:
         """One call of the generated tick from k (see :meth:`run`)."""

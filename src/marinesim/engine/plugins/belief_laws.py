@@ -185,6 +185,9 @@ def declare_noisy_state(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     def counts(k: int, kstop: int) -> dict[str, int]:
         return {"nav/state": int(a["cnt"][1])}
 
+    def refill() -> bool:  # the next sample's 9 normals, if short
+        return slot.rng is not None and slot.rng.reserve("normal", 9)
+
     def finish(ticks: int) -> dict[str, np.ndarray]:
         lg = a["log"][:, :ticks].transpose(1, 2, 0)  # (ticks, n, 7) view
         quat = np.ascontiguousarray(lg[..., 3:7]).reshape(-1, 4)
@@ -197,6 +200,7 @@ def declare_noisy_state(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         [*fill, Law("sense", noisy_state_sense, args)], a,
         state=("cnt", "tb", "belief.pos", "belief.quat", "belief.speed", "belief.side"),
         logs=("log",), unheard=("nav/state",), counts=counts, max_ticks=T, fresh=("normals",),
-        also_calls=("estimate",), sources=(_SRC,), ready=ready, load=load, commit=commit,
+        also_calls=("estimate",), sources=(_SRC,), ready=ready, refill=refill, load=load,
+        commit=commit,
         finish=finish,
     )  # fmt: skip

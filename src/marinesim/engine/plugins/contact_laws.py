@@ -283,6 +283,10 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     def counts(k: int, kstop: int) -> dict[str, int]:
         return {"contacts": int(a["cnt"][2])}
 
+    def refill() -> bool:  # the next scan's draws, if short
+        r = slot.rng
+        return r is not None and (r.reserve("normal", nn) | r.reserve("uniform", nu))
+
     def finish(ticks: int) -> dict[str, np.ndarray]:
         lg = a["log"][:, :ticks].transpose(1, 2, 0)
         return {f"{name}.{s}": lg[..., c0:c1] for s, c0, c1 in signals}
@@ -293,5 +297,5 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     return Laws(
         [*fill, *gather, law], a, state=("cnt", "cur"), logs=("log",), unheard=("contacts",),
         counts=counts, max_ticks=T, fresh=("normals", "uniforms"), sources=(_SRC,),
-        ready=ready, load=load, commit=commit, finish=finish,
+        ready=ready, refill=refill, load=load, commit=commit, finish=finish,
     )  # fmt: skip

@@ -14,8 +14,9 @@ is the plugin's numpy expressions written per row, in the same order of operatio
   pre-drawn blocks (:meth:`~marinesim.core.rng.BlockRNG.buffered`, a ``fresh`` array of the
   declaration: no copy) with the plugin's fixed consumption
   per sample (GPS 2 normals, depth 1, AHRS 3, DVL 3, IMU 12, and one uniform each for the
-  dropout); a sample that would run past the block hands the tick back, and the plugin draws
-  the next block;
+  dropout); a sample that would run past the block hands the tick back, the declaration's
+  ``refill`` draws the next block (:meth:`~marinesim.core.rng.BlockRNG.reserve`: the same
+  values) and the route goes on compiled from that tick;
 * the delay line (``delay``: the sample of t − delay, interpolated between samples) and the
   buffer of the last ``buffer_size`` samples are ring arrays that ``load`` fills from the
   plugin's :class:`~marinesim.sensors.pipeline.DelayLine` and deque and ``commit`` writes back;
@@ -668,12 +669,16 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
     def counts(k: int, kstop: int) -> dict[str, int]:
         return {topic: int(a["cnt"][4])}
 
+    def refill() -> bool:  # the next sample's draws (nz normals, one uniform), if short
+        r = slot.rng
+        return r is not None and (r.reserve("normal", nz) | r.reserve("uniform", 1))
+
     def finish(ticks: int) -> dict[str, np.ndarray]:
         return {nm: a["log"][:ticks, :, sl] for nm, sl in cols.items()}
 
     return Laws(
         laws, a, state=tuple(state), logs=("log",),
         unheard=() if ekf else (topic,), counts=counts, max_ticks=mt, fresh=("normals", "uniforms"),
-        sources=(_SRC,), ready=ready,
+        sources=(_SRC,), ready=ready, refill=refill,
         load=load, commit=commit, finish=finish,
     )  # fmt: skip
