@@ -263,6 +263,7 @@ def test_a_sigkilled_run_keeps_every_flushed_chunk(tmp_path: Path) -> None:
     code = (
         "from marinesim.scenario import load_simulation\n"
         "sim = load_simulation('auv_survey_ins', sets=['time.end=100000'])\n"
+        "sim.compiled = False\n"  # (the logs' durability is the subject: no compile to wait for)
         f"sim.stream_to({str(out)!r}, 'mcap')\n"
         "sim.flush_s = 0.2\n"
         "sim.run()\n"
