@@ -94,3 +94,21 @@ def test_auv_survey_ins_compiled_is_the_plugins_run(runs: Any) -> None:
     assert np.nansum(np.asarray(rc["sonar.detections"])) > 0
     times = [e.t for e in rc.events]
     assert times == sorted(times)
+
+
+def test_stacked_replicas_scan_their_own_replica_in_the_tick() -> None:
+    # two replicas as rows of one simulation (marinesim batch's stacking): each sonar sees its
+    # own replica only, with that run's target order and ids, compiled as on the plugins
+    from marinesim.scenario import load_scenario
+    from marinesim.scenario.build import build_simulation
+
+    sets = {"time.end": 40, "entities.dr_auv.spawn.north": 60.0,
+            "entities.dr_auv.spawn.east": 60.0}  # fmt: skip  (in sonar view from the start)
+    out = []
+    for compiled in (False, True):
+        sim = build_simulation(load_scenario("auv_survey_ins", sets=sets), replicas=[3, 0])
+        sim.compiled = compiled
+        out.append(sim.run())
+    assert out[1].manifest["compiled_ticks"] >= 190 and out[0].manifest["compiled_ticks"] == 0
+    assert_runs_identical(out[0], out[1], routes=True)
+    assert np.nansum(np.asarray(out[1]["sonar.detections"])) > 0

@@ -21,9 +21,11 @@ The logs are the plugin's: ``detections`` and ``overflow`` per vehicle and ``con
 (the first real detection), held between scans.  The scan's message on ``contacts`` is
 counted (a scan with a detection or a false alarm publishes one); its payload (covariances)
 is not built, so the law joins the tick only when nothing reads the topic.  A scan with a
-target beyond ``max_contacts`` hands the tick back (the plugin emits its warning).  Not in
-the tick: a velocity estimate (``vel_std``), more targets than ``spatial_index_threshold``
-(the plugin's k-d tree), stacked replicas.
+target beyond ``max_contacts`` hands the tick back (the plugin emits its warning).  Stacked
+replicas scan their own replica's targets, in the target order and with the ids of that
+replica's own run (the plugin's layout, :func:`~marinesim.engine.plugins.sensors._target_layout`).
+Not in the tick: a velocity estimate (``vel_std``), more targets in a replica than
+``spatial_index_threshold`` (the plugin's k-d tree).
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def gather_targets(k, j, t, h, meta, src, off, tall):  # noqa: ANN001, ANN201
 
 
 @register_jitable
-def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, tok, sid, mount, moff, cdf, nav, cur, log):  # noqa: ANN001, ANN201, E501
+def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, tok, tgrp, sid, sgrp, mount, moff, cdf, nav, cur, log):  # noqa: ANN001, ANN201, E501
     """``contacts``: one scan per due tick (see the module docstring); every tick the frame
     logs ``cur`` (N, 5: detections, contact_pos, overflow) into row ``j`` of ``log``.
 
@@ -69,7 +71,9 @@ def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, t
     [8] / [9] min / max range, [10] / [11] half fields of view (+ 1e-12) [rad], [12] P_d,
     [13] logistic P_d (1: on), [14] its slope, [15] its range at 0.5, [16:19] σ (range,
     azimuth, elevation [rad]).  ``cnt``: [0] / [1] read positions in the normal / uniform
-    blocks, [2] scans that published."""
+    blocks, [2] scans that published.  ``tid``, ``tok``, ``tgrp`` per target (block order),
+    ``order`` the scan's target order; ``sid``, ``sgrp`` per sensing vehicle: ids as in their
+    replica's own run, and the replica groups (a vehicle sees its own replica's targets)."""
     n = nav.shape[0]
     kk = k + 1
     p = int(meta[0])
@@ -105,8 +109,8 @@ def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, t
             fz = math.nan
             for q in range(m):
                 jj = order[q]
-                if tok[jj] == 0 or sid[i] == tid[jj]:
-                    continue
+                if tok[jj] == 0 or tgrp[jj] != sgrp[i] or sid[i] == tid[jj]:
+                    continue  # (another replica's, or itself)
                 d0 = tall[jj, 0] - org[0]
                 d1 = tall[jj, 1] - org[1]
                 d2 = tall[jj, 2] - org[2]
@@ -201,18 +205,21 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         return "a velocity estimate (vel_std)"
     if sim.bus.wanted("contacts", blk.name, "local"):
         return "its 'contacts' messages are read through the bus"
-    if any(getattr(b, "row_replica", None) is not None for b in sim.blocks):
-        return "stacked replicas"
+    from marinesim.engine.context import TruthView
+    from marinesim.engine.plugins.sensors import _target_layout
+
+    views = [TruthView(b, slot.ctx.replica) for b in sim.blocks]
+    order, tids, sids, (sgrp, tgrp) = _target_layout(views, blk.name)
     m_all = sum(b.n for b in sim.blocks)
-    if m_all > p.spatial_index_threshold:
-        return f"{m_all} targets: beyond spatial_index_threshold, the plugin's k-d tree"
+    group = m_all if tgrp is None else int(np.max(np.unique(tgrp, return_counts=True)[1]))
+    if group > p.spatial_index_threshold:
+        return f"{group} targets: beyond spatial_index_threshold, the plugin's k-d tree"
     a: dict[str, np.ndarray] = {"truth.nav": np.zeros((n, 13))}
     fill = truth_nav_laws(sim, slot, a)
     if isinstance(fill, str):
         return fill
     many = len(sim.blocks) > 1
     gather: list[Law] = []
-    names: list[str] = []
     off = 0
     for b, other in enumerate(sim.blocks):
         wire = _position_wire(sim, other)
@@ -221,10 +228,15 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         key = f"{wire}@{other.name}" if many else wire
         a[f"off{b}"] = np.array([off], dtype=np.int64)
         gather.append(Law("sense", gather_targets, ("meta", key, f"off{b}", "tall")))
-        names += list(other.names)
         off += other.n
-    order = np.argsort(np.asarray(names, dtype=object), kind="stable").astype(np.int64)
-    tid = np.concatenate([b.ids for b in sim.blocks]).astype(np.int64)
+    # per target in block order (the law takes them in ``order``): ids and replica groups
+    order = np.asarray(order, dtype=np.int64)
+    tid = np.empty(off, dtype=np.int64)
+    tid[order] = tids
+    tg = np.zeros(off, dtype=np.int64)
+    if tgrp is not None:
+        tg[order] = tgrp
+    sg = np.zeros(n, dtype=np.int64) if sgrp is None else np.asarray(sgrp, dtype=np.int64)
     tok = np.ones(off)
     if p.teams is not None:
         team = np.concatenate([b.team for b in sim.blocks])
@@ -250,7 +262,8 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     a.update(
         meta=meta, normals=np.zeros((n, 1)), uniforms=np.zeros((n, 1)),
         cnt=np.zeros(3, dtype=np.int64), tall=np.zeros((off, 3)), order=order, tid=tid,
-        tok=tok, sid=np.asarray(blk.ids, dtype=np.int64), mount=np.ascontiguousarray(mount),
+        tok=tok, tgrp=tg, sid=np.asarray(sids, dtype=np.int64), sgrp=sg,
+        mount=np.ascontiguousarray(mount),
         moff=np.asarray(p.mount_offset, dtype=float), cdf=cdf, cur=np.zeros((n, 5)),
         log=np.zeros((5, T, n)),
     )  # fmt: skip
@@ -292,8 +305,8 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         return {f"{name}.{s}": lg[..., c0:c1] for s, c0, c1 in signals}
 
     law = Law("sense", contacts_sense, (
-        "meta", "normals", "uniforms", "cnt", "tall", "order", "tid", "tok", "sid", "mount",
-        "moff", "cdf", "truth.nav", "cur", "log"))  # fmt: skip
+        "meta", "normals", "uniforms", "cnt", "tall", "order", "tid", "tok", "tgrp", "sid",
+        "sgrp", "mount", "moff", "cdf", "truth.nav", "cur", "log"))  # fmt: skip
     return Laws(
         [*fill, *gather, law], a, state=("cnt", "cur"), logs=("log",), unheard=("contacts",),
         counts=counts, max_ticks=T, fresh=("normals", "uniforms"), sources=(_SRC,),
