@@ -123,7 +123,7 @@ def noisy_state_sense(k, j, t, h, meta, normals, cnt, tb, nav, bpos, bquat, bspe
 
 def declare_noisy_state(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     """The declaration of ``noisy_state``, or why it stays on the plugins here."""
-    from marinesim.engine.plugins.sensor_laws import truth_nav_laws
+    from marinesim.engine.plugins.sensor_laws import load_streams, truth_nav_laws
     from marinesim.engine.tick import heading_deg
 
     blk = slot.block
@@ -156,10 +156,7 @@ def declare_noisy_state(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         )
 
     def load(k: int) -> None:
-        buf, pos = slot.rng.buffered("normal")
-        a["normals"] = buf
-        meta[2] = buf.shape[1]
-        a["cnt"][0] = pos
+        load_streams(slot.rng, a, meta, 2, a["cnt"], ("normal",))
         a["cnt"][1] = 0
         b: VehicleState = st["belief"]
         a["belief.pos"][...] = b.pos

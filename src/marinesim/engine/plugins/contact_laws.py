@@ -39,6 +39,7 @@ import numpy as np
 from marinesim.core.frames import rotation_from_euler, rotation_quat_c
 from marinesim.core.jitable import register_jitable
 from marinesim.engine.compiled.law import Law, Laws, log_ticks
+from marinesim.engine.plugins.metric_laws import gather_position
 
 __all__ = ["contacts_sense", "declare_contacts", "gather_targets"]
 
@@ -53,11 +54,7 @@ def gather_targets(k, j, t, h, meta, src, off, tall):  # noqa: ANN001, ANN201
     p = int(meta[0])
     o = int(meta[1])
     if p == 1 or (kk >= o and (kk - o) % p == 0):
-        r0 = off[0]
-        for i in range(src.shape[0]):
-            tall[r0 + i, 0] = src[i, 0]
-            tall[r0 + i, 1] = src[i, 1]
-            tall[r0 + i, 2] = src[i, 2]
+        gather_position(k, j, t, h, src, off, tall)
     return 0
 
 
@@ -195,7 +192,7 @@ def _position_wire(sim: Any, blk: Any) -> str | None:
 
 def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     """The declaration of ``contacts``, or why it stays on the plugins here."""
-    from marinesim.engine.plugins.sensor_laws import truth_nav_laws
+    from marinesim.engine.plugins.sensor_laws import load_streams, truth_nav_laws
     from marinesim.sensors import contacts
 
     p: Any = plugin.params
@@ -279,11 +276,7 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
 
     def load(k: int) -> None:
         cnt = a["cnt"]
-        for c, dist in enumerate(("normal", "uniform")):
-            buf, pos = slot.rng.buffered(dist)
-            a[f"{dist}s"] = buf
-            meta[2 + c] = buf.shape[1]
-            cnt[c] = pos
+        load_streams(slot.rng, a, meta, 2, cnt)
         cnt[2] = 0
         for s, c0, c1 in signals:
             a["cur"][:, c0:c1] = np.reshape(rec.current[(blk.name, f"{name}.{s}")], (n, -1))

@@ -48,7 +48,7 @@ from marinesim.engine.plugins.belief_laws import perturb_row
 from marinesim.engine.plugins.surftrak_laws import scalar_law
 from marinesim.environment.current import force_row
 
-__all__ = ["declare", "truth_nav_laws"]
+__all__ = ["declare", "load_streams", "truth_nav_laws"]
 
 _SRC = Path(__file__).resolve().parents[2] / "sensors"
 
@@ -515,6 +515,21 @@ def _truth_view(sim: Any, blk: Any) -> tuple[Any, tuple[str, ...]] | str:
     )
 
 
+def load_streams(
+    rng: Any, arrays: dict[str, np.ndarray], meta: np.ndarray, at: int, cnt: np.ndarray,
+    dists: tuple[str, ...] = ("normal", "uniform"),
+) -> None:
+    """Point a declaration's ``normals`` / ``uniforms`` at the slot's own pre-drawn blocks, read
+    in place (a ``fresh`` array: no copy; beyond a block's end the law hands back and
+    ``refill`` draws the next), their lengths into ``meta[at + c]`` and the read positions
+    into ``cnt[c]``."""
+    for c, dist in enumerate(dists):
+        buf, pos = rng.buffered(dist)
+        arrays[f"{dist}s"] = buf
+        meta[at + c] = buf.shape[1]
+        cnt[c] = pos
+
+
 def truth_nav_laws(sim: Any, slot: Any, arrays: dict[str, np.ndarray]) -> list[Law] | str:
     """The law that fills ``truth.nav`` when ``slot`` is its block's first compiled sensor
     (it fills the wire for them all: every navigation sensor and ``noisy_state``), with the
@@ -611,13 +626,7 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
 
     def load(k: int) -> None:
         cnt = a["cnt"]
-        for c, dist in enumerate(("normal", "uniform")):
-            # the stream's own pre-drawn block, read in place (beyond its end: the plugin
-            # draws the next one at a hand-back)
-            buf, pos = slot.rng.buffered(dist)
-            a[f"{dist}s"] = buf
-            meta[5 + c] = buf.shape[1]
-            cnt[c] = pos
+        load_streams(slot.rng, a, meta, 5, cnt)
         if delay > 0:
             line = st["line"]
             a["line"][...] = line.buf
