@@ -40,7 +40,10 @@ from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
 from marinesim.engine.compiled.law import Law, Laws, log_ticks
 
-__all__ = ["BELIEF_WIRES", "declare_noisy_state", "noisy_state_sense", "perturb_row", "wires"]
+__all__ = [
+    "BELIEF_WIRES", "belief_velocity", "declare_noisy_state", "load_belief", "noisy_state_sense",
+    "perturb_row", "wires",
+]
 
 _SRC = Path(__file__).resolve().parents[2] / "sensors"
 _D2R = math.pi / 180.0
@@ -57,6 +60,24 @@ def wires(n: int) -> dict[str, np.ndarray]:
     out = {k: np.zeros((n, *s)) for k, s in BELIEF_WIRES.items() if k != "belief.hok"}
     out["belief.hok"] = np.zeros(1, dtype=np.int64)
     return out
+
+
+def load_belief(arrays: dict[str, np.ndarray], b: VehicleState) -> None:
+    """Fill a writer's belief wires from the block's belief ``b`` (a ``load``)."""
+    arrays["belief.pos"][...] = b.pos
+    arrays["belief.quat"][...] = b.quat
+    arrays["belief.speed"][...] = b.vel[:, 0]
+    arrays["belief.side"][...] = b.vel[:, 1:3]
+    arrays["belief.hok"][0] = 0
+
+
+def belief_velocity(arrays: dict[str, np.ndarray]) -> np.ndarray:
+    """The body velocity (N, 3) the belief wires hold (a ``commit``'s new array)."""
+    speed = arrays["belief.speed"]
+    vel = np.empty((speed.shape[0], 3))
+    vel[:, 0] = speed
+    vel[:, 1:3] = arrays["belief.side"]
+    return vel
 
 
 @register_jitable
@@ -159,21 +180,14 @@ def declare_noisy_state(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         load_streams(slot.rng, a, meta, 2, a["cnt"], ("normal",))
         a["cnt"][1] = 0
         b: VehicleState = st["belief"]
-        a["belief.pos"][...] = b.pos
-        a["belief.quat"][...] = b.quat
-        a["belief.speed"][...] = b.vel[:, 0]
-        a["belief.side"][...] = b.vel[:, 1:3]
-        a["belief.hok"][0] = 0
+        load_belief(a, b)
         a["tb"][0] = b.t
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         slot.rng.set_position("normal", int(a["cnt"][0]))
         tr = blk.truth
-        vel = np.empty((n, 3))
-        vel[:, 0] = a["belief.speed"]
-        vel[:, 1:3] = a["belief.side"]
         b = VehicleState(
-            a["belief.pos"].copy(), a["belief.quat"].copy(), vel, np.array(tr.ang_vel),
+            a["belief.pos"].copy(), a["belief.quat"].copy(), belief_velocity(a), np.array(tr.ang_vel),
             np.array(tr.accel), float(a["tb"][0]), cov.copy(),
         )  # fmt: skip
         st["belief"] = b

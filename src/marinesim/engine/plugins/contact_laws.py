@@ -84,9 +84,10 @@ def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, t
         kfa = int(meta[5])
         m = order.shape[0]
         sent = False
+        rs = np.empty((3, 3))  # the sensor frame → NED: R · mount
+        org = np.empty(3)  # position + R · offset (einsum "nij,j->ni")
         for i in range(n):
             r = rotation_quat_c(nav[i, 3], nav[i, 4], nav[i, 5], nav[i, 6])
-            rs = np.empty((3, 3))  # the sensor frame → NED: R · mount
             for a in range(3):
                 for b in range(3):
                     s = 0.0
@@ -94,7 +95,6 @@ def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, t
                     s += r[3 * a + 1] * mount[1, b]
                     s += r[3 * a + 2] * mount[2, b]
                     rs[a, b] = s
-            org = np.empty(3)  # position + R · offset (einsum "nij,j->ni")
             for a in range(3):
                 org[a] = nav[i, a] + ((r[3 * a] * moff[0] + r[3 * a + 2] * moff[2]) + r[3 * a + 1] * moff[1])
             slot = 0

@@ -42,7 +42,9 @@ import numpy as np
 from marinesim.core.frames import rotation_quat_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
+from marinesim.engine.compiled.generate import copy_into
 from marinesim.engine.compiled.law import Law, Laws, log_ticks
+from marinesim.engine.plugins.belief_laws import belief_velocity, load_belief
 from marinesim.engine.plugins.belief_laws import wires as belief_wires
 from marinesim.sensors import ekf_rows
 from marinesim.sensors.dvl import BOTTOM
@@ -77,11 +79,8 @@ def _predict_all(t, prm, x, P, f, rot, tk, q, xo, Po):  # noqa: ANN001, ANN202
     q[3] = prm[1] * prm[1] * dt
     for i in range(x.shape[0]):
         ekf_rows.predict_row(i, x, P, f, rot, dt, q, prm[2], xo, Po)
-    for i in range(x.shape[0]):
-        for r in range(9):
-            x[i, r] = xo[i, r]
-            for c in range(9):
-                P[i, r, c] = Po[i, r, c]
+    copy_into(x, xo)
+    copy_into(P, Po)
     tk[0] = t
 
 
@@ -122,12 +121,10 @@ def _apply(kind, val, ok, prm, Rd, Rg, Rv, x, P, rot, w, rej, nis, nset, xo, Po,
                 if msk[i]:
                     y[i, a] = val[i, a] - (s + cr[a])
             _UPD_DVL(i, x, P, y, Hv, Rv, msk, prm[5], xo, Po, acc, nisr, work)
+    copy_into(x, xo)
+    copy_into(P, Po)
     c = kind - 2
     for i in range(n):
-        for r in range(9):
-            x[i, r] = xo[i, r]
-            for cc in range(9):
-                P[i, r, cc] = Po[i, r, cc]
         if msk[i] and not acc[i]:
             rej[c, i] += 1
         nis[c, i] = nisr[i]
@@ -312,12 +309,7 @@ def declare_ekf(plugin: Any, slot: Any, sim: Any) -> Laws | str:
             got = ekf.nis.get(kind)
             a["nset"][c] = got is not None
             a["nis"][c] = np.nan if got is None else got
-        b: VehicleState = blk.belief
-        a["belief.pos"][...] = b.pos
-        a["belief.quat"][...] = b.quat
-        a["belief.speed"][...] = b.vel[:, 0]
-        a["belief.side"][...] = b.vel[:, 1:3]
-        a["belief.hok"][0] = 0
+        load_belief(a, blk.belief)
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         ekf = st["ekf"]
@@ -330,11 +322,9 @@ def declare_ekf(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         # the newest step only: no measurement is late here, the replay never reads back
         ekf.history = deque([_Step(ekf.t, ekf.x, ekf.P, a["f"].copy(), ekf.rot.copy(), 0.0)])
         st["quat"], st["f"], st["w"] = a["quat"].copy(), a["f"].copy(), a["w"].copy()
-        vel = np.empty((n, 3))
-        vel[:, 0] = a["belief.speed"]
-        vel[:, 1:3] = a["belief.side"]
         blk.set_belief(VehicleState(
-            a["x"][:, 0:3].copy(), a["quat"].copy(), vel, a["w"].copy(), np.zeros((n, 3)),
+            a["x"][:, 0:3].copy(), a["quat"].copy(), belief_velocity(a), a["w"].copy(),
+            np.zeros((n, 3)),
             float(sim.clock.start + kstop * sim.clock.dt), a["P"].copy(),
         ))  # fmt: skip
 
