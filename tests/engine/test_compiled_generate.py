@@ -39,6 +39,12 @@ def test_source_composes_the_laws_in_phase_order() -> None:
     # wires are one array each, shared by the autopilot and the motion
     assert order.count("bus.fins_cmd") == 1 and order.count("truth.eta") == 1
     assert all(f"copy_into(s{i}, a{i})" in src for i in state)
+    # the run's loop (tick_run) has the same laws and neither the save arrays nor the copies
+    run_src = src[src.index("def tick_run(") : src.index("def tick_loop(")]
+    loop_src = src[src.index("def tick_loop(") : src.index("def tick_arena(")]
+    assert state and "copy_into" not in run_src and "save" not in run_src and " s0" not in run_src
+    calls = [ln.strip() for ln in run_src.splitlines() if "st = L" in ln]
+    assert calls and calls == [ln.strip() for ln in loop_src.splitlines() if "st = L" in ln]
 
 
 def test_cache_key_follows_the_law_sources(tmp_path, monkeypatch) -> None:  # noqa: ANN001
@@ -111,7 +117,7 @@ def test_notice_only_when_it_must_compile(monkeypatch) -> None:  # noqa: ANN001
     err = io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)
     monkeypatch.delenv("MARINESIM_QUIET", raising=False)
-    monkeypatch.setattr(notice, "is_cached", lambda decls: False)
+    monkeypatch.setattr(notice, "is_cached", lambda decls, saved=False: False)
     monkeypatch.setattr(notice, "compile_lock", lambda decls: contextlib.nullcontext())
     with notice.compiling(Fn(), []):
         pass
@@ -119,7 +125,7 @@ def test_notice_only_when_it_must_compile(monkeypatch) -> None:  # noqa: ANN001
     assert text.startswith(notice.MESSAGE) and "compiled in" in text
     err.truncate(0)
     err.seek(0)
-    monkeypatch.setattr(notice, "is_cached", lambda decls: True)
+    monkeypatch.setattr(notice, "is_cached", lambda decls, saved=False: True)
     with notice.compiling(Fn(), []):
         pass
     assert err.getvalue() == ""

@@ -154,6 +154,8 @@ def test_a_step_undone_mid_loop_leaves_the_plugins_state(monkeypatch) -> None:  
 
     def compile_tick(decls, **kw):  # noqa: ANN001, ANN003, ANN202
         real, order, state = real_compile(decls, **kw)
+        # the loop with the save copies (a run calls the one without: tick_run)
+        saved = real_compile(decls, **{**kw, "saved": True})[0]
         d = next(i for i, ls in enumerate(decls) if "xlog" in ls.arrays)
         ix = 7 + order.index(f"{d}:x")  # after k0, kend, start, dt, h, nsub, sched
 
@@ -166,8 +168,10 @@ def test_a_step_undone_mid_loop_leaves_the_plugins_state(monkeypatch) -> None:  
             keep = x.copy()
             x[:, 6] = 500.0
             # with ``save`` (as a deferred run calls it) the loop restores the state arrays;
-            # without (Simulation.run), the route replays from the plugins' state instead
-            r = real(k0, kend, *rest[:-2], 1, rest[-1])
+            # without (Simulation.run's tick_run), the route replays from the plugins' state
+            arrays = rest[5:-1]  # (start, dt, h, nsub, sched, arrays…, j0)
+            saves = [np.empty_like(arrays[i]) for i in state]
+            r = saved(k0, kend, *rest[:-1], *saves, 1, rest[-1])
             np.testing.assert_array_equal(x[:, 6], 500.0)  # the rows of before the tick
             x[...] = keep
             undone.append(r)

@@ -4,7 +4,7 @@ The first run of a plugin set must compile its tick (numba: seconds to a minute 
 machine), and the same run's first plugin ticks compile the plugins' own kernels too.  Done one
 after the other, a first run waits for both.  Instead, when a run (``Simulation.run``, its
 ``compiled`` left at None) finds its tick missing from the disk cache, :func:`start` launches
-``python -m marinesim.engine.compiled.background TICK SIG``: that process compiles the tick for
+``python -m marinesim.engine.compiled.background TICK SIG run``: that process compiles the tick for
 the argument types the run will call it with (``SIG``, pickled numba types) into numba's disk
 cache, under the plugin set's compile lock.  Meanwhile the run's ticks go through the plugins,
 which give the same bits; once the process has exited, the route loads the machine code from
@@ -58,9 +58,10 @@ class Job:
         return time.perf_counter() - self.t0
 
 
-def start(path: Path, args: tuple[Any, ...]) -> Job | None:
-    """Launch the compile of the tick in ``path`` (the generated module's file) for the types
-    of ``args`` (one call's arguments); None when it cannot start (then compile here)."""
+def start(path: Path, args: tuple[Any, ...], *, saved: bool = False) -> Job | None:
+    """Launch the compile of the tick in ``path`` (the generated module's file: its
+    ``tick_run``, or ``tick_loop`` when ``saved``) for the types of ``args`` (one call's
+    arguments); None when it cannot start (then compile here)."""
     import numba
 
     try:
@@ -70,7 +71,8 @@ def start(path: Path, args: tuple[Any, ...]) -> Job | None:
         log = path.with_suffix(".bg.log")
         with open(log, "wb") as out:
             proc = subprocess.Popen(  # noqa: S603 - our own module, with our own interpreter
-                [sys.executable, "-m", "marinesim.engine.compiled.background", str(path), str(sigfile)],
+                [sys.executable, "-m", "marinesim.engine.compiled.background", str(path), str(sigfile),
+                 "saved" if saved else "run"],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -81,26 +83,28 @@ def start(path: Path, args: tuple[Any, ...]) -> Job | None:
     return Job(proc, log)
 
 
-def compile_file(path: Path, sig: tuple[Any, ...]) -> None:
-    """Compile ``tick_loop`` of the generated module ``path`` for ``sig`` into numba's disk
-    cache, as the run's own process would (:func:`~marinesim.engine.compiled.generate.
-    jit_tick`), under the plugin set's compile lock."""
+def compile_file(path: Path, sig: tuple[Any, ...], *, saved: bool = False) -> None:
+    """Compile ``tick_run`` (``tick_loop`` when ``saved``) of the generated module ``path``
+    for ``sig`` into numba's disk cache, as the run's own process would
+    (:func:`~marinesim.engine.compiled.generate.jit_tick`), under the plugin set's compile
+    lock."""
     from marinesim.engine.compiled.generate import file_lock, jit_tick, tick_module
 
-    fn = jit_tick(tick_module(path))
+    fn = jit_tick(tick_module(path), saved=saved)
     with file_lock(path.with_suffix(".lock")):
         fn.compile(sig)
 
 
 def main(argv: list[str]) -> int:
-    """``python -m marinesim.engine.compiled.background TICK SIG``."""
+    """``python -m marinesim.engine.compiled.background TICK SIG [run|saved]``."""
     path, sigfile = Path(argv[0]), Path(argv[1])
+    saved = len(argv) > 2 and argv[2] == "saved"
     try:
         sig = pickle.loads(sigfile.read_bytes())  # noqa: S301 - written by the run that started us
     finally:
         sigfile.unlink(missing_ok=True)
     t0 = time.perf_counter()
-    compile_file(path, sig)
+    compile_file(path, sig, saved=saved)
     print(f"compiled {path.name} in {time.perf_counter() - t0:.1f} s", flush=True)
     return 0
 

@@ -46,9 +46,10 @@ def speaking() -> bool:
 
 
 @contextlib.contextmanager
-def compiling(fn: Any, decls: Sequence[Laws]) -> Iterator[None]:
-    """Announce a compile (and its progress) while the body runs, if ``fn`` must compile."""
-    if not hasattr(fn, "signatures") or fn.signatures or is_cached(decls):
+def compiling(fn: Any, decls: Sequence[Laws], saved: bool = False) -> Iterator[None]:
+    """Announce a compile (and its progress) while the body runs, if ``fn`` (the plugin set's
+    ``tick_run``, or ``tick_loop`` when ``saved``) must compile."""
+    if not hasattr(fn, "signatures") or fn.signatures or is_cached(decls, saved=saved):
         yield  # interpreted, compiled in this process already, or on disk: nothing to say
         return
     # one process compiles a plugin set at a time; one waiting for another's compile then

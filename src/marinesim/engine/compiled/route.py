@@ -206,7 +206,7 @@ class CompiledRoute:
         sim = self.sim
         k = sim.clock.k
         kern = self._kernel
-        if not self.defer or not self._dn or self.sparse or kern is None or kern[2] or self._fresh:
+        if not self.defer or not self._dn or self.sparse or kern is None or kern[2] or not kern[3] or self._fresh:
             return k  # (fresh arrays: their addresses change between calls)
         if k != self._dk0 + self._dn or not self._same_truth() or sim.bus.pending:
             return k
@@ -278,19 +278,23 @@ class CompiledRoute:
                 laws.load(k)
         for _slot, laws in self.entries:
             laws.inputs(k)
-        if self._kernel is None:
+        # a stepped run saves the state at each tick's start (``tick_loop``); a run does not
+        # (``tick_run``, the loop without the save copies: compiled apart, less to compile)
+        saved = self.defer
+        if self._kernel is None or self._kernel[3] != saved:
             decls = [laws for _s, laws in self.entries]
-            fn, order, state = compile_tick(decls, interpreted=_interpreted())
+            fn, order, state = compile_tick(decls, interpreted=_interpreted(), saved=saved)
             arrays = [array_of(decls, key) for key in order]
-            saves = [np.empty_like(arrays[i]) for i in state]
-            self._kernel = (fn, (*arrays, *saves), _interpreted())
+            saves = [np.empty_like(arrays[i]) for i in state] if saved else []
+            self._kernel = (fn, (*arrays, *saves), _interpreted(), saved)
+            self._warm = False  # (the other loop may still have to compile)
             # arrays a load may replace (Laws.fresh): their argument positions
             self._fresh = []
             for i, key in enumerate(order):
                 d, _, name = key.partition(":")
                 if not key.startswith(WIRE_PREFIXES) and name in decls[int(d)].fresh:
                     self._fresh.append((i, decls[int(d)], name))
-        fn, tail, interp = self._kernel
+        fn, tail, interp, _saved = self._kernel
         if self._fresh:
             tail = list(tail)
             for i, laws, name in self._fresh:
@@ -301,9 +305,9 @@ class CompiledRoute:
         j0 = self._dn
         # no state saved each tick where a hand-back can be replayed from the plugins' state
         # (see below); a deferred run's (Simulation.step) is not all in the plugins' state
-        save = 1 if self.defer else 0
+        save = 1 if saved else 0
         head = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched)
-        args = (*head, *tail, save, j0)
+        args = (*head, *tail, save, j0) if saved else (*head, *tail, j0)
         if not self._warm and not interp and self._compiling_apart(fn, args):
             return k  # the plugins run this tick (the same bits)
         if self._warm and not interp:  # typed: no compile notice to check (≈ 0.25 ms a call);
@@ -312,7 +316,7 @@ class CompiledRoute:
             with np.errstate(all="ignore"):
                 kstop = int(fn(*args))
         else:
-            with np.errstate(all="ignore"), compiling(fn, [laws for _s, laws in self.entries]):
+            with np.errstate(all="ignore"), compiling(fn, [laws for _s, laws in self.entries], saved):
                 kstop = int(fn(*args))
             self._warm = True
         if kstop == k:
@@ -327,7 +331,7 @@ class CompiledRoute:
             for _slot, laws in self.entries:
                 laws.inputs(k)
             with np.errstate(all="ignore"):
-                again = int(fn(k, kstop, *head[2:], *tail, save, j0))
+                again = int(fn(k, kstop, *head[2:], *tail, j0))
             if again != kstop:  # pragma: no cover - a law that is not deterministic
                 raise RuntimeError(f"compiled tick: replay of ticks {k}…{kstop - 1} stopped at {again}")
         ticks = kstop - k
@@ -359,7 +363,7 @@ class CompiledRoute:
                 return False
             if getattr(fn, "signatures", None) or cached_machine_code(fn):
                 return False  # compiled in this process already, or on disk
-            job = background.start(tick_path(fn), args)
+            job = background.start(tick_path(fn), args, saved=self._kernel[3])
             if job is None:
                 return False
             self._bg = job
