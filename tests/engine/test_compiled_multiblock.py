@@ -133,7 +133,9 @@ def test_one_source_for_both_blocks_with_wires_of_their_own() -> None:
         arr = array_of(decls, k)
         owner = next(ls for ls in decls if any(a is arr for a in ls.arrays.values()))
         assert owner.scope == k.rpartition("@")[2]
-    assert src.count("for s in range(nsub)") == 2  # each block's motion, all substeps
+    for name in ("tick_run", "tick_loop"):  # the run's loop and the stepped run's
+        loop = src[src.index(f"def {name}(") :].split("\n\n\n")[0]
+        assert loop.count("for s in range(nsub)") == 2  # each block's motion, all substeps
     assert all(f"copy_into(a{i}, s{i})" in src for i in state)  # a hand-back restores both
 
 
