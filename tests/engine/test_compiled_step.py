@@ -36,9 +36,12 @@ def test_step_one_tick_at_a_time_equals_plugin_ticks() -> None:
     assert b.bus.published == a.bus.published
     for n in (7, 1, 13, 2, 40):  # uneven chunks, then the rest through run()
         assert b.step(n) == a.step(n) == n
-    assert b._span._kernel[3]  # the steps' loop saves the state at each tick (tick_loop)
+    saving = b._span._kernel
+    assert saving[3]  # the steps' loop saves the state at each tick (tick_loop)
     ra, rb = a.run(), b.run()
     assert not b._span._kernel[3]  # run() went on with the loop that saves nothing (tick_run)
+    # the saving loop is kept with its arrays (the SITL arena holds their addresses)
+    assert b._span._kernels == {True: saving, False: b._span._kernel}
     assert_runs_identical(ra, rb)
     assert ra.manifest["compiled_ticks"] == 0
     assert rb.manifest["compiled_ticks"] >= 400 - 4  # all but the first tick or so
@@ -64,3 +67,4 @@ def test_step_snapshot_restore_with_deferred_bookkeeping() -> None:
     ra, rb = a.run(), b.run()
     assert_runs_identical(ra, rb)
     assert rb.manifest["compiled_ticks"] > 100
+

@@ -21,8 +21,7 @@ the same loop without the save arrays, what ``Simulation.run`` calls (it never s
 is compiled on its own (:func:`jit_tick` ``saved=False``): the save and restore of every
 state array is a large part of the loop's code (in ``auv_survey_ins``, 161 state arrays,
 about a third of its compile time: 36 s against 54–59 s), which a run that never saves need
-not compile.  A
-stepped run (``Simulation.step``, the SITL backend) compiles ``tick_loop``.
+not compile.  A stepped run (``Simulation.step``, the SITL backend) compiles ``tick_loop``.
 
 :func:`compile_tick` writes the source to ``<cache>/tick_<digest>.py``, the digest covering
 the source itself (the plugin combination: law functions, hooks, argument wiring) and the

@@ -75,8 +75,10 @@ class CompiledRoute:
         self.blocks = list(dict.fromkeys(s.block for s, _laws in entries if s.block is not None))
         self.block = self.blocks[0]
         self.ticks = 0  # ticks run compiled (the manifest reports them)
-        self._kernel: Any = None
-        self._warm = False  # the generated tick has run once (typed, machine code loaded)
+        self._kernel: Any = None  # (fn, arrays, interpreted, saved): the loop called now
+        self._kernels: dict[bool, Any] = {}  # both loops, by ``saved``, once made
+        self._warm = False  # the loop called now has run once (typed, machine code loaded)
+        self._warmed: set[bool] = set()  # the loops (by ``saved``) that have
         #: Hold the engine's bookkeeping of consecutive calls back until :meth:`flush` (set
         #: by ``Simulation.step``: one tick per call of an externally clocked run).
         self.defer = False
@@ -280,14 +282,18 @@ class CompiledRoute:
             laws.inputs(k)
         # a stepped run saves the state at each tick's start (``tick_loop``); a run does not
         # (``tick_run``, the loop without the save copies: compiled apart, less to compile)
+        # (each kept once made: the arena's addresses, direct(), are those of its arrays)
         saved = self.defer
-        if self._kernel is None or self._kernel[3] != saved:
+        kern = self._kernels.get(saved)
+        if kern is not None and kern is not self._kernel:
+            self._kernel, self._warm = kern, saved in self._warmed
+        elif kern is None:
             decls = [laws for _s, laws in self.entries]
             fn, order, state = compile_tick(decls, interpreted=_interpreted(), saved=saved)
             arrays = [array_of(decls, key) for key in order]
             saves = [np.empty_like(arrays[i]) for i in state] if saved else []
-            self._kernel = (fn, (*arrays, *saves), _interpreted(), saved)
-            self._warm = False  # (the other loop may still have to compile)
+            self._kernel = self._kernels[saved] = (fn, (*arrays, *saves), _interpreted(), saved)
+            self._warm = False  # (this loop may still have to compile)
             # arrays a load may replace (Laws.fresh): their argument positions
             self._fresh = []
             for i, key in enumerate(order):
@@ -319,6 +325,7 @@ class CompiledRoute:
             with np.errstate(all="ignore"), compiling(fn, [laws for _s, laws in self.entries], saved):
                 kstop = int(fn(*args))
             self._warm = True
+            self._warmed.add(saved)
         if kstop == k:
             return k
         if kstop < kend and not save:
