@@ -77,8 +77,8 @@ class CompiledRoute:
         self.ticks = 0  # ticks run compiled (the manifest reports them)
         self._kernel: Any = None  # (fn, arrays, interpreted, saved): the loop called now
         self._kernels: dict[bool, Any] = {}  # both loops, by ``saved``, once made
-        self._warm = False  # the loop called now has run once (typed, machine code loaded)
-        self._warmed: set[bool] = set()  # the loops (by ``saved``) that have
+        #: The loops (by ``saved``) that have run once (typed, machine code loaded).
+        self._warmed: set[bool] = set()
         #: Hold the engine's bookkeeping of consecutive calls back until :meth:`flush` (set
         #: by ``Simulation.step``: one tick per call of an externally clocked run).
         self.defer = False
@@ -285,15 +285,14 @@ class CompiledRoute:
         # (each kept once made: the arena's addresses, direct(), are those of its arrays)
         saved = self.defer
         kern = self._kernels.get(saved)
-        if kern is not None and kern is not self._kernel:
-            self._kernel, self._warm = kern, saved in self._warmed
-        elif kern is None:
+        if kern is not None:
+            self._kernel = kern
+        else:
             decls = [laws for _s, laws in self.entries]
             fn, order, state = compile_tick(decls, interpreted=_interpreted(), saved=saved)
             arrays = [array_of(decls, key) for key in order]
             saves = [np.empty_like(arrays[i]) for i in state] if saved else []
             self._kernel = self._kernels[saved] = (fn, (*arrays, *saves), _interpreted(), saved)
-            self._warm = False  # (this loop may still have to compile)
             # arrays a load may replace (Laws.fresh): their argument positions
             self._fresh = []
             for i, key in enumerate(order):
@@ -314,17 +313,17 @@ class CompiledRoute:
         save = 1 if saved else 0
         head = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched)
         args = (*head, *tail, save, j0) if saved else (*head, *tail, j0)
-        if not self._warm and not interp and self._compiling_apart(fn, args):
+        warm = saved in self._warmed
+        if not warm and not interp and self._compiling_apart(fn, args):
             return k  # the plugins run this tick (the same bits)
-        if self._warm and not interp:  # typed: no compile notice to check (≈ 0.25 ms a call);
+        if warm and not interp:  # typed: no compile notice to check (≈ 0.25 ms a call);
             kstop = int(fn(*args))  # machine code does not consult numpy's error state
-        elif self._warm:
+        elif warm:
             with np.errstate(all="ignore"):
                 kstop = int(fn(*args))
         else:
             with np.errstate(all="ignore"), compiling(fn, [laws for _s, laws in self.entries], saved):
                 kstop = int(fn(*args))
-            self._warm = True
             self._warmed.add(saved)
         if kstop == k:
             return k

@@ -144,7 +144,7 @@ def noisy_state_sense(k, j, t, h, meta, normals, cnt, tb, nav, bpos, bquat, bspe
 
 def declare_noisy_state(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     """The declaration of ``noisy_state``, or why it stays on the plugins here."""
-    from marinesim.engine.plugins.sensor_laws import load_streams, truth_nav_laws
+    from marinesim.engine.plugins.sensor_laws import load_streams, refill_streams, truth_nav_laws
     from marinesim.engine.tick import heading_deg
 
     blk = slot.block
@@ -197,7 +197,7 @@ def declare_noisy_state(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         return {"nav/state": int(a["cnt"][1])}
 
     def refill() -> bool:  # the next sample's 9 normals, if short
-        return slot.rng is not None and slot.rng.reserve("normal", 9)
+        return refill_streams(slot.rng, 9)
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
         lg = a["log"][:, :ticks].transpose(1, 2, 0)  # (ticks, n, 7) view

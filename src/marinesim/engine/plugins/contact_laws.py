@@ -192,7 +192,7 @@ def _position_wire(sim: Any, blk: Any) -> str | None:
 
 def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     """The declaration of ``contacts``, or why it stays on the plugins here."""
-    from marinesim.engine.plugins.sensor_laws import load_streams, truth_nav_laws
+    from marinesim.engine.plugins.sensor_laws import load_streams, refill_streams, truth_nav_laws
     from marinesim.sensors import contacts
 
     p: Any = plugin.params
@@ -290,8 +290,7 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         return {"contacts": int(a["cnt"][2])}
 
     def refill() -> bool:  # the next scan's draws, if short
-        r = slot.rng
-        return r is not None and (r.reserve("normal", nn) | r.reserve("uniform", nu))
+        return refill_streams(slot.rng, nn, nu)
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
         lg = a["log"][:, :ticks].transpose(1, 2, 0)

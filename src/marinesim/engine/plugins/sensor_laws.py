@@ -48,7 +48,7 @@ from marinesim.engine.plugins.belief_laws import perturb_row
 from marinesim.engine.plugins.surftrak_laws import scalar_law
 from marinesim.environment.current import force_row
 
-__all__ = ["declare", "load_streams", "truth_nav_laws"]
+__all__ = ["declare", "load_streams", "refill_streams", "truth_nav_laws"]
 
 _SRC = Path(__file__).resolve().parents[2] / "sensors"
 
@@ -530,6 +530,16 @@ def load_streams(
         cnt[c] = pos
 
 
+def refill_streams(rng: Any, normal: int, uniform: int = 0) -> bool:
+    """A declaration's ``refill``: the next block of each stream :func:`load_streams` points
+    at, drawn when fewer than the next sample's ``normal`` / ``uniform`` values are left
+    (:meth:`~marinesim.core.rng.BlockRNG.reserve`); True when one was drawn."""
+    if rng is None:
+        return False
+    drawn = rng.reserve("normal", normal)
+    return (rng.reserve("uniform", uniform) if uniform else False) or drawn
+
+
 def truth_nav_laws(sim: Any, slot: Any, arrays: dict[str, np.ndarray]) -> list[Law] | str:
     """The law that fills ``truth.nav`` when ``slot`` is its block's first compiled sensor
     (it fills the wire for them all: every navigation sensor and ``noisy_state``), with the
@@ -679,8 +689,7 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
         return {topic: int(a["cnt"][4])}
 
     def refill() -> bool:  # the next sample's draws (nz normals, one uniform), if short
-        r = slot.rng
-        return r is not None and (r.reserve("normal", nz) | r.reserve("uniform", 1))
+        return refill_streams(slot.rng, nz, 1)
 
     def finish(ticks: int) -> dict[str, np.ndarray]:
         return {nm: a["log"][:ticks, :, sl] for nm, sl in cols.items()}
