@@ -11,7 +11,9 @@ shows ratio ≈ 1 and ``compiled_ticks`` 0.  The issue's aim is ≥ 10× for eac
 ``--cold``: also the first compiled run of each scenario in a fresh process with an empty
 ``MARINESIM_CACHE_DIR`` (the generated tick compiled from scratch; the models' own kernels
 stay in numba's cache), 2 s simulated: ``cold_first_run_s`` (mostly compiling) against the
-same run warm in that process (``warm_run_s``).  ``--only fleet`` names the three
+same run warm in that process (``warm_run_s``).  ``--fresh`` (with ``--cold``): numba's cache
+empty as well (``NUMBA_CACHE_DIR``), as on a fresh install: the models' own kernels, which
+the plugins run for the first ticks, compile in that run too.  ``--only fleet`` names the three
 PythonVehicleSimulator fleet scenarios (tanker, torpedo, supply).  ``--set PATH=VALUE``
 (repeatable, as ``marinesim run --set``) overrides every scenario run, e.g. the two-block
 ``bluerov2_thruster_failure`` with its second allocator on ``pinv`` (two blocks compiled
@@ -22,7 +24,7 @@ into one tick)::
 
 Usage::
 
-    python benchmarks/bench_compiled.py [--end 30] [--repeat 2] [--only NAME ...] [--cold]
+    python benchmarks/bench_compiled.py [--end 30] [--repeat 2] [--only NAME ...] [--cold [--fresh]]
         [--set PATH=VALUE ...] [--var KEY=VALUE ...] [--json PATH]
 
 ``--set entities.1.controllers.1.params.mode=pinv`` overrides a scenario value (as ``marinesim
@@ -61,10 +63,13 @@ print(json.dumps(out))
 """
 
 
-def _cold(name: str, variables: dict[str, str] | None = None) -> dict[str, float]:
-    """The first compiled run with an empty tick cache, in a fresh process (see the text)."""
+def _cold(name: str, variables: dict[str, str] | None = None, fresh: bool = False) -> dict[str, float]:
+    """The first compiled run with an empty tick cache (``fresh``: and an empty numba cache),
+    in a fresh process (see the text)."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "MARINESIM_CACHE_DIR": tmp, "MARINESIM_QUIET": "1"}
+        if fresh:
+            env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "numba")
         t0 = time.perf_counter()
         res = subprocess.run(
             [sys.executable, "-c", _COLD, name, json.dumps(variables)], env=env, capture_output=True, text=True,
@@ -105,6 +110,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                     help="override in every scenario (as marinesim run --set); repeatable")  # fmt: skip
     ap.add_argument("--cold", action="store_true", help="also the first run, empty tick cache")
+    ap.add_argument("--fresh", action="store_true", help="with --cold: numba's cache empty too")
     ap.add_argument("--var", nargs="*", default=[], help="scenario variables KEY=VALUE")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -136,10 +142,12 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"{name:28s} compiled {wc:7.3f} s  python {wp:7.3f} s  "
               f"ratio {wp / wc:6.2f}x  compiled ticks {ticks}")  # fmt: skip
         if args.cold and ticks and not args.set:
-            rows[name].update(_cold(name, var))
+            rows[name].update(_cold(name, var, args.fresh))
+            what = "tick and numba caches" if args.fresh else "tick cache"
             print(f"{'':28s} cold: first compiled run {rows[name]['cold_first_run_s']:.1f} s "
-                  f"(empty tick cache; {rows[name]['warm_run_s']:.3f} s warm)")  # fmt: skip
-    result = {"simulated_s": args.end, "scenarios": rows, "load_average": [load0, _load()]}
+                  f"(empty {what}; {rows[name]['warm_run_s']:.3f} s warm)")  # fmt: skip
+    result = {"simulated_s": args.end, "scenarios": rows, "load_average": [load0, _load()],
+              "fresh": bool(args.cold and args.fresh)}  # fmt: skip
     given = sys.argv[1:] if argv is None else argv
     cmd = "python benchmarks/bench_compiled.py " + " ".join(given)
     return write_report("compiled", cmd.strip(), result, args.json)

@@ -131,3 +131,67 @@ def test_stamps_cover_laws_in_any_package(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(cc, "package_digest", lambda: "edited elsewhere")
     assert cc.source_stamp(_affine_row) != s1
     assert generate._digest("def tick_loop(): pass", []) != t1
+
+
+_ONCE = '''
+import numpy as np
+import numba
+from numba.core import event
+from numba.extending import register_jitable
+from marinesim.core import compile as cc
+
+@register_jitable
+def row(i, a, x, out):
+    out[i] = a * x[i] + 1.0
+
+@register_jitable
+def law(a, x, out):  # a law of a generated tick: it calls the row function itself
+    for i in range(x.shape[0]):
+        row(i, a, x, out)
+    return 0
+
+@numba.njit(error_model="numpy")
+def tick(a, x, out):
+    return law(a, x, out)
+
+counts = []
+class Count(event.Listener):
+    def on_start(self, ev):
+        counts.append(getattr(ev.data["dispatcher"], "py_func", None) is row)
+    def on_end(self, ev):
+        pass
+
+event.register("numba:compile", Count())
+x = np.arange(4.0)
+ro = x.copy()
+ro.flags.writeable = False  # an engine's read-only view: copied at the launch
+k, t = np.empty(4), np.empty(4)
+cc.kernels(row, 2, stamp="once", error_model="numpy").launch("cpu", (2.0, ro, k))
+tick(2.0, x, t)
+assert np.array_equal(k, t) and np.array_equal(k, 2.0 * x + 1.0), (k, t)
+print(sum(counts))
+'''
+
+
+def test_a_row_function_compiles_once_for_its_kernel_and_a_tick(tmp_path: Path) -> None:
+    """A kernel and a law of a compiled tick that call the same row function with the same
+    arguments share one compile of it (a fresh process, an empty numba cache), also when the
+    kernel is given a read-only array."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", _ONCE], capture_output=True, text=True, timeout=300, env=env
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "1"
+
+
+def test_writable_copies_only_read_only_arrays() -> None:
+    a = np.arange(3.0)
+    ro = np.arange(3.0)
+    ro.flags.writeable = False
+    args = (1.0, a, 2)
+    assert cc.writable(args) is args  # nothing read-only: the same tuple
+    out = cc.writable((ro, (a, ro), a))
+    assert out[0] is not ro and out[0].flags.writeable and np.array_equal(out[0], ro)
+    assert out[1][0] is a and out[1][1].flags.writeable and np.array_equal(out[1][1], ro)
+    assert out[2] is a

@@ -380,7 +380,8 @@ def control_row(
 
 _FRAMES = Path(__file__).resolve().parents[1] / "core" / "frames.py"
 #: Serial / ``prange`` kernels of :func:`control_row` (args[9] is ``u``, (N, m)).
-CONTROL = cc.kernels(control_row, 9, stamp=cc.source_stamp(control_row, (_FRAMES,)))
+#: (numpy's error model, as the generated tick that calls :func:`control_one` too)
+CONTROL = cc.kernels(control_row, 9, stamp=cc.source_stamp(control_row, (_FRAMES,)), error_model="numpy")
 
 
 def run_control(

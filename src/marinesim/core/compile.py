@@ -63,6 +63,7 @@ __all__ = [
     "source_stamp",
     "walk_rows",
     "tree_digest",
+    "writable",
 ]
 
 #: Every way :meth:`Kernels.launch` can run the rows.
@@ -184,6 +185,29 @@ def lazy_kernels(one: Any, size: int | tuple[int, int], **options: Any) -> Any:
     return get
 
 
+def writable(args: tuple) -> tuple:
+    """``args`` with every read-only array (also within a tuple argument) replaced by a
+    writable copy.
+
+    numba types a read-only array apart from a writable one, and compiles a function once per
+    argument types: a kernel launched with an engine's read-only view (a truth field, a
+    cached parameter row) would compile its row function, and all it calls, a second time
+    beside the generated tick, whose arrays are writable.  The kernels only read such inputs;
+    in the bundled scenarios they are a few values each (a vehicle's pose, a thruster table).
+    """
+    import numpy as np
+
+    if not any(
+        (isinstance(a, np.ndarray) and not a.flags.writeable) or isinstance(a, tuple) for a in args
+    ):
+        return args
+    return tuple(
+        writable(a) if isinstance(a, tuple)
+        else np.array(a) if isinstance(a, np.ndarray) and not a.flags.writeable else a
+        for a in args
+    )  # fmt: skip
+
+
 def walk_rows(get: Any, n: int, args: tuple) -> None:
     """``one(i, *args)`` for every row i < ``n`` of a :func:`lazy_kernels` law: its compiled
     kernel when compiled laws are on (:func:`~marinesim.core.jitable.jit_enabled`), else the
@@ -252,7 +276,7 @@ class Kernels:
         """
         n = self.rows(args)
         if backend == "cpu":
-            (self.parallel if n >= self.parallel_min else self.serial)(n, *args)
+            (self.parallel if n >= self.parallel_min else self.serial)(n, *writable(args))
         elif backend == "python":
             for i in range(n):
                 self.one(i, *args)
@@ -291,46 +315,62 @@ def kernels(
         numba's error model (``"numpy"``: no zero-divisor checks).
     """
     import numba
+    import numba.extending
 
     key = source_stamp(one) if stamp is None else stamp
     if not key:
         raise ValueError("the source stamp must not be empty")
     key = f"{key}|{error_model}"  # numba's cache key does not hold the error model: the stamp does
     opts = {"cache": True, "error_model": error_model}
+    # the loops call ``one`` through ``row``, a compiled function of its own: numba compiles a
+    # registered function once per set of its caller's options (and argument types), and a
+    # kernel (called from Python) has other options than a law of the generated tick (called
+    # from compiled code), which calls ``one`` directly; through ``row`` both callers of ``one``
+    # have the same options, so a process that runs the plugins' kernels and then compiles the
+    # tick compiles ``one`` and what it calls once where the error model and the arguments'
+    # types are the same (a fresh BlueROV2 or REMUS 100 run compiled its 6-DOF step twice)
     if isinstance(size, int):
+
+        def row(i, *args):  # noqa: ANN001, ANN002, ANN202
+            one(i, *args)
 
         def serial(n, *args):  # noqa: ANN001, ANN002, ANN202
             if len(key) == 0:  # the stamp is in the closure, hence in numba's cache key
                 return
             for i in range(n):
-                one(i, *args)
+                row(i, *args)
 
         def parallel(n, *args):  # noqa: ANN001, ANN002, ANN202
             if len(key) == 0:
                 return
             for i in numba.prange(n):
-                one(i, *args)
+                row(i, *args)
 
     else:  # two tuples (inputs, outputs): named, as a parfor takes no tuple of tuples
+
+        def row(i, ins, outs):  # noqa: ANN001, ANN202
+            one(i, ins, outs)
 
         def serial(n, ins, outs):  # noqa: ANN001, ANN202
             if len(key) == 0:
                 return
             for i in range(n):
-                one(i, ins, outs)
+                row(i, ins, outs)
 
         def parallel(n, ins, outs):  # noqa: ANN001, ANN202
             if len(key) == 0:
                 return
             for i in numba.prange(n):
-                one(i, ins, outs)
+                row(i, ins, outs)
 
     # a name of its own per stamp: numba's symbol of a compiled function is its qualified name
     # plus a counter of the compiling process, so two kernels of one signature cached by
     # different processes could resolve to each other's code when loaded together
-    tag = hashlib.sha256(key.encode()).hexdigest()[:16]
-    for fn in (serial, parallel):
+    # (and per function: kernels of two functions of one folder share their stamp)
+    tag = hashlib.sha256(f"{key}|{one.__module__}.{one.__qualname__}".encode()).hexdigest()[:16]
+    for fn in (row, serial, parallel):
         fn.__name__ = fn.__qualname__ = f"{fn.__name__}_{tag}"
+    numba.extending.register_jitable(row)
     serial = numba.njit(**opts)(serial)
     parallel = numba.njit(parallel=True, **opts)(parallel)
     return Kernels(one, size, serial, parallel, parallel_min)

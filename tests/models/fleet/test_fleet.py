@@ -50,6 +50,29 @@ def test_batch_rows_equal_single_runs(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
+def test_the_kinds_own_step_equals_the_step_of_every_kind(name: str) -> None:
+    """``step_guarded`` runs the kind's own step (``kind_kernels``, what the generated tick
+    compiles); it gives the bits of the step that dispatches on the kind (``STEP``)."""
+    v = fleet.build(name, *CASES[name])
+    rng = np.random.default_rng(7)
+    x = np.zeros((5, 12 + v.m))
+    x[:, 6:12] = v.nu0
+    x[:, :12] += rng.normal(scale=0.1, size=(5, 12))
+    cmd = rng.normal(scale=0.2, size=(5, v.m))
+    alive = np.ones(5, dtype=bool)
+    pr = np.ascontiguousarray(v.row, dtype=float)
+    y_all = np.empty_like(x)
+    st, size = np.zeros(5, dtype=np.int8), np.zeros(5)
+    kernel.STEP.launch(
+        "cpu", (v.kind, pr, kernel.REMUS_CA_ZERO, x, cmd, 0.02, 50.0, 50.0, alive.copy(), y_all, st, size)
+    )
+    y, alive1, events = kernel.step_guarded(v, x, cmd, 0.02, alive, 0.02)
+    np.testing.assert_array_equal(y, y_all)
+    assert alive1.all() and not events and not st.any()
+    assert kernel.kind_kernels(v.kind).one is kernel.STEP_OF[v.kind]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_python_backend_matches_compiled(name: str) -> None:
     """Interpreted and compiled kernels differ only by libm rounding (≤ 1e-12 relative)."""
     v = fleet.build(name, *CASES[name])

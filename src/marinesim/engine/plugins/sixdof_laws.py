@@ -57,13 +57,19 @@ _W = "_sixdof_wires"
 
 # ------------------------------------------------------------------------------ laws
 @register_jitable
-def hold_tick(k, j, t, h, g, tgt, integ, iy, tprev, unmet, active, x6, eul, veln,  # noqa: ANN001, ANN201
+def hold_tick(k, j, t, h, g, tgt, integ, iy, tprev, unmet, active, x6, eul, veln, quat, angv,  # noqa: ANN001, ANN201
               wcmd, wunmet, e_ned, e_yaw, log):  # fmt: skip
-    """One ``station_keeping_pid`` control call of every vehicle at ``t`` (belief = truth)."""
+    """One ``station_keeping_pid`` control call of every vehicle at ``t`` (belief = truth).
+
+    The attitude and the body rates are copied into arrays of their own (``quat``, ``angv``),
+    as the plugin passes them: the row law then has the argument types of the plugin's kernel
+    and is compiled once for both."""
     n = x6.shape[0]
     hc = max(t - tprev[0], 1e-12)
     for i in range(n):
         q0, q1, q2, q3 = x6[i, 3], x6[i, 4], x6[i, 5], x6[i, 6]
+        quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3] = q0, q1, q2, q3
+        angv[i, 0], angv[i, 1], angv[i, 2] = x6[i, 10], x6[i, 11], x6[i, 12]
         r = rotation_quat_c(q0, q1, q2, q3)
         roll, pitch, yaw = euler_from_quat_c(q0, q1, q2, q3)
         eul[i, 0], eul[i, 1], eul[i, 2] = roll, pitch, yaw
@@ -71,9 +77,8 @@ def hold_tick(k, j, t, h, g, tgt, integ, iy, tprev, unmet, active, x6, eul, veln
             veln[i, a] = dot3_einsum(r[3 * a], r[3 * a + 1], r[3 * a + 2], x6[i, 7], x6[i, 8], x6[i, 9])
         for c in range(6):  # the unmet wrench waiting in the inbox (last tick's allocation)
             unmet[i, c] = wunmet[i, c]
-    ang = x6[:, 10:13]
     for i in range(n):
-        station_keeping_row(i, g, tgt, x6, x6[:, 3:7], eul, veln, ang, unmet, active, hc,
+        station_keeping_row(i, g, tgt, x6, quat, eul, veln, angv, unmet, active, hc,
                             integ, iy, wcmd, e_ned, e_yaw)  # fmt: skip
         for c in range(6):
             log[j, i, c] = wcmd[i, c]
@@ -261,7 +266,7 @@ def hold_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         "g": gain_row(plugin.params), "tgt": np.zeros((n, 4)), "integ": np.zeros((n, 3)),
         "iy": np.zeros(n), "tprev": np.zeros(1), "unmet": np.zeros((n, 6)),
         "active": np.ones(n, dtype=np.bool_), "eul": np.zeros((n, 3)), "veln": np.zeros((n, 3)),
-        "e_ned": np.zeros((n, 3)), "e_yaw": np.zeros(n), "log": np.zeros((MAX_TICKS, n, 10)),
+        "quat": np.zeros((n, 4)), "angv": np.zeros((n, 3)), "e_ned": np.zeros((n, 3)), "e_yaw": np.zeros(n), "log": np.zeros((MAX_TICKS, n, 10)),
         **w,
     }  # fmt: skip
     name = plugin.name
@@ -299,7 +304,7 @@ def hold_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     return Laws(
         laws=[Law("control", hold_tick, (
             "g", "tgt", "integ", "iy", "tprev", "unmet", "active", "truth.x6", "eul", "veln",
-            "bus.wrench_cmd", "bus.wrench_unmet", "e_ned", "e_yaw", "log"))],
+            "quat", "angv", "bus.wrench_cmd", "bus.wrench_unmet", "e_ned", "e_yaw", "log"))],
         arrays=a, state=("integ", "iy", "tprev", "unmet"), logs=("log",),
         publishes=heard, inboxes=(slot,),
         sources=(_SRC / "control" / "station_keeping.py", _SRC / "core" / "frames.py"),

@@ -79,4 +79,7 @@ def kernels(one: Any, size_arg: int, extra: Iterable[str | Path] = ()) -> Kernel
     extra : iterable of path
         Sources of laws ``one`` calls beyond those of :func:`source_stamp` (cache key).
     """
-    return cc.kernels(one, size_arg, stamp=source_stamp(one, extra))
+    # numpy's error model, as the generated tick that calls the same functions: a zero
+    # divisor gives inf/NaN (the divergence guard reports it) instead of an exception, and
+    # one compile of the functions serves both the kernels and the tick
+    return cc.kernels(one, size_arg, stamp=source_stamp(one, extra), error_model="numpy")

@@ -34,7 +34,7 @@ from marinesim.models.sixdof.fleet.tanker import tanker_step
 from marinesim.models.sixdof.fleet.torpedo import torpedo_step
 from marinesim.models.sixdof.pvs_vehicles import attitude_euler_row
 
-__all__ = ["REMUS_CA_ZERO", "STEP", "STEP_OF", "step_guarded", "step_one"]
+__all__ = ["REMUS_CA_ZERO", "STEP", "STEP_OF", "kind_kernels", "step_guarded", "step_one"]
 
 F64 = NDArray[np.float64]
 
@@ -107,6 +107,22 @@ STEP_OF = {
 
 
 STEP = backends.kernels(step_one, 3)  # args[3] is the state (N, 12 + m)
+#: The kernels of each kind's own step, made at first use (:func:`kind_kernels`).
+_KIND_KERNELS: dict[int, backends.Kernels] = {}
+
+
+def kind_kernels(kind: int) -> backends.Kernels:
+    """The kernels of kind ``kind``'s own step (``STEP_OF``), made at its first use.
+
+    :func:`step_guarded` runs them, as the engine's generated tick runs that kind's step
+    only: a process compiles the dynamics of the kinds it runs (a tanker's first run
+    compiled all six kinds' dynamics, about 10 s of its 20 s), and the tick then finds its
+    step compiled.
+    """
+    k = _KIND_KERNELS.get(kind)
+    if k is None:
+        k = _KIND_KERNELS[kind] = backends.kernels(STEP_OF[kind], 3)
+    return k
 
 
 def step_guarded(
@@ -122,6 +138,6 @@ def step_guarded(
     """
     pr = np.ascontiguousarray(v.row if par is None else par, dtype=float)
     return pv.step_guarded(
-        STEP, v.kind, pr, REMUS_CA_ZERO, x, cmd, h, alive, t, backend=backend,
+        kind_kernels(v.kind), v.kind, pr, REMUS_CA_ZERO, x, cmd, h, alive, t, backend=backend,
         max_speed=max_speed, max_rate=max_rate,
     )  # fmt: skip
