@@ -266,7 +266,8 @@ def hold_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         "g": gain_row(plugin.params), "tgt": np.zeros((n, 4)), "integ": np.zeros((n, 3)),
         "iy": np.zeros(n), "tprev": np.zeros(1), "unmet": np.zeros((n, 6)),
         "active": np.ones(n, dtype=np.bool_), "eul": np.zeros((n, 3)), "veln": np.zeros((n, 3)),
-        "quat": np.zeros((n, 4)), "angv": np.zeros((n, 3)), "e_ned": np.zeros((n, 3)), "e_yaw": np.zeros(n), "log": np.zeros((MAX_TICKS, n, 10)),
+        "quat": np.zeros((n, 4)), "angv": np.zeros((n, 3)), "e_ned": np.zeros((n, 3)),
+        "e_yaw": np.zeros(n), "log": np.zeros((MAX_TICKS, n, 10)),
         **w,
     }  # fmt: skip
     name = plugin.name
