@@ -49,8 +49,12 @@ def _substep(step: Any, name: str) -> Any:
     (``kernel.STEP_OF``: a generated tick compiles that kind's dynamics only)."""
 
     @register_jitable
-    def law(k, j, s, t, h, nsub, kind, par, zero, code, cpar, table, commanded, cmd, u, ost, x, xb, xq, alive, status, size, tmodel):  # noqa: ANN001, ANN202
-        """The vehicles' own control system at ``t``, then one guarded loop step of each."""
+    def law(k, j, s, t, h, nsub, kind, par, zero, code, cpar, table, commanded, cmd, u, ost, x, xb, xq, eta, nu, alive, status, size, tmodel):  # noqa: ANN001, ANN202, E501
+        """The vehicles' own control system at ``t``, then one guarded loop step of each.
+
+        The control system reads η and ν from arrays of their own (``eta``, ``nu``), as the
+        plugin passes them: :func:`control_row` then has the argument types of the plugin's
+        kernel and is compiled once for both."""
         n = x.shape[0]
         m = x.shape[1]
         w = u.shape[1]
@@ -58,8 +62,10 @@ def _substep(step: Any, name: str) -> Any:
             for i in range(n):
                 for c in range(m):
                     xq[i, c] = x[i, c]
-        eta = x[:, 0:6]
-        nu = x[:, 6:12]
+        for i in range(n):
+            for c in range(6):
+                eta[i, c] = x[i, c]
+                nu[i, c] = x[i, 6 + c]
         for i in range(n):
             control_row(i, code[0], cpar, ost, eta, nu, t, h, table, 0, u)
         for i in range(n):
@@ -109,7 +115,7 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
         "table": np.zeros((1, m)), "commanded": np.zeros(n, dtype=np.bool_),
         "cmd": np.zeros((n, m)), "u": np.zeros((n, m)), "ost": np.zeros((n, STATE_SIZE)),
         "x": np.zeros((n, nx)), "xb": np.zeros((n, nx)), "xq": np.zeros((n, nx)),
-        "alive": np.ones(n, dtype=np.bool_), "status": np.zeros(n, dtype=np.int8),
+        "eta": np.zeros((n, 6)), "nu": np.zeros((n, 6)), "alive": np.ones(n, dtype=np.bool_), "status": np.zeros(n, dtype=np.int8),
         "size": np.zeros(n), "tmodel": np.zeros(1),
         "truth.eta": np.zeros((n, 6)), "truth.quat": np.zeros((n, 4)), "truth.nu": np.zeros((n, 6)),
         "xlog": np.zeros((nx, T, n)), "elog": np.zeros((3, T, n)),
@@ -168,7 +174,7 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
         laws=[
             Law("substep", SUBSTEP[v0.kind], (
                 "nsub", "kind", "par", "zero", "code", "cpar", "table", "commanded", "cmd", "u",
-                "ost", "x", "xb", "xq", "alive", "status", "size", "tmodel")),
+                "ost", "x", "xb", "xq", "eta", "nu", "alive", "status", "size", "tmodel")),
             Law("after_physics", pvs_after, ("x", "truth.eta", "truth.quat", "truth.nu", "xlog",
                                              "elog")),
             Law("after_physics", copy_log_cm, ("ost", "slog")),
