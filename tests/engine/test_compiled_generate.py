@@ -182,6 +182,18 @@ def test_warmup_covers_the_declared_bundled_scenarios() -> None:
     assert "tick bluerov2_thruster_failure" in t  # two blocks, pinv and qp allocators
 
 
+def test_warmup_compiles_the_largest_ticks_first_in_several_processes() -> None:
+    from marinesim.cli.bench import _warm_plan, warm_compiled_ticks
+
+    names, todo, why = _warm_plan(["demo_survey", "auv_survey_ins", "surftrak_sawtooth"])
+    assert todo[0] == "auv_survey_ins" and set(todo) == set(names) and not why
+    # two spawned processes (each compiles, or loads from the cache, its scenario's tick);
+    # the results in the order given
+    t = warm_compiled_ticks(["surftrak_sawtooth", "demo_survey"], jobs=2)
+    assert list(t) == ["tick surftrak_sawtooth", "tick demo_survey"]
+    assert all(isinstance(v, float) and v > 0.0 for v in t.values())
+
+
 def test_warmup_of_given_scenarios_from_the_cli(tmp_path, capsys) -> None:  # noqa: ANN001
     # a scenario file of one's own (a copy of demo_survey) and a bundled name: the first's tick
     # is compiled (or loaded), the second says why its ticks go through the plugins

@@ -139,88 +139,158 @@ def register(app: typer.Typer) -> None:
         parallel: bool = typer.Option(
             True, "--parallel/--no-parallel", help="Also the multi-threaded kernels."
         ),
+        jobs: int = typer.Option(
+            0, "--jobs", "-j", min=0,
+            help="Processes compiling scenarios' ticks at once (0: one per CPU).",
+        ),
     ) -> None:
         """Compile the 6-DOF kernels and the generated tick of every bundled scenario it covers
         (the REMUS 100 and SURFTRAK blocks among them) into numba's cache, ahead of time (later
         processes load them in about a second).  With scenarios: their ticks only (e.g. a
-        mission's own file on every machine of a cluster before a batch)."""
+        mission's own file on every machine of a cluster before a batch).  The ticks compile
+        in --jobs processes at once, the largest first."""
+        import time
+
         from marinesim.cli.bench_sixdof import warm_up
         from marinesim.core.errors import MarinesimError
 
+        procs = jobs or os.cpu_count() or 1
+        t0 = time.perf_counter()
         t: dict[str, float | str] = {}
         try:
             if not scenarios:
                 t.update(warm_up(parallel=parallel))
-            t.update(warm_compiled_ticks(scenarios or None))
+            t.update(warm_compiled_ticks(scenarios or None, jobs=procs))
         except MarinesimError as exc:
             typer.echo(f"marinesim: error: {exc}", err=True)
             raise typer.Exit(2) from None
         for k, v in t.items():
             typer.echo(f"{k:24s} {v:6.2f} s" if isinstance(v, float) else f"{k:24s} {v}")
-        typer.echo(f"total {sum(v for v in t.values() if isinstance(v, float)):.2f} s")
+        total = sum(v for v in t.values() if isinstance(v, float))
+        wall = time.perf_counter() - t0
+        typer.echo(f"total {total:.2f} s of runs, {wall:.2f} s wall ({procs} processes)")
 
     app.add_typer(bench_app, name="bench")
 
 
-def warm_compiled_ticks(scenarios: list[str] | None = None) -> dict[str, float | str]:
+def warm_compiled_ticks(
+    scenarios: list[str] | None = None, jobs: int = 1
+) -> dict[str, float | str]:
     """Compile the generated tick (:mod:`marinesim.engine.compiled`) of every bundled scenario
     it covers, or of the given scenarios (files or bundled names): a short run of each.
+
+    Parameters
+    ----------
+    scenarios : list of str, optional
+        Scenario files or bundled names (default: every bundled scenario).
+    jobs : int
+        Processes that compile at once (``spawn``ed, the largest ticks first); 1: each in
+        this process, one after the other.
 
     Returns
     -------
     dict
-        ``tick <scenario>`` → seconds of the run that compiled (or loaded) it; for a given
-        scenario whose ticks run through the plugins, the reason (``compiled_why_not``).
+        ``tick <scenario>`` → seconds of the run that compiled (or loaded) it, in the order of
+        the scenarios; for a given scenario whose ticks run through the plugins, the reason
+        (``compiled_why_not``).
 
     Raises
     ------
     MarinesimError
         A given scenario that does not load (its file, line and parameter).
     """
-    out: dict[str, float | str] = {}
-    # compile here, waiting (not in a background process the warm-up would not wait for)
+    # compile here, waiting (not in a background process the warm-up would not wait for);
+    # spawned workers inherit the setting
     mode = os.environ.get("MARINESIM_COMPILE")
     os.environ["MARINESIM_COMPILE"] = "wait"
     try:
-        _warm_each(scenarios, out)
+        names, todo, why = _warm_plan(scenarios)
+        given = [bool(scenarios)] * len(todo)
+        if jobs > 1 and len(todo) > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            ctx = multiprocessing.get_context("spawn")  # (numba's threads do not survive a fork)
+            with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
+                done = dict(zip(todo, pool.map(_warm_job, todo, given), strict=True))
+        else:
+            done = {name: _warm_one(name, g) for name, g in zip(todo, given, strict=True)}
     finally:
         if mode is None:
             os.environ.pop("MARINESIM_COMPILE", None)
         else:
             os.environ["MARINESIM_COMPILE"] = mode
+    out: dict[str, float | str] = {}
+    for name in names:  # the scenarios' order
+        value = why.get(name, done.get(name))
+        if value is not None:
+            out[_label(name)] = value
     return out
 
 
-def _warm_each(scenarios: list[str] | None, out: dict[str, float | str]) -> None:
-    """:func:`warm_compiled_ticks`' runs, its results into ``out``."""
-    import time
+def _label(name: str) -> str:
+    return f"tick {Path(name).stem if name.endswith(('.yaml', '.yml')) else name}"
 
+
+def _warm_plan(scenarios: list[str] | None) -> tuple[list[str], list[str], dict[str, str]]:
+    """The scenarios :func:`warm_compiled_ticks` looks at, those whose tick it compiles (the
+    largest first: the most arrays in its tick), and why the given ones it does not compile
+    run through the plugins."""
+    import marinesim.interop.sitl  # noqa: F401 - registers sitl_servo (the SITL scenarios)
+    from marinesim.engine.compiled.generate import tick_source
     from marinesim.engine.compiled.route import plan
     from marinesim.scenario.build import builtin_names, load_simulation
 
-    for name in scenarios or builtin_names():
-        label = f"tick {Path(name).stem if name.endswith(('.yaml', '.yml')) else name}"
+    names = list(scenarios or builtin_names())
+    sized: list[tuple[int, int, str]] = []
+    why: dict[str, str] = {}
+    for i, name in enumerate(names):
         try:
             sim = load_simulation(name, sets={"end_conditions": ["time"]})
         except Exception:
             if scenarios:
                 raise  # the user's own scenario: its error says where
             continue  # a bundled scenario needing a peer program: not compiled here
-        why = None
+        reason: str | None = None
+        entries: list = []
         if not any(hasattr(s.plugin, "compiled_laws") for s in sim.slots):
-            why = "no plugin of this scenario declares compiled laws"
-        why = why or plan(sim)[0]
-        if why:
+            reason = "no plugin of this scenario declares compiled laws"
+        else:
+            reason, entries, _sparse = plan(sim)
+        if reason:
             if scenarios:
-                out[label] = f"runs through the plugins: {why}"
+                why[name] = f"runs through the plugins: {reason}"
             continue
-        # a few ticks: the plugins run the first, the generated tick the others
-        end = max(2.0, 5 * float(sim.clock.dt))
-        sim = load_simulation(name, sets={"end_conditions": ["time"], "time.end": end})
-        t0 = time.perf_counter()
-        res = sim.run()
-        if res.manifest["compiled_ticks"] == 0:  # e.g. a reason that shows once started
-            if scenarios:
-                out[label] = f"runs through the plugins: {res.manifest['compiled_why_not']}"
-            continue
-        out[label] = time.perf_counter() - t0
+        size = len(tick_source([laws for _s, laws in entries])[1])
+        sized.append((-size, i, name))
+    return names, [name for _size, _i, name in sorted(sized)], why
+
+
+def _warm_job(name: str, given: bool) -> float | str | None:
+    """:func:`_warm_one` in a worker process: its plugins registered as in this one, and an
+    error raised as a plain :class:`MarinesimError` (its message), which crosses back."""
+    import marinesim.interop.sitl  # noqa: F401 - registers sitl_servo (the SITL scenarios)
+    from marinesim.core.errors import MarinesimError
+
+    try:
+        return _warm_one(name, given)
+    except MarinesimError as exc:
+        raise MarinesimError(f"scenario {name!r}: {exc}") from None
+
+
+def _warm_one(name: str, given: bool) -> float | str | None:
+    """A few ticks of scenario ``name`` (the plugins run the first, the generated tick the
+    others): the seconds of the run, or why its ticks went through the plugins (``given``: a
+    scenario the user named; else None)."""
+    import time
+
+    from marinesim.scenario.build import load_simulation
+
+    sim = load_simulation(name, sets={"end_conditions": ["time"]})
+    end = max(2.0, 5 * float(sim.clock.dt))
+    sim = load_simulation(name, sets={"end_conditions": ["time"], "time.end": end})
+    t0 = time.perf_counter()
+    res = sim.run()
+    if res.manifest["compiled_ticks"] == 0:  # e.g. a reason that shows once started
+        return f"runs through the plugins: {res.manifest['compiled_why_not']}" if given else None
+    return time.perf_counter() - t0
