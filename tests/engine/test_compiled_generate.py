@@ -180,6 +180,25 @@ def test_warmup_covers_the_declared_bundled_scenarios() -> None:
     assert "tick remus100_survey" in t  # declared: fossen6dof (REMUS 100) + autopilot
     assert "tick bluerov2_station_keeping" in t  # station keeping + pinv + T200 plant
     assert "tick bluerov2_thruster_failure" in t  # two blocks, pinv and qp allocators
+    assert "tick ardusub_sawtooth" in t  # an ArduSub SITL's plant (sitl_servo, 6-DOF)
+
+
+def test_warmup_of_a_sitl_scenario_compiles_the_stepped_loop(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """The SITL backend steps its scenario (``tick_loop`` and its packed entry): the warm-up
+    drives the backend's plant for a few frames, so that loop is in the cache too."""
+    import marinesim.interop.sitl  # noqa: F401 - registers sitl_servo
+    from marinesim.cli.bench import _warm_stepped
+    from marinesim.engine.compiled.generate import is_cached
+    from marinesim.engine.compiled.route import plan
+    from marinesim.scenario.build import load_simulation
+
+    monkeypatch.setenv("MARINESIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("MARINESIM_COMPILE", "wait")
+    decls = [laws for _s, laws in plan(load_simulation("ardusub_sawtooth"))[1]]
+    assert not is_cached(decls, saved=True)
+    _warm_stepped("ardusub_sawtooth", frames=20)
+    assert is_cached(decls, saved=True)
+    assert any(tmp_path.glob("ticks/**/tick_*.tick_arena-*.nbi"))  # the direct frames' entry
 
 
 def test_warmup_compiles_the_largest_ticks_first_in_several_processes() -> None:
