@@ -284,32 +284,32 @@ def _warm_one(name: str, given: bool) -> float | str | None:
     scenario the user named; else None)."""
     import time
 
+    from marinesim.interop.sitl.plugin import SitlServo
     from marinesim.scenario.build import load_simulation
 
     sim = load_simulation(name, sets={"end_conditions": ["time"]})
     end = max(2.0, 5 * float(sim.clock.dt))
+    stepped = any(isinstance(s.plugin, SitlServo) for s in sim.slots)  # an ArduSub SITL drives it
     sim = load_simulation(name, sets={"end_conditions": ["time"], "time.end": end})
     t0 = time.perf_counter()
     res = sim.run()
     if res.manifest["compiled_ticks"] == 0:  # e.g. a reason that shows once started
         return f"runs through the plugins: {res.manifest['compiled_why_not']}" if given else None
-    _warm_stepped(name)
+    if stepped:
+        _warm_stepped(name)
     return time.perf_counter() - t0
 
 
 def _warm_stepped(name: str, frames: int = 200) -> None:
-    """For a scenario that an ArduSub SITL drives (a ``sitl_servo`` controller): ``frames``
-    servo frames through the SITL backend's plant, as ``marinesim sitl`` runs them, which
-    compiles what a stepped run calls (the tick with its state's save copies, ``tick_loop``,
-    and its packed-argument entry) besides the run's tick."""
+    """``frames`` servo frames of scenario ``name`` (one a ``sitl_servo`` controller drives)
+    through the SITL backend's plant, as ``marinesim sitl`` runs them, which compiles what a
+    stepped run calls (the tick with its state's save copies, ``tick_loop``, and its
+    packed-argument entry) besides the run's tick."""
     from marinesim.interop.sitl.plant import EnginePlant
-    from marinesim.interop.sitl.plugin import SitlServo
     from marinesim.interop.sitl.protocol import encode_servo
     from marinesim.scenario.build import load_simulation
 
     sim = load_simulation(name, sets={"end_conditions": ["time"]})
-    if not any(isinstance(s.plugin, SitlServo) for s in sim.slots):
-        return
     plant = EnginePlant(sim)
     rate = round(1.0 / float(sim.clock.dt))
     for f in range(frames):
