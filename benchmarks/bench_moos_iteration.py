@@ -51,7 +51,7 @@ def _timed(acc: dict[str, float], label: str, f: Any) -> Any:
 def _run(h: Any, duration: float, sleep: float) -> dict[str, float]:
     acc: dict[str, float] = {}
     saved = [
-        (app_mod.kinematic, "iterate_one"),
+        (app_mod.kinematic.OneVehicle, "iterate"),
         (MoosClient, "post"),
         (alog_mod.NodeReporter, "report"),
         (alog_mod.AlogWriter, "write_many"),

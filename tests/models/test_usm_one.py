@@ -124,3 +124,35 @@ def test_two_vehicles_interleaved_keep_their_own_rows() -> None:
             assert mine == one_mod.scalar_pubs(pubs)
             _same_state(ref[j], got[j])
     assert got[0].x[0] != got[1].x[0]  # the two vehicles went different ways
+
+
+@pytest.mark.parametrize("datum", [None, (42.358456, -71.087589)])
+@pytest.mark.parametrize(("lines", "variant", "compat"), CASES)
+def test_one_vehicle_mailed_and_iterated_is_iterate_bit_for_bit(
+    lines: list[str], variant: str, compat: str, datum: tuple[float, float] | None
+) -> None:
+    """The app's use: mail and iterations in turn on one :class:`OneVehicle`, whose rows
+    run ahead of its state for several iterations between two reads of the state."""
+    cfg, _w = configure(lines, variant=variant, compat=compat)  # type: ignore[arg-type]
+    t0 = 1_700_000_000.0 * 10
+    a = usm.init(cfg, 1, t0, datum=datum)
+    veh = usm.OneVehicle(cfg, a)
+    mail = list(MAIL)
+    seen = []
+    for k in range(1, 141):
+        t = t0 + 0.1 * k
+        while mail and mail[0][0] <= 0.1 * k:
+            _dt, var, val = mail.pop(0)
+            a, pa, wa = usm.apply_mail(cfg, a, var, val, moos_time=t)
+            pb, wb = veh.mail(var, val, moos_time=t)
+            assert wb == wa
+            assert [n for n, _v in pb] == [n for n, _v in pa]
+        a, pubs_a = usm.iterate(cfg, a, t)
+        assert veh.iterate(t) == one_mod.scalar_pubs(pubs_a), k
+        if k % 9 == 0:  # a read of the state between runs of iterations
+            _same_state(a, veh.state)
+            seen.append((veh.state, a))
+    _same_state(a, veh.state)
+    # a state once read never changes with later iterations (it holds copies of the rows)
+    for got, ref in seen:
+        _same_state(ref, got)

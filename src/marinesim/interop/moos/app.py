@@ -5,8 +5,8 @@ connect and register (the same 28 / 34 variables, in the same order, twice, as t
 show), then every AppTick period of **MOOS** time (a wall period of 1/(AppTick × warp)):
 fetch the mail that arrived, apply it in arrival order (:func:`~marinesim.models.usm.
 apply_mail`, stamped with the iteration's MOOS time read after the fetch), run one
-:func:`~marinesim.models.usm.iterate_one` and post its publications in one packet stamped
-with that time.  ``<NAME>_STATUS`` goes out every 2 MOOS seconds and ``APPCAST`` at start and
+iteration (:class:`~marinesim.models.usm.OneVehicle`, the vehicle's rows kept from one
+iteration to the next) and post its publications in one packet stamped with that time.  ``<NAME>_STATUS`` goes out every 2 MOOS seconds and ``APPCAST`` at start and
 on ``APPCAST_REQ``.  Everything posted and received is streamed to an ``.alog``.
 
 Bad conditions: the DB unreachable at start (retries, then a clear error); the DB lost
@@ -366,7 +366,12 @@ class UsmMoosApp:
     # ------------------------------------------------------------------ the model
     def _start_model(self, t0: float) -> None:
         """Start-up at MOOS time ``t0`` (spec §2.1: ts = MOOS time at start-up)."""
-        self.state = kinematic.init(self.config, 1, t0)
+        self.vehicle = kinematic.OneVehicle(self.config, kinematic.init(self.config, 1, t0))
+
+    @property
+    def state(self) -> Any:
+        """The model's state (:class:`~marinesim.models.usm.UsmState`, one vehicle)."""
+        return self.vehicle.state
 
     def _warm_up(self) -> None:
         """Run the model's code paths once on a throw-away state before the first iteration.
@@ -389,9 +394,7 @@ class UsmMoosApp:
     def _mail(self, m: MoosMsg, now: float) -> list[tuple[str, float | str]]:
         """Apply one message (typed as it came) at the iteration time; immediate posts."""
         value: float | str = m.sval if m.dtype != "D" else m.dval
-        self.state, posts, warns = kinematic.apply_mail(
-            self.config, self.state, m.key, value, moos_time=now, source=m.src
-        )
+        posts, warns = self.vehicle.mail(m.key, value, moos_time=now, source=m.src)
         for w in warns:
             kind = w.split(": ", 1)[-1]
             self._warn(w, f"{m.key}|{m.src}|{kind}")
@@ -406,8 +409,7 @@ class UsmMoosApp:
 
     def _iterate(self, now: float) -> list[tuple[str, float | str]]:
         """One iteration at MOOS time ``now``; its publications in order."""
-        self.state, pubs = kinematic.iterate_one(self.config, self.state, now)
-        return pubs
+        return self.vehicle.iterate(now)
 
     def start_record(self) -> dict[str, Any]:
         """What the model publishes at start-up, for :func:`~marinesim.interop.moos.startup.

@@ -11,8 +11,9 @@ Three entry points play the program's MOOS cycle (spec §2):
 * :func:`init` — start-up (§2.1): the record time stamp is the MOOS time at start-up;
 * :func:`apply_mail` — one typed MOOS message (§6), applied to some or all vehicles;
 * :func:`iterate` — one ``Iterate()`` (§2.2): propagate (§2.3, §3), then publish (§7);
-  :func:`iterate_one` the same for one vehicle, its publications as Python numbers (the MOOS
-  app's call).
+  :func:`iterate_one` the same for one vehicle, its publications as Python numbers, and
+  :class:`OneVehicle` one vehicle mailed and iterated in turn with its rows kept between
+  iterations (what the MOOS app runs).
 
 :func:`step` is the architecture's ``step(params, state, cmd, env, dt)`` form used by the
 engine: it advances each vehicle's MOOS time by ``dt``, hands the desired actuators over as
@@ -44,7 +45,7 @@ from marinesim.models.usm.config import UsmConfig
 from marinesim.models.usm.declarations import F64, PUBLICATIONS, SUBSCRIPTIONS, Params  # noqa: F401
 from marinesim.models.usm.mail import _limit_change, apply_mail  # noqa: F401
 from marinesim.models.usm.moos_math import drift_summary, rel_ang, snap_speed  # noqa: F401
-from marinesim.models.usm.one import iterate_one, scalar_pubs  # noqa: F401
+from marinesim.models.usm.one import OneVehicle, iterate_one, scalar_pubs  # noqa: F401
 from marinesim.models.usm.publish import iterate  # noqa: F401
 from marinesim.models.usm.state import _FIELD_NAMES, UsmState, _evolve, init  # noqa: F401
 
@@ -58,6 +59,7 @@ __all__ = [
     "drift_summary",
     "init",
     "iterate",
+    "OneVehicle",
     "iterate_one",
     "measure_throughput",
     "rel_ang",

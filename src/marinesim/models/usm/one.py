@@ -1,17 +1,19 @@
-"""One uSimMarine ``Iterate()`` of one vehicle, as the MOOS app runs it (:func:`iterate_one`).
+"""One uSimMarine ``Iterate()`` of one vehicle, as the MOOS app runs it (:class:`OneVehicle`).
 
 The same iteration as :func:`~marinesim.models.usm.publish.iterate` for N = 1, with its
 publications as ``(name, value)`` pairs of Python numbers and strings (the unpublished left
 out), in the program's order: what ``marinesim moos`` posts.  The common case — the vehicle
 enabled, not paused, not stopped by an obstacle, one record (no ``dual_state``), no current
-field, no buoyancy or trim request and (``usm``) no reverse thrust — takes a short path
-with few numpy calls: the state is packed into one fresh row matrix, the law
+field, no buoyancy or trim request and (``usm``) no reverse thrust — takes a short path:
+the vehicle's state lives in one row matrix kept from one iteration to the next, the law
 (:func:`~marinesim.models.usm.rows.usm_propagate_map`, the only copy of the physics) runs
-over it through memoryviews as Python floats, the new state's fields are rows of that
-matrix and the publications are read from it as Python floats.  Every other case runs
+over it through memoryviews as Python floats, and the publications are read from it as
+Python floats.  An iteration that follows another with no mail in between makes no numpy
+call; the :class:`~marinesim.models.usm.state.UsmState` is built from the rows only when
+something asks for it (mail, an appcast).  Every other case runs
 :func:`~marinesim.models.usm.publish.iterate` and converts its publications.
-``tests/models/test_usm_one.py`` checks that both give the same state and publications,
-bit for bit.
+:func:`iterate_one` is the same as a function of a state.  ``tests/models/test_usm_one.py``
+checks that both give the same state and publications as ``iterate``, bit for bit.
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ import numpy as np
 from marinesim.core.frames import moos_angle360
 from marinesim.models.usm import rows as R
 from marinesim.models.usm.config import UsmConfig
+from marinesim.models.usm.mail import apply_mail
 from marinesim.models.usm.moos_math import drift_summary, snap_speed_1
 from marinesim.models.usm.publish import _config_rows, iterate, record_names
 from marinesim.models.usm.state import UsmState, _evolve
 
-__all__ = ["iterate_one", "scalar_pubs"]
+__all__ = ["OneVehicle", "iterate_one", "scalar_pubs"]
 
 Pubs = list[tuple[str, float | str]]
 
@@ -106,50 +109,20 @@ def iterate_one(config: UsmConfig, state: UsmState, moos_time: float) -> tuple[U
     (UsmState, list of (str, float or str))
         The new state (the same as :func:`~marinesim.models.usm.publish.iterate` gives) and
         the publications, in order, as :func:`scalar_pubs` of its publications.
+
+    Notes
+    -----
+    A :class:`OneVehicle` runs the iteration; a state that the last call of this thread
+    returned continues that call's vehicle (its rows), any other starts a new one.
     """
-    v22 = config.variant == "usm_v22"
-    t = float(moos_time)
-    aux = _short_path(config, state, v22)
-    if aux is None:
-        new, pubs = iterate(config, state, np.array([t]))
-        return new, scalar_pubs(pubs)
-    pause_ticks, propagated, drift_fresh, alt_set = aux[7:]
-    d = state.__dict__
-    buf = _pack(d)
-    flat = buf.reshape(R.NU)
-    flat[R.PAUSE] = float(pause_ticks // 100)
-    flat[R.HOLD] = 0.0
-    flat[R.CLK] = t
-    it = d["iteration"].copy()
-    mv_pc, mv_mp, mv_w = _law_config(config)
-    R.usm_propagate_map(
-        memoryview(buf.T), memoryview(it), mv_pc, mv_mp,
-        memoryview(d["drift_x"]), memoryview(d["drift_y"]), mv_w, 1,
-    )  # fmt: skip
-    names, cols = _WRITTEN[v22]
-    ch: dict[str, Any] = dict(zip(names, buf[cols], strict=True))  # (rows of one copy)
-    ch["geo_x"] = ch["x"]
-    ch["geo_y"] = ch["y"]
-    ch["iteration"] = it
-    v = flat.tolist()
-    wd = v[R.WD]
-    if wd and not alt_set and wd > 0:  # (set once: the same array while it stays set)
-        ch["altitude_set"] = np.array([True])
-        alt_set = True
-    if not propagated:
-        ch["propagated"] = np.array([True])
-    pubs: Pubs = []
-    if not v22 or int(it[0]) % 2 == 0:
-        _post_record(config, state.geodesy, pubs, v, alt_set, v22)
-    if drift_fresh:
-        text = drift_summary(v[R.DRX], v[R.DRY])
-        if not v22:
-            pubs.append(("USM_FSUMMARY", text))
-        pubs.append(("USM_DRIFT_SUMMARY", text))
-        ch["drift_fresh"] = np.array([False])
-    new = _evolve(state, ch)
-    _LAST.pack = (_FIELDS_OF(new.__dict__), buf)
-    return new, pubs
+    last = getattr(_LAST, "vehicle", None)
+    if last is not None and last.config is config and last.returned is state:
+        veh = last
+    else:
+        veh = _LAST.vehicle = OneVehicle(config, state)
+    pubs = veh.iterate(moos_time)
+    veh.returned = veh.state
+    return veh.returned, pubs
 
 
 #: The state's fields in the order of the rows' columns.
@@ -157,40 +130,162 @@ _FIELDS_OF = operator.itemgetter(*R.FIELDS)
 _LAST = threading.local()
 
 
-def _pack(d: dict[str, Any]) -> np.ndarray:
-    """The (NU, 1) rows of a state (its ``__dict__`` ``d``), a fresh matrix: a copy of the
-    last iteration's rows when the state is (mostly) the one that iteration returned, with
-    the fields mail replaced since written again; else all fields packed."""
-    fs = _FIELDS_OF(d)
-    last = getattr(_LAST, "pack", None)
-    if last is not None:
-        prev, prev_buf = last
-        buf = prev_buf.copy()  # (its rows are the last state's arrays: never written)
-        if not all(map(operator.is_, fs, prev)):
-            flat = buf.reshape(R.NU)
-            for c, (a, b) in enumerate(zip(fs, prev, strict=True)):
-                if a is not b:
-                    flat[c] = a[0]
-        return buf
-    buf = np.empty((R.NU, 1))
-    np.concatenate(fs, out=buf.reshape(R.NU)[:_NF])
-    return buf
+class OneVehicle:
+    """One uSimMarine vehicle iterated and mailed in turn, as the MOOS app does.
 
+    The vehicle keeps its rows (the law's (``NU``, 1) matrix, the iteration count and the
+    memoryviews the law runs over) from one iteration to the next.  An iteration on the short
+    path (see the module's docstring) that follows another with no mail in between makes no
+    numpy call: it writes the iteration's clock into the rows, runs
+    :func:`~marinesim.models.usm.rows.usm_propagate_map` and reads the publications from
+    the rows.  :attr:`state` builds the :class:`UsmState` from the rows when it is asked for
+    (mail, an appcast), from a copy of them: a state never shares memory with the rows.
+    Setting :attr:`state` (what :meth:`mail` does) writes the fields that changed back into
+    the rows at the next iteration.
 
-def _law_config(config: UsmConfig) -> tuple[memoryview, memoryview, memoryview]:
-    """Memoryviews of ``pc``, ``mp`` (:func:`~marinesim.models.usm.publish._config_rows`)
-    and of a scratch matrix, kept per thread while the configuration's rows stay."""
-    pc, mp = _config_rows(config)
-    got = getattr(_LAST, "law", None)
-    if got is None or got[0] is not pc or got[1] is not mp:
-        got = _LAST.law = (
-            pc,
-            mp,
-            memoryview(pc),
-            memoryview(mp),
-            memoryview(np.empty((1, R.NSCRATCH))),
+    Parameters
+    ----------
+    config : UsmConfig
+        Effective parameters.
+    state : UsmState
+        State of one vehicle (N = 1).
+    """
+
+    def __init__(self, config: UsmConfig, state: UsmState) -> None:
+        self.config = config
+        self.returned: UsmState | None = None
+        self._v22 = config.variant == "usm_v22"
+        self._state = state
+        #: the rows hold an iteration the state does not show yet
+        self._ahead = False
+        #: the rows (None: pack them from the state at the next short-path iteration)
+        self._buf: np.ndarray | None = None
+        #: the fields (and the iteration count) of the state the rows were last synced with
+        self._synced: tuple[Any, ...] = ()
+        self._aux: tuple[Any, ...] = ()
+        self._flags: dict[str, np.ndarray] = {}
+        self._drift: tuple[Any, Any] | None = None
+        self._law: tuple[Any, ...] | None = None
+        self._law_scratch = memoryview(np.empty((1, R.NSCRATCH)))
+
+    # ------------------------------------------------------------------ the state
+    @property
+    def state(self) -> UsmState:
+        """The vehicle's state after the last iteration and mail."""
+        if self._ahead:
+            self._catch_up()
+        return self._state
+
+    @state.setter
+    def state(self, new: UsmState) -> None:
+        if self._ahead:
+            self._catch_up()
+        self._state = new
+
+    def _catch_up(self) -> None:
+        """Build the state the rows hold (copies: the rows are written again)."""
+        buf = self._buf
+        assert buf is not None
+        names, cols = _WRITTEN[self._v22]
+        ch: dict[str, Any] = dict(zip(names, buf[cols], strict=True))  # (rows of one copy)
+        ch["geo_x"] = ch["x"]
+        ch["geo_y"] = ch["y"]
+        ch["iteration"] = self._it.copy()
+        ch.update(self._flags)
+        self._flags = {}
+        new = _evolve(self._state, ch)
+        d = new.__dict__
+        self._synced = (*_FIELDS_OF(d), d["iteration"])
+        self._state = new
+        self._ahead = False
+
+    def mail(
+        self, var: str, value: float | str, *, moos_time: float, source: str = ""
+    ) -> tuple[list[tuple[str, object]], list[str]]:
+        """:func:`~marinesim.models.usm.mail.apply_mail` of one message to the vehicle;
+        returns its immediate posts and warnings."""
+        new, posts, warns = apply_mail(
+            self.config, self.state, var, value, moos_time=moos_time, source=source
         )
-    return got[2], got[3], got[4]
+        self._state = new
+        return posts, warns
+
+    # ------------------------------------------------------------------ the iteration
+    def _sync(self, d: dict[str, Any]) -> None:
+        """Bring the rows to the state's fields (its ``__dict__`` ``d``): the fields that are
+        no longer the arrays the rows were synced with, or all of them."""
+        fs = (*_FIELDS_OF(d), d["iteration"])
+        buf = self._buf
+        if buf is None:
+            buf = self._buf = np.empty((R.NU, 1))
+            np.concatenate(fs[:_NF], out=buf.reshape(R.NU)[:_NF])
+            self._it = fs[_NF].copy()
+            self._flat = memoryview(buf.reshape(R.NU))
+            self._rows = (memoryview(buf.T), memoryview(self._it))
+        elif not all(map(operator.is_, fs, self._synced)):
+            flat = self._flat
+            for c, (a, b) in enumerate(zip(fs[:_NF], self._synced, strict=False)):
+                if a is not b:
+                    flat[c] = float(a[0])
+            if fs[_NF] is not self._synced[_NF]:
+                self._it[0] = fs[_NF][0]
+        self._synced = fs
+        pc, mp = _config_rows(self.config)  # (a thrust map set by mail: new rows)
+        if self._law is None or self._law[0] is not pc or self._law[1] is not mp:
+            self._law = (pc, mp, memoryview(pc), memoryview(mp), self._law_scratch)
+        drift = (d["drift_x"], d["drift_y"])
+        if self._drift is None or any(map(operator.is_not, drift, self._drift)):
+            self._drift = drift
+            self._mv_drift = (memoryview(drift[0]), memoryview(drift[1]))
+
+    def iterate(self, moos_time: float) -> Pubs:
+        """One iteration at MOOS time ``moos_time`` [s]; the publications in order, as
+        :func:`iterate_one` gives them."""
+        v22 = self._v22
+        config = self.config
+        t = float(moos_time)
+        if self._ahead:  # no mail since the last iteration, which took the short path
+            aux = self._aux
+        else:
+            st = self._state
+            aux = _short_path(config, st, v22)
+            if aux is None:
+                new, pubs = iterate(config, st, np.array([t]))
+                self._state = new
+                self._buf = None
+                return scalar_pubs(pubs)
+            self._sync(st.__dict__)
+        pause_ticks, propagated, drift_fresh, alt_set = aux[7:]
+        flat = self._flat
+        flat[R.PAUSE] = float(pause_ticks // 100)
+        flat[R.HOLD] = 0.0
+        flat[R.CLK] = t
+        mv_u, mv_it = self._rows
+        _pc, _mp, mv_pc, mv_mp, mv_w = self._law  # type: ignore[misc]
+        mv_dx, mv_dy = self._mv_drift
+        R.usm_propagate_map(mv_u, mv_it, mv_pc, mv_mp, mv_dx, mv_dy, mv_w, 1)
+        v = flat.tolist()
+        flags = self._flags
+        wd = v[R.WD]
+        if wd and not alt_set and wd > 0:
+            flags["altitude_set"] = np.array([True])
+            alt_set = True
+        if not propagated:
+            flags["propagated"] = np.array([True])
+            propagated = True
+        pubs: Pubs = []
+        if not v22 or mv_it[0] % 2 == 0:
+            _post_record(config, self._state.geodesy, pubs, v, alt_set, v22)
+        if drift_fresh:
+            text = drift_summary(v[R.DRX], v[R.DRY])
+            if not v22:
+                pubs.append(("USM_FSUMMARY", text))
+            pubs.append(("USM_DRIFT_SUMMARY", text))
+            flags["drift_fresh"] = np.array([False])
+            drift_fresh = False
+        self._aux = (*aux[:8], propagated, drift_fresh, alt_set)
+        self._ahead = True
+        return pubs
 
 
 def _post_record(
