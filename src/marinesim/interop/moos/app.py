@@ -6,8 +6,9 @@ show), then every AppTick period of **MOOS** time (a wall period of 1/(AppTick Ã
 fetch the mail that arrived, apply it in arrival order (:func:`~marinesim.models.usm.
 apply_mail`, stamped with the iteration's MOOS time read after the fetch), run one
 iteration (:class:`~marinesim.models.usm.OneVehicle`, the vehicle's rows kept from one
-iteration to the next) and post its publications in one packet stamped with that time.  ``<NAME>_STATUS`` goes out every 2 MOOS seconds and ``APPCAST`` at start and
-on ``APPCAST_REQ``.  Everything posted and received is streamed to an ``.alog``.
+iteration to the next) and post its publications in one packet stamped with that time.
+``<NAME>_STATUS`` goes out every 2 MOOS seconds and ``APPCAST`` at start and on
+``APPCAST_REQ``.  Everything posted and received is streamed to an ``.alog``.
 
 Bad conditions: the DB unreachable at start (retries, then a clear error); the DB lost
 mid-run (the model keeps iterating and logging, reconnection is tried every wall second and
