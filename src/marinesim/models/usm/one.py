@@ -140,8 +140,8 @@ class OneVehicle:
     :func:`~marinesim.models.usm.rows.usm_propagate_map` and reads the publications from
     the rows.  :attr:`state` builds the :class:`UsmState` from the rows when it is asked for
     (mail, an appcast), from a copy of them: a state never shares memory with the rows.
-    Setting :attr:`state` (what :meth:`mail` does) writes the fields that changed back into
-    the rows at the next iteration.
+    After :meth:`mail`, the next iteration writes the fields that mail changed back into the
+    rows.
 
     Parameters
     ----------
@@ -175,12 +175,6 @@ class OneVehicle:
         if self._ahead:
             self._catch_up()
         return self._state
-
-    @state.setter
-    def state(self, new: UsmState) -> None:
-        if self._ahead:
-            self._catch_up()
-        self._state = new
 
     def _catch_up(self) -> None:
         """Build the state the rows hold (copies: the rows are written again)."""
