@@ -1,0 +1,46 @@
+"""``benchmarks/bench_compile.py``: the laws of a tick listed without compiling, and one cold
+compile measured end to end in a fresh process (no speed asserted)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+pytest.importorskip("numba")
+
+
+def _bench():  # noqa: ANN202
+    sys.path.insert(0, str(BENCH))
+    try:
+        import bench_compile
+    finally:
+        sys.path.remove(str(BENCH))
+    return bench_compile
+
+
+def test_laws_of_demo_survey_in_the_ticks_order() -> None:
+    laws = _bench().laws_of("demo_survey")
+    names = [(r["law"].rsplit(".", 1)[1], r["hook"], r["calls"]) for r in laws]
+    # one block: waypoints, PID, usm (their logs by copy_log_cm), each law once per types
+    assert ("waypoints_tick", "autonomy", 1) in names
+    assert ("pid_tick", "control", 1) in names
+    assert ("usm_tick", "substep", 1) in names
+    assert len({(n, h) for n, h, _c in names}) == len(names)
+    assert all(r["arrays"] for r in laws)
+
+
+def test_a_cold_tick_compile_is_measured_and_reported(tmp_path: Path) -> None:
+    js = tmp_path / "compile.json"
+    _bench().main(["--only", "demo_survey", "--json", str(js)])
+    rep = json.loads(js.read_text())
+    (row,) = rep["results"]
+    assert row["scenario"] == "demo_survey"
+    assert row["compiled_ticks"] > 0  # the run went on in the tick it waited for
+    assert row["compile_s"] > 0 and row["llvm_s"] > 0
+    assert row["compile_s"] == pytest.approx(row["llvm_s"] + row["frontend_s"], abs=0.02)
+    assert "--only demo_survey" in rep["command"]
