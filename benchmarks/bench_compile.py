@@ -3,22 +3,25 @@
 Each measurement is a fresh process on empty caches (its own ``MARINESIM_CACHE_DIR`` and
 ``NUMBA_CACHE_DIR``), so nothing compiled before weighs on it:
 
-* ``tick``: a short run of the scenario waiting for its tick (``MARINESIM_COMPILE=wait``).
-  From numba's timers of the compiled ``tick_run``: the whole compile (``compile_s``), of it
-  LLVM's optimisation and machine code (``llvm_s``), and the rest, numba's frontend
-  (``frontend_s``: bytecode, typing, lowering to LLVM IR).  ``other_s``: what else the run
-  compiled, before the tick: the plugins' own kernels, for the first tick, which the plugins
-  run (what those kernels share with a law, e.g. a model's row function, is then not
-  compiled again for the tick).
+* ``tick``: a short run of the scenario waiting for its tick (``MARINESIM_COMPILE=wait``):
+  ``laws_s``, the seconds its law functions took to compile (in ``jobs`` processes at once,
+  :mod:`marinesim.engine.compiled.lawfunc`), and from numba's timers of the compiled loop
+  ``tick_run`` its compile (``compile_s``), of it LLVM's optimisation and machine code
+  (``llvm_s``) and the rest, numba's frontend (``frontend_s``: bytecode, typing, lowering to
+  LLVM IR); ``tick_s`` the two together.  ``other_s``: what else the run compiled, before the
+  tick: the plugins' own kernels, for the first tick, which the plugins run.
+* ``then`` (``--then PATH=VALUE``, repeatable): the tick of the scenario with these
+  overrides, on the caches the first run filled (a scenario changed by a plugin: the law
+  functions it shares with the first are not compiled again).
 * ``laws`` (``--laws``): each distinct law of the tick (its function and its arguments'
   types) compiled on its own, one after another in one process, in the tick's order
   (``seconds``; what two laws share is compiled with the first of them), and their sum
-  (``laws_s``) against the tick's ``compile_s`` (``laws_over_tick``).
+  (``laws_alone_s``) against the tick's ``tick_s`` (``laws_over_tick``).
 
 Usage::
 
     python benchmarks/bench_compile.py [--only auv_survey_ins demo_survey] [--laws]
-                                       [--json benchmarks/results/compile.json]
+                                       [--then PATH=VALUE ...] [--json PATH]
 """
 
 from __future__ import annotations
@@ -66,12 +69,22 @@ def laws_of(name: str) -> list[dict[str, Any]]:
     return list(out.values())
 
 
-def _tick_child(name: str) -> dict[str, Any]:
-    """In a fresh process: one run of ``name`` waiting for its tick; numba's timers."""
-    from marinesim.engine.compiled import generate
+def _tick_child(name: str, sets: dict[str, Any] | None = None) -> dict[str, Any]:
+    """In a fresh process: one run of ``name`` (with ``sets``) waiting for its tick; numba's
+    timers."""
+    from marinesim.engine.compiled import generate, lawfunc
     from marinesim.scenario.build import load_simulation
 
-    sim = load_simulation(name, sets=SETS)
+    loads: list[float] = []
+    real_load = lawfunc.load
+
+    def timed_load(mod: Any) -> None:
+        t = time.perf_counter()
+        real_load(mod)
+        loads.append(time.perf_counter() - t)
+
+    lawfunc.load = timed_load
+    sim = load_simulation(name, sets={**SETS, **(sets or {})})
     t0 = time.perf_counter()
     res = sim.run()
     wall = time.perf_counter() - t0
@@ -82,9 +95,11 @@ def _tick_child(name: str) -> dict[str, Any]:
             for k, v in fn.get_metadata(sig)["timers"].items():
                 timers[k] = timers.get(k, 0.0) + v
     comp, llvm = timers.get("compiler_lock", 0.0), timers.get("llvm_lock", 0.0)
+    laws = sum(loads)
     return {
+        "laws_s": round(laws, 2), "jobs": lawfunc.jobs(),
         "compile_s": round(comp, 2), "llvm_s": round(llvm, 2), "frontend_s": round(comp - llvm, 2),
-        "run_s": round(wall, 2), "other_s": round(wall - comp, 2),
+        "tick_s": round(laws + comp, 2), "run_s": round(wall, 2), "other_s": round(wall - comp - laws, 2),
         "compiled_ticks": int(res.manifest["compiled_ticks"]),
     }  # fmt: skip
 
@@ -109,16 +124,30 @@ def _laws_child(name: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _fresh(what: str, name: str) -> Any:
-    """Run ``_<what>_child(name)`` in a fresh process on empty caches; its JSON result."""
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "MARINESIM_CACHE_DIR": tmp, "NUMBA_CACHE_DIR": f"{tmp}/nb",
-               "MARINESIM_COMPILE": "wait", "MARINESIM_QUIET": "1"}  # fmt: skip
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", what, name],
-            env=env, check=True, capture_output=True, text=True,
-        )  # fmt: skip
+def _child(what: str, name: str, cache: str, sets: list[str] | None = None) -> Any:
+    """Run ``_<what>_child(name)`` in a fresh process on the caches in ``cache``; its JSON
+    result."""
+    env = {**os.environ, "MARINESIM_CACHE_DIR": cache, "NUMBA_CACHE_DIR": f"{cache}/nb",
+           "MARINESIM_COMPILE": "wait", "MARINESIM_QUIET": "1"}  # fmt: skip
+    extra = [a for kv in (sets or []) for a in ("--set", kv)]
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", what, name, *extra],
+        env=env, check=True, capture_output=True, text=True,
+    )  # fmt: skip
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _sets(pairs: list[str]) -> dict[str, Any]:
+    """``PATH=VALUE`` pairs (the value read as YAML, as ``marinesim run --set``)."""
+    import yaml
+
+    out = {}
+    for kv in pairs:
+        key, sep, val = kv.partition("=")
+        if not sep:
+            raise SystemExit(f"--set {kv!r}: expected PATH=VALUE")
+        out[key] = yaml.safe_load(val)
+    return out
 
 
 def _loadavg() -> float | None:
@@ -133,31 +162,53 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", nargs="*", default=list(DEFAULT), help="bundled scenario names")
     ap.add_argument("--laws", action="store_true", help="also compile each law on its own")
+    ap.add_argument(
+        "--then",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        help="then the tick of the scenario with this override, on the same caches",
+    )
+    ap.add_argument("--set", action="append", default=[], help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         what, name = args.child
-        print(json.dumps(_tick_child(name) if what == "tick" else _laws_child(name)))
+        print(
+            json.dumps(_tick_child(name, _sets(args.set)) if what == "tick" else _laws_child(name))
+        )
         return {}
     rows = []
     for name in args.only:
         load0 = _loadavg()
-        row: dict[str, Any] = {"scenario": name, **_fresh("tick", name)}
+        with tempfile.TemporaryDirectory() as cache:
+            row: dict[str, Any] = {"scenario": name, **_child("tick", name, cache)}
+            if args.then:  # a variant of the scenario on the caches the first run filled
+                row["then"] = {"sets": args.then, **_child("tick", name, cache, args.then)}
         print(
-            f"{name}: tick compiled in {row['compile_s']:.1f} s (LLVM {row['llvm_s']:.1f} s, "
-            f"numba's frontend {row['frontend_s']:.1f} s); the run's other compiles "
-            f"{row['other_s']:.1f} s",
+            f"{name}: tick ready in {row['tick_s']:.1f} s: its law functions "
+            f"{row['laws_s']:.1f} s (up to {row['jobs']} processes), the loop {row['compile_s']:.1f} s "
+            f"(LLVM {row['llvm_s']:.1f} s, numba's frontend {row['frontend_s']:.1f} s); the run's "
+            f"other compiles {row['other_s']:.1f} s",
             flush=True,
         )
+        if "then" in row:
+            t = row["then"]
+            print(
+                f"  then with {' '.join(args.then)}: tick ready in {t['tick_s']:.1f} s (its new "
+                f"law functions {t['laws_s']:.1f} s, the loop {t['compile_s']:.1f} s)",
+                flush=True,
+            )
         if args.laws:
-            laws = _fresh("laws", name)
+            with tempfile.TemporaryDirectory() as cache:
+                laws = _child("laws", name, cache)
             total = sum(r["seconds"] for r in laws)
-            row.update(laws=laws, laws_s=round(total, 2),
-                       laws_over_tick=round(total / max(row["compile_s"], 1e-9), 2))  # fmt: skip
+            row.update(laws=laws, laws_alone_s=round(total, 2),
+                       laws_over_tick=round(total / max(row["tick_s"], 1e-9), 2))  # fmt: skip
             for r in sorted(laws, key=lambda r: -r["seconds"]):
                 print(f"  {r['seconds']:6.2f} s  {r['law']} ({r['hook']}, {r['calls']} calls)")
-            print(f"  laws alone {total:.1f} s = {row['laws_over_tick']}× the tick's compile")
+            print(f"  laws alone, one process {total:.1f} s = {row['laws_over_tick']}× the tick's")
         row["load"] = [load0, _loadavg()]
         rows.append(row)
     command = "python benchmarks/bench_compile.py " + " ".join(argv or sys.argv[1:])

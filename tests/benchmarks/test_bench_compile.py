@@ -41,6 +41,7 @@ def test_a_cold_tick_compile_is_measured_and_reported(tmp_path: Path) -> None:
     (row,) = rep["results"]
     assert row["scenario"] == "demo_survey"
     assert row["compiled_ticks"] > 0  # the run went on in the tick it waited for
-    assert row["compile_s"] > 0 and row["llvm_s"] > 0
+    assert row["compile_s"] > 0 and row["llvm_s"] > 0 and row["laws_s"] > 0
     assert row["compile_s"] == pytest.approx(row["llvm_s"] + row["frontend_s"], abs=0.02)
+    assert row["tick_s"] == pytest.approx(row["laws_s"] + row["compile_s"], abs=0.02)
     assert "--only demo_survey" in rep["command"]

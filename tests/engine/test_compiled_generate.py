@@ -31,20 +31,32 @@ def test_source_composes_the_laws_in_phase_order() -> None:
 
     _sim, entries = _decls()
     src, order, state = tick_source([laws for _s, laws in entries])
-    i_ctl = src.index("L0(k, j, t, h")  # the autopilot (control) …
-    i_sub = src.index("for s in range(nsub)")  # … before the substeps …
-    i_aft = src.index("start + (k + 1) * dt")  # … before what describes t_{k+1}
-    assert i_ctl < i_sub < i_aft
+    run_src = src[src.index("def tick_run(") : src.index("def tick_loop(")]
+    loop_src = src[src.index("def tick_loop(") : src.index("def py_run(")]
+    py_src = src[src.index("def py_run(") : src.index("def py_loop(")]
+    pyloop_src = src[src.index("def py_loop(") :]
+    for body, first in ((run_src, "call_law(_SYM, 0, k, j, t, h"), (py_src, "F0(k, j, t, h")):
+        i_ctl = body.index(first)  # the autopilot (control) …
+        i_sub = body.index("for s in range(nsub)")  # … before the substeps …
+        i_aft = body.index("start + (k + 1) * dt")  # … before what describes t_{k+1}
+        assert i_ctl < i_sub < i_aft
     assert "autopilot_tick" in src and "pvs_substep" in src and "pvs_after" in src
     # wires are one array each, shared by the autopilot and the motion
     assert order.count("bus.fins_cmd") == 1 and order.count("truth.eta") == 1
-    assert all(f"copy_into(s{i}, a{i})" in src for i in state)
-    # the run's loop (tick_run) has the same laws and neither the save arrays nor the copies
-    run_src = src[src.index("def tick_run(") : src.index("def tick_loop(")]
-    loop_src = src[src.index("def tick_loop(") : src.index("def tick_arena(")]
-    assert state and "copy_into" not in run_src and "save" not in run_src and " s0" not in run_src
-    calls = [ln.strip() for ln in run_src.splitlines() if "st = L" in ln]
-    assert calls and calls == [ln.strip() for ln in loop_src.splitlines() if "st = L" in ln]
+    # the interpreted loop saves each state array; the compiled one copies the rows of its
+    # copy table (the same arrays: route.arena_tables)
+    assert all(f"copy_into(s{i}, a{i})" in pyloop_src for i in state)
+    assert "copy_rows(SV, 0)" in loop_src and "copy_rows(SV, 1)" in loop_src
+    # the run's loops (tick_run, py_run) have the same laws and neither the save arrays nor
+    # the copies
+    assert state and "copy_" not in run_src and "save" not in run_src and " s0" not in py_src
+    assert "copy_" not in py_src and "save" not in py_src
+    calls = [ln.strip() for ln in run_src.splitlines() if "st = call_law" in ln]
+    assert calls and calls == [ln.strip() for ln in loop_src.splitlines() if "st = call_law" in ln]
+    pycalls = [ln.strip() for ln in py_src.splitlines() if "st = F" in ln]
+    assert len(pycalls) == len(calls) and pycalls == [
+        ln.strip() for ln in pyloop_src.splitlines() if "st = F" in ln
+    ]
 
 
 def test_cache_key_follows_the_law_sources(tmp_path, monkeypatch) -> None:  # noqa: ANN001
@@ -198,7 +210,7 @@ def test_warmup_of_a_sitl_scenario_compiles_the_stepped_loop(tmp_path, monkeypat
     assert not is_cached(decls, saved=True)
     _warm_stepped("ardusub_sawtooth", frames=20)
     assert is_cached(decls, saved=True)
-    assert any(tmp_path.glob("ticks/**/tick_*.tick_arena-*.nbi"))  # the direct frames' entry
+    assert any(tmp_path.glob("ticks/**/tick_*.tick_loop-*.nbi"))  # the direct frames' entry
 
 
 def test_warmup_compiles_the_largest_ticks_first_in_several_processes() -> None:

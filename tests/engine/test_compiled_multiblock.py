@@ -137,6 +137,7 @@ def test_one_source_for_both_blocks_with_wires_of_their_own() -> None:
         loop = src[src.index(f"def {name}(") :].split("\n\n\n")[0]
         assert loop.count("for s in range(nsub)") == 2  # each block's motion, all substeps
     assert all(f"copy_into(a{i}, s{i})" in src for i in state)  # a hand-back restores both
+    assert "copy_rows(SV, 1)" in src  # (the compiled loop: the rows of its copy table)
 
 
 # ------------------------------------------------------------------ plugin set 1: BlueROV2

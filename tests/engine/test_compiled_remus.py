@@ -153,25 +153,30 @@ def test_a_step_undone_mid_loop_leaves_the_plugins_state(monkeypatch) -> None:  
     undone: list[int] = []
 
     def compile_tick(decls, **kw):  # noqa: ANN001, ANN003, ANN202
+        from marinesim.engine.compiled import lawfunc
+        from marinesim.engine.compiled.generate import arena_tables, array_of, tick_module_of
+
         real, order, state = real_compile(decls, **kw)
         # the loop with the save copies (a run calls the one without: tick_run)
         saved = real_compile(decls, **{**kw, "saved": True})[0]
         d = next(i for i, ls in enumerate(decls) if "xlog" in ls.arrays)
-        ix = 7 + order.index(f"{d}:x")  # after k0, kend, start, dt, h, nsub, sched
+        arrays = [array_of(decls, key) for key in order]
+        x = arrays[order.index(f"{d}:x")]
 
         def fn(k0, kend, *rest):  # noqa: ANN001, ANN002, ANN202
             if k0 < 57:  # stop at 57 (tick 57 is then the plugins'), the next call at 58
                 return real(k0, min(kend, 57), *rest)
             if undone:
                 return real(k0, kend, *rest)
-            x = rest[ix - 2]
             keep = x.copy()
             x[:, 6] = 500.0
             # with ``save`` (as a deferred run calls it) the loop restores the state arrays;
             # without (Simulation.run's tick_run), the route replays from the plugins' state
-            arrays = rest[5:-1]  # (start, dt, h, nsub, sched, arrays…, j0)
+            # (rest: start, dt, h, nsub, sched, the address and shape tables, j0)
             saves = [np.empty_like(arrays[i]) for i in state]
-            r = saved(k0, kend, *rest[:-1], *saves, 1, rest[-1])
+            ad, dm, sv = arena_tables(arrays, [(arrays[i], c) for i, c in zip(state, saves, strict=True)])
+            lawfunc.load(tick_module_of(decls))  # (what the route does before a call)
+            r = saved(k0, kend, *rest[:5], ad, dm, sv, 1, rest[-1])
             np.testing.assert_array_equal(x[:, 6], 500.0)  # the rows of before the tick
             x[...] = keep
             undone.append(r)

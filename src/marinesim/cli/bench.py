@@ -303,8 +303,8 @@ def _warm_one(name: str, given: bool) -> float | str | None:
 def _warm_stepped(name: str, frames: int = 200) -> None:
     """``frames`` servo frames of scenario ``name`` (one a ``sitl_servo`` controller drives)
     through the SITL backend's plant, as ``marinesim sitl`` runs them, which compiles what a
-    stepped run calls (the tick with its state's save copies, ``tick_loop``, and its
-    packed-argument entry) besides the run's tick."""
+    stepped run calls (the tick with its state's save copies, ``tick_loop``) besides the
+    run's tick."""
     from marinesim.interop.sitl.plant import EnginePlant
     from marinesim.interop.sitl.protocol import encode_servo
     from marinesim.scenario.build import load_simulation

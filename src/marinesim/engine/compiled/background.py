@@ -88,10 +88,13 @@ def compile_file(path: Path, sig: tuple[Any, ...], *, saved: bool = False) -> No
     for ``sig`` into numba's disk cache, as the run's own process would
     (:func:`~marinesim.engine.compiled.generate.jit_tick`), under the plugin set's compile
     lock."""
+    from marinesim.engine.compiled import lawfunc
     from marinesim.engine.compiled.generate import file_lock, jit_tick, tick_module
 
-    fn = jit_tick(tick_module(path), saved=saved)
+    mod = tick_module(path)
+    fn = jit_tick(mod, saved=saved)
     with file_lock(path.with_suffix(".lock")):
+        lawfunc.load(mod)  # its law functions first (several processes)
         fn.compile(sig)
 
 

@@ -2,26 +2,30 @@
 
 :func:`tick_source` composes the declared laws (:mod:`~marinesim.engine.compiled.law`) of
 the plugins of one or several entity blocks, in :data:`~marinesim.engine.plugin.PHASES`
-order, into the source of one function that runs many ticks of them all::
+order, into the source of a loop that runs many ticks of them all::
 
-    tick_loop(k0, kend, start, dt, h, nsub, sched, a0, a1, …, s0, s1, …, save, j0) -> k
+    tick_run(k0, kend, start, dt, h, nsub, sched, AD, DM, j0) -> k
+    tick_loop(k0, kend, start, dt, h, nsub, sched, AD, DM, SV, save, j0) -> k
 
-(tick k writes the laws' per-tick log row j = k − k0 + j0).  For each tick k: save the mutable state arrays (``s*``; only with ``save``), the ``autonomy`` then the
-``control`` laws due at k (``sched`` holds each of those laws' period and offset, in that
-order), the ``substep`` laws ``nsub`` times
-at t_k + s·h, the ``after_physics``, the ``sense`` then the ``metric`` laws at t_{k+1}; a law returning non-zero restores the
-state saved at the tick's start and the loop returns k (the plugins run that tick).  Without
-``save`` (0) nothing is saved: a law that hands back at k leaves the arrays with part of
-tick k done, and the caller replays ticks k0 … k − 1 from the plugins' state (the laws are
-deterministic: the same bits) — a copy of every state array each tick (≈ 6 MB at 10⁴
-``usm`` vehicles) costs more than the rare replay.
+(tick k writes the laws' per-tick log rows j = k − k0 + j0).  The arrays come as tables
+(:func:`arena_tables`): ``AD`` their data addresses and ``DM`` their shapes in argument
+order, ``SV`` the state arrays' save copies (rows: copy, array, bytes), so a call unboxes a
+few arguments, not one per array.  For each tick k: save the state (``tick_loop`` with
+``save``), the ``autonomy`` then the ``control`` laws due at k (``sched`` holds each of those
+laws' period and offset, in that order), the ``substep`` laws ``nsub`` times at t_k + s·h,
+the ``after_physics``, the ``sense``, the ``estimate`` and the ``metric`` laws at t_{k+1}; a
+law returning non-zero restores the state saved at the tick's start and the loop returns k
+(the plugins run that tick).  Without ``save`` (``tick_run``, what ``Simulation.run``
+calls) nothing is saved: a law that hands back at k leaves the arrays with part of tick k
+done, and the caller replays ticks k0 … k − 1 from the plugins' state (the laws are
+deterministic: the same bits).  A stepped run (``Simulation.step``, the SITL backend) calls
+``tick_loop``.
 
-Beside it the module holds ``tick_run(k0, kend, start, dt, h, nsub, sched, a0, a1, …, j0)``:
-the same loop without the save arrays, what ``Simulation.run`` calls (it never saves).  It
-is compiled on its own (:func:`jit_tick` ``saved=False``): the save and restore of every
-state array is a large part of the loop's code (in ``auv_survey_ins``, 161 state arrays,
-about a third of its compile time: 36 s against 54–59 s), which a run that never saves need
-not compile.  A stepped run (``Simulation.step``, the SITL backend) compiles ``tick_loop``.
+Each law call of the compiled loops goes through a C function pointer to the law compiled
+on its own (:mod:`~marinesim.engine.compiled.lawfunc`: cached apart, shared by every plugin
+set that calls it with arrays of the same types, compiled in several processes at once), so
+the loops themselves compile in about a second.  ``py_run`` and ``py_loop`` are the same
+loops over the arrays themselves, calling the laws in Python (``MARINESIM_JIT=interp``).
 
 :func:`compile_tick` writes the source to ``<cache>/tick_<digest>.py``, the digest covering
 the source itself (the plugin combination: law functions, hooks, argument wiring) and the
@@ -31,11 +35,6 @@ compiles it with ``numba.njit(cache=True)``: numba's disk cache sits beside the 
 second process loads machine code instead of compiling, and editing any law gives a new
 digest (a new file) instead of stale code.  The cache folder is ``$MARINESIM_CACHE_DIR/ticks``
 (default ``~/.cache/marinesim/ticks``).
-
-Beside it the file holds ``tick_arena(k0, kend, start, dt, h, nsub, sched, addr, dims, j0)``:
-the same loop with its arrays given as their data addresses and shapes (``numba.carray``
-views of the same memory), so that a call of one tick unboxes ten arguments instead of one
-per array (:func:`compile_arena`, :func:`arena_tables`; ``CompiledRoute.direct``).
 """
 
 from __future__ import annotations
@@ -44,6 +43,7 @@ import contextlib
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -53,7 +53,8 @@ from marinesim.engine.compiled.law import HOOKS, WIRE_PREFIXES, Law, Laws
 
 __all__ = [
     "arena_tables", "array_of", "cache_dir", "cached_machine_code", "compile_arena", "compile_tick",
-    "file_lock", "is_cached", "jit_tick", "tick_module", "tick_path", "tick_source", "wire_key",
+    "file_lock", "is_cached", "jit_tick", "tick_module", "tick_module_of", "tick_path", "tick_source",
+    "wire_key",
 ]
 
 
@@ -107,16 +108,39 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
     state = sorted({index[(d, n)] for d, laws in enumerate(decls) for n in laws.state})
     fns: dict[Any, str] = {}
     imports: list[str] = []
+    sites: list[str] = []
+    py: list[str] = []
+    jit: list[str] = []
 
     def alias(law: Law) -> str:
         if law.fn not in fns:
-            fns[law.fn] = f"L{len(fns)}"
+            fns[law.fn] = f"F{len(fns)}"
             imports.append(f"from {law.fn.__module__} import {law.fn.__name__} as {fns[law.fn]}")
         return fns[law.fn]
 
+    # every array's data address (AD) and shape (DM) once per compiled call; a law's call
+    # site names its arrays by their places in them (SIX: pairs array, first dimension)
+    doff: list[int] = []
+    nd = 0
+    for key in order:
+        doff.append(nd)
+        nd += array_of(decls, key).ndim
+    six: list[int] = []
+
     def call(d: int, law: Law, common: str) -> str:
-        args = ", ".join(f"a{index[(d, a)]}" for a in law.args)
-        return f"{alias(law)}({common}, {args})"
+        # each call site its own entry of the table of law pointers (lawfunc): compiled,
+        # a call through it (``tick_run``, ``tick_loop``); interpreted, the law (``py_*``)
+        c = len(sites)
+        sub = law.hook == "substep"
+        idx = [index[(d, a)] for a in law.args]
+        kinds = tuple((array_of(decls, order[i]).dtype.name, array_of(decls, order[i]).ndim) for i in idx)
+        sites.append(f"    ({alias(law)}, {sub}, {kinds!r}),")
+        args = ", ".join(f"a{i}" for i in idx)
+        py.append(f"{alias(law)}({common}, {args})")
+        jit.append(f"{'call_law_sub' if sub else 'call_law'}(_SYM, {c}, {common}, AD, DM, SIX, {len(six)})")
+        for i in idx:
+            six.extend((i, doff[i]))
+        return f"@SITE{c}@"
 
     body: list[str] = []
     nctl = 0
@@ -154,30 +178,51 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
         + "; ".join(f"{law.hook}:{law.fn.__module__}.{law.fn.__name__}" for ls in decls for law in ls.laws),
         "import numpy as np",
         "",
-        "from marinesim.engine.compiled.generate import address_ptr, copy_into",
+        "from marinesim.engine.compiled.generate import copy_into",
+        "from marinesim.engine.compiled.lawfunc import call_law, call_law_sub, copy_rows, site_table",
         "",
-        "try:",
-        "    from numba import carray",
-        "except ImportError:  # the interpreted tick (no arena)",
-        "    carray = None",
         *imports,
         "",
+        "# the laws' call sites: the law, whether a substep law, its arrays' (dtype, ndim)",
+        "SITES = [",
+        *sites,
+        "]",
+        "_FP, _SYM = site_table(__file__, len(SITES))",
+        f"SIX = np.array({six!r}, dtype=np.int64)",
         "",
-        *_loop_source("tick_run", (head, arrays, "j0"), body, []),
+        "",
+        *_loop_source("tick_run", (head, "AD, DM, j0"), _sites(body, jit), []),
         "",
         "",
-        *_loop_source("tick_loop", (head, arrays, saves, "save, j0"), body, state),
+        *_loop_source("tick_loop", (head, "AD, DM, SV, save, j0"), _sites(body, jit), state, tables=True),
         "",
-        *_arena_source(decls, order, state),
+        "",
+        *_loop_source("py_run", (head, arrays, "j0"), _sites(body, py), []),
+        "",
+        "",
+        *_loop_source("py_loop", (head, arrays, saves, "save, j0"), _sites(body, py), state),
+        "",
     ]  # fmt: skip
     return "\n".join(lines), order, state
 
 
-def _loop_source(name: str, params: Sequence[str], body: list[str], state: list[int]) -> list[str]:
+def _sites(body: list[str], calls: list[str]) -> list[str]:
+    """``body`` with its call sites ``@SITE<c>@`` written as ``calls[c]``."""
+    return [re.sub(r"@SITE(\d+)@", lambda m: calls[int(m.group(1))], line) for line in body]
+
+
+def _loop_source(
+    name: str, params: Sequence[str], body: list[str], state: list[int], *, tables: bool = False
+) -> list[str]:
     """The loop over ticks ``name(params…)`` running ``body`` each tick; with ``state``, the
-    state arrays saved at the tick's start and restored on a hand-back when ``save`` is set."""
-    save = [f"            copy_into(s{i}, a{i})" for i in state]
-    restore = [f"                copy_into(a{i}, s{i})" for i in state]
+    state arrays saved at the tick's start and restored on a hand-back when ``save`` is set
+    (``tables``: as the rows of the copy table ``SV``, :func:`~.lawfunc.copy_rows`)."""
+    if tables:
+        save = ["            copy_rows(SV, 0)"]
+        restore = ["                copy_rows(SV, 1)"]
+    else:
+        save = [f"            copy_into(s{i}, a{i})" for i in state]
+        restore = [f"                copy_into(a{i}, s{i})" for i in state]
     return [
         f"def {name}({', '.join(x for x in params if x)}):",
         "    k = k0",
@@ -204,45 +249,22 @@ def array_of(decls: Sequence[Laws], key: str) -> Any:
     return next(ls.arrays[n] for ls in decls for n in ls.arrays if _is_wire(n) and wire_key(ls, n) == key)
 
 
-def _arena_source(decls: Sequence[Laws], order: list[str], state: list[int]) -> list[str]:
-    """``tick_arena``: :func:`tick_loop` whose arrays come as two small tables, their data
-    addresses (``addr``) and shapes (``dims``), so that one call unboxes 10 arguments instead
-    of one per array (≈ 0.2 µs each).  The arrays are views of the same memory: the caller
-    keeps the arrays alive and passes the addresses of exactly the arrays (C-contiguous) that
-    :func:`tick_loop` would get, in its order (the state arrays' save copies last)."""
-    args: list[str] = []
-    off = 0
-    for i in [*range(len(order)), *state]:
-        arr = array_of(decls, order[i])
-        nd = arr.ndim
-        if nd == 0:
-            return []  # (a 0-d array: no arena; the plain call only)
-        shape = ", ".join(f"dims[{off + m}]" for m in range(nd))
-        dt = arr.dtype.name + ("_" if arr.dtype.name == "bool" else "")
-        args.append(f"        carray(address_ptr(addr[{len(args)}]), ({shape},), np.{dt}),")
-        off += nd
-    return [
-        "",
-        "def tick_arena(k0, kend, start, dt, h, nsub, sched, addr, dims, j0):",
-        "    return _tick(",
-        "        k0, kend, start, dt, h, nsub, sched,",
-        *args,
-        "        1, j0,",
-        "    )",
-        "",
-    ]
-
-
-def arena_tables(arrays: Sequence[Any]) -> tuple[Any, Any] | None:
-    """``(addr, dims)`` of :func:`tick_arena` for these arrays (argument order), or None when
-    one is not C-contiguous (the arena views would not be the same elements)."""
+def arena_tables(arrays: Sequence[Any], saves: Sequence[tuple[Any, Any]] = ()) -> tuple[Any, ...] | None:
+    """The tables the compiled tick takes instead of its arrays (argument order): every
+    array's data address (``AD``) and its shape (``DM``, one after the other), and with
+    ``saves`` (pairs of a state array and its save copy) the copy table ``SV`` (rows: the
+    copy's address, the array's, the bytes), or None when an array is not C-contiguous (the
+    laws' views would not be its elements)."""
     import numpy as np
 
-    if not all(a.flags.c_contiguous and a.ndim > 0 for a in arrays):
+    if not all(a.flags.c_contiguous for a in arrays):
         return None
     addr = np.array([a.ctypes.data for a in arrays], dtype=np.int64)
-    dims = np.array([d for a in arrays for d in a.shape], dtype=np.int64)
-    return addr, dims
+    dims = np.array([d for a in arrays for d in a.shape] or [0], dtype=np.int64)
+    if not saves:
+        return addr, dims
+    sv = np.array([[s.ctypes.data, a.ctypes.data, a.nbytes] for a, s in saves], dtype=np.int64)
+    return addr, dims, sv.reshape(-1, 3)
 
 
 def copy_into(dst: Any, src: Any) -> None:  # register_jitable below (numba optional)
@@ -303,9 +325,14 @@ def _path(source: str, decls: Sequence[Laws]) -> Path:
 def is_cached(decls: Sequence[Laws], *, saved: bool = False) -> bool:
     """Whether numba's disk cache already holds the machine code of this plugin set's tick
     (:func:`cached_machine_code` of its compiled ``tick_run``, or ``tick_loop`` when
-    ``saved``)."""
+    ``saved``) and of each of its law functions (:mod:`~marinesim.engine.compiled.lawfunc`)."""
+    from marinesim.engine.compiled.lawfunc import all_cached
+
     path = _path(tick_source(decls)[0], decls)
-    return path.is_file() and cached_machine_code(compile_tick(decls, saved=saved)[0])
+    if not path.is_file():
+        return False
+    fn = compile_tick(decls, saved=saved)[0]
+    return cached_machine_code(fn) and all_cached(tick_module(path))
 
 
 def tick_path(fn: Any) -> Path:
@@ -374,6 +401,11 @@ def tick_module(path: Path) -> Any:
     return mod
 
 
+def tick_module_of(decls: Sequence[Laws]) -> Any:
+    """The generated module of the plugin set ``decls`` (written by :func:`compile_tick`)."""
+    return tick_module(_path(tick_source(decls)[0], decls))
+
+
 def jit_tick(mod: Any, *, saved: bool = True) -> Any:
     """The module's ``tick_loop`` (``saved``) or ``tick_run`` as numba compiles it (``njit``,
     disk cache, numpy's error model), made once per module."""
@@ -413,22 +445,14 @@ def compile_tick(
             tmp.unlink()
     mod = tick_module(path)
     if interpreted:
-        return (mod.tick_loop if saved else mod.tick_run), order, state
+        return (mod.py_loop if saved else mod.py_run), order, state
     return jit_tick(mod, saved=saved), order, state
 
 
 def compile_arena(decls: Sequence[Laws]) -> Any:
-    """The ``tick_arena`` of ``decls`` (numba ``njit``, disk-cached), or None when the
-    generated module has none (see :func:`_arena_source`).  Call :func:`compile_tick` with
-    ``saved`` first (the arena calls ``tick_loop``)."""
+    """The compiled ``tick_loop`` of ``decls`` (the arrays as tables, :func:`arena_tables`:
+    a call unboxes a few arguments, not one per array), or None before :func:`compile_tick`
+    made it with ``saved``."""
     source, _order, _state = tick_source(decls)
     mod = _LOADED.get(_path(source, decls))
-    if mod is None or not hasattr(mod, "tick_arena") or getattr(mod, "_compiled", None) is None:
-        return None
-    fn = getattr(mod, "_arena", None)
-    if fn is None:
-        import numba
-
-        mod._tick = mod._compiled  # the compiled tick_loop, called from tick_arena
-        fn = mod._arena = numba.njit(cache=True, error_model="numpy")(mod.tick_arena)
-    return fn
+    return None if mod is None else getattr(mod, "_compiled", None)

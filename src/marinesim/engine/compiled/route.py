@@ -29,13 +29,14 @@ from typing import Any
 import numpy as np
 
 from marinesim.core.errors import ConfigError
-from marinesim.engine.compiled import background
+from marinesim.engine.compiled import background, lawfunc
 from marinesim.engine.compiled.generate import (
     arena_tables,
     array_of,
     cached_machine_code,
     compile_arena,
     compile_tick,
+    tick_module_of,
     tick_path,
 )
 from marinesim.engine.compiled.law import MAX_TICKS, WIRE_PREFIXES, Laws, declared
@@ -84,7 +85,7 @@ class CompiledRoute:
         self.defer = False
         self._dn, self._dk0 = 0, 0  # ticks deferred, their first tick
         self._truth: Any = None  # the truth object the last deferred call left
-        self._direct: tuple[Any, ...] | None = None  # (tick_arena, addr, dims): see direct()
+        self._direct: tuple[Any, ...] | None = None  # (tick_loop, AD, DM, SV): see direct()
         self._dc = 0  # ticks run through direct() whose commit waits (sync())
         self._bg: Any = None  # the tick's compile in another process (background.Job)
         self._fresh: list[tuple[int, Laws, str]] = []  # see _call
@@ -214,8 +215,8 @@ class CompiledRoute:
             return k
         if self._direct is None:
             fn = compile_arena([laws for _s, laws in self.entries])
-            tables = arena_tables(kern[1]) if fn is not None else None
-            self._direct = (None,) if tables is None else (fn, *tables)
+            tables = kern[4]
+            self._direct = (None,) if fn is None or tables is None else (fn, *tables)
         if self._direct[0] is None:
             return k
         return self._limit(self._dk0, kend)
@@ -224,16 +225,17 @@ class CompiledRoute:
         """``(fn, args)``: ``fn(k, k + 1, *args, j0)`` runs tick k of the deferred run (``j0``
         = :attr:`_dn`, its log row) and returns the tick reached (k: handed back, nothing
         done); after it the caller adds one to :attr:`_dn` and :attr:`_dc` and sets the
-        clock's tick.  Only inside :meth:`direct_window`.  ``fn`` is the generated
-        ``tick_arena``: after its first call its compiled entry point (no type dispatch)."""
+        clock's tick.  Only inside :meth:`direct_window`.  ``fn`` is the compiled ``tick_loop``
+        over the route's tables (its arrays' addresses and shapes, the save copies): after its
+        first call its compiled entry point (no type dispatch)."""
         assert self._direct is not None and self._direct[0] is not None
-        fn, addr, dims = self._direct
+        fn, addr, dims, sv = self._direct
         ovl = getattr(fn, "overloads", {})
         if len(ovl) == 1:
             fn = next(iter(ovl.values())).entry_point
-            self._direct = (fn, addr, dims)
+            self._direct = (fn, addr, dims, sv)
         c = self.sim.clock
-        return fn, (float(c.start), float(c.dt), float(c.h), int(c.substeps), self._sched, addr, dims)
+        return fn, (float(c.start), float(c.dt), float(c.h), int(c.substeps), self._sched, addr, dims, sv, 1)
 
     def sync(self) -> None:
         """The plugins' state after the ticks run through :meth:`direct` (one ``commit`` of
@@ -289,22 +291,39 @@ class CompiledRoute:
             self._kernel = kern
         else:
             decls = [laws for _s, laws in self.entries]
-            fn, order, state = compile_tick(decls, interpreted=_interpreted(), saved=saved)
+            interp = _interpreted()
+            fn, order, state = compile_tick(decls, interpreted=interp, saved=saved)
             arrays = [array_of(decls, key) for key in order]
             saves = [np.empty_like(arrays[i]) for i in state] if saved else []
-            self._kernel = self._kernels[saved] = (fn, (*arrays, *saves), _interpreted(), saved)
-            # arrays a load may replace (Laws.fresh): their argument positions
+            # the compiled tick takes the arrays as tables of their addresses and shapes
+            # (the state's save copies too), made once; the interpreted one the arrays
+            pairs = [(arrays[i], c) for i, c in zip(state, saves, strict=False)]  # (none: not saved)
+            tables = None if interp else arena_tables(arrays, pairs)
+            self._kernel = self._kernels[saved] = (fn, (*arrays, *saves), interp, saved, tables)
+            # arrays a load may replace (Laws.fresh): their argument positions (and where
+            # their shapes start in the shape table)
             self._fresh = []
+            dpos = np.cumsum([0, *(a.ndim for a in arrays)])
             for i, key in enumerate(order):
                 d, _, name = key.partition(":")
                 if not key.startswith(WIRE_PREFIXES) and name in decls[int(d)].fresh:
-                    self._fresh.append((i, decls[int(d)], name))
-        fn, tail, interp, _saved = self._kernel
+                    self._fresh.append((i, decls[int(d)], name, int(dpos[i])))
+        fn, tail, interp, _saved, tables = self._kernel
+        if not interp and tables is None:
+            return k  # an array that is not C-contiguous: the plugins run the tick
         if self._fresh:
             tail = list(tail)
-            for i, laws, name in self._fresh:
-                tail[i] = laws.arrays[name]
+            for i, laws, name, dpos in self._fresh:
+                arr = laws.arrays[name]
+                if tables is not None:  # (read only by the laws: a contiguous copy will do)
+                    arr = tail[i] = np.ascontiguousarray(arr)
+                    tables[0][i] = arr.ctypes.data
+                    tables[1][dpos : dpos + arr.ndim] = arr.shape
+                tail[i] = arr
             tail = tuple(tail)
+            self._fresh_held = tail  # (the tables' addresses: kept alive through the call)
+        if tables is not None:
+            tail = tables if saved else tables[:2]
         clock = self.sim.clock
         # a deferred call that goes on writes its log rows after those of the calls before
         j0 = self._dn
@@ -323,6 +342,8 @@ class CompiledRoute:
                 kstop = int(fn(*args))
         else:
             with np.errstate(all="ignore"), compiling(fn, [laws for _s, laws in self.entries], saved):
+                if not interp:  # the law functions' pointers (compiled first if missing)
+                    lawfunc.load(tick_module_of([laws for _s, laws in self.entries]))
                 kstop = int(fn(*args))
             self._warmed.add(saved)
         if kstop == k:

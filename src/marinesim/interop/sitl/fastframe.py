@@ -2,8 +2,8 @@
 
 A direct frame is three calls of compiled code, each with few arguments: :func:`motor_pulses`
 (the datagram's pulses through the servo map into the servo law's array), the generated
-tick's ``tick_arena`` (:meth:`CompiledRoute.direct`), and :func:`engine_reply` (the reply's
-numbers from the motion law's state arrays, as the motion's ``commit`` and
+tick's ``tick_loop`` over its tables (:meth:`CompiledRoute.direct`), and
+:func:`engine_reply` (the reply's numbers from the motion law's state arrays, as the motion's ``commit`` and
 :meth:`EnginePlant.reply` would compute them from the truth, and its bytes as
 ``encode_reply`` writes them: :mod:`~marinesim.interop.sitl.reprtext`).
 """
