@@ -134,7 +134,8 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
         sub = law.hook == "substep"
         idx = [index[(d, a)] for a in law.args]
         kinds = tuple((array_of(decls, order[i]).dtype.name, array_of(decls, order[i]).ndim) for i in idx)
-        sites.append(f"    ({alias(law)}, {sub}, {kinds!r}),")
+        srcs = tuple(str(x) for x in decls[d].sources)
+        sites.append(f"    ({alias(law)}, {sub}, {kinds!r}, {srcs!r}),")
         args = ", ".join(f"a{i}" for i in idx)
         py.append(f"{alias(law)}({common}, {args})")
         jit.append(f"{'call_law_sub' if sub else 'call_law'}(_SYM, {c}, {common}, AD, DM, SIX, {len(six)})")
@@ -183,7 +184,8 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
         "",
         *imports,
         "",
-        "# the laws' call sites: the law, whether a substep law, its arrays' (dtype, ndim)",
+        "# the laws' call sites: the law, whether a substep law, its arrays' (dtype, ndim), the",
+        "# files its declaration names as its sources (lawfunc.law_path)",
         "SITES = [",
         *sites,
         "]",

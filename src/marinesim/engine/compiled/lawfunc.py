@@ -7,8 +7,9 @@ compiles them whole each time, for every plugin set (``docs/guide/engine.md``: 3
 the tick goes through a C function pointer instead:
 
 * a **law function** is a small generated module (``<cache>/laws/law_<digest>.py``) whose
-  ``law(k, j, [s,] t, h, addr, dims)`` rebuilds the law's arrays from their data addresses
-  and shapes (``numba.carray``, C order) and calls the law; compiled with ``numba.cfunc``
+  ``law(k, j, [s,] t, h, ad, dm, six)`` rebuilds the law's arrays from the tick's tables of
+  data addresses (``ad``) and shapes (``dm``) at the places ``six`` names (``numba.carray``,
+  C order) and calls the law; compiled with ``numba.cfunc``
   (numpy's error model, as the tick) and cached on disk by numba.  Its digest covers its own
   text and the package's sources, so every plugin set that calls a law with arrays of the
   same types shares its machine code, and a plugin set that differs by one law compiles that
@@ -56,7 +57,8 @@ _CFUNCS: dict[Path, Any] = {}  # law module → its compiled ``law``
 def site_table(module_file: str, sites: int) -> tuple[np.ndarray, str]:
     """The table of law pointers of the tick module ``module_file`` (``sites`` entries, zero
     until :func:`load`) and the symbol its compiled tick loads it by (registered with LLVM
-    when numba is there; one table per module and process)."""
+    when numba is there; one table per tick module name and process: the name is the
+    digest of the module's text, so modules of one name call the same laws)."""
     sym = SYMBOL + Path(module_file).stem
     table = _TABLES.get(sym)
     if table is None:
@@ -134,20 +136,6 @@ try:  # the compiled call sites
         return _TYPE5(typingctx, sym, c, k, j, s, t, h, ad, dm, six, off)
 
     @_intrinsic
-    def data_address(typingctx: Any, arr: Any) -> Any:  # noqa: ARG001
-        """The data address of array ``arr`` (an integer)."""
-        if not isinstance(arr, _types.Array):
-            return None
-
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            from llvmlite import ir
-
-            ary = context.make_array(signature.args[0])(context, builder, value=args[0])
-            return builder.ptrtoint(ary.data, ir.IntType(64))
-
-        return _types.int64(arr), codegen
-
-    @_intrinsic
     def _memcpy(typingctx: Any, dst: Any, src: Any, nbytes: Any) -> Any:  # noqa: ARG001
         """Copy ``nbytes`` bytes from address ``src`` to address ``dst``."""
 
@@ -175,14 +163,10 @@ try:  # the compiled call sites
                 _memcpy(sv[r, 1], sv[r, 0], sv[r, 2])
 
 except ImportError:  # pragma: no cover - interpreted only
-    call_law = call_law_sub = data_address = copy_rows = None
+    call_law = call_law_sub = copy_rows = None
 
 
 # ------------------------------------------------------------------------------ law functions
-def _kinds(arrays: Sequence[np.ndarray]) -> tuple[tuple[str, int], ...]:
-    return tuple((a.dtype.name, a.ndim) for a in arrays)
-
-
 def law_source(fn: Callable[..., int], substep: bool, kinds: Sequence[tuple[str, int]]) -> str:
     """The module text of the law function of ``fn`` for arrays of ``kinds`` (dtype, ndim)."""
     common = ["k", "j", "s", "t", "h"] if substep else ["k", "j", "t", "h"]
@@ -231,17 +215,25 @@ def law_source(fn: Callable[..., int], substep: bool, kinds: Sequence[tuple[str,
     return "\n".join(lines)
 
 
-def law_path(fn: Callable[..., int], substep: bool, kinds: Sequence[tuple[str, int]]) -> Path:
-    """The module file of the law function (written once; its name is its digest)."""
+def law_path(
+    fn: Callable[..., int], substep: bool, kinds: Sequence[tuple[str, int]], sources: Sequence[str] = ()
+) -> Path:
+    """The module file of the law function (written once; its name is its digest: its text,
+    the package's sources, the law's own module and the declaration's ``sources``, files or
+    folders, as the tick's digest)."""
     from marinesim.core.compile import package_digest
     from marinesim.engine.compiled.generate import cache_dir
 
     text = law_source(fn, substep, kinds)
     h = hashlib.sha256(text.encode())
     h.update(package_digest().encode())
-    src = Path(sys.modules[fn.__module__].__file__ or "")
-    if src.is_file():  # a law outside the package (a user plugin's)
-        h.update(src.read_bytes())
+    files = {Path(sys.modules[fn.__module__].__file__ or "").resolve()}  # (a user plugin's too)
+    for extra in sources:
+        p = Path(extra).resolve()
+        files.update(p.glob("*.py") if p.is_dir() else (p,))
+    for f in sorted(files):
+        if f.is_file():
+            h.update(f.read_bytes())
     path = cache_dir().parent / "laws" / f"law_{h.hexdigest()[:20]}.py"
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -280,7 +272,7 @@ def cfunc_of(path: Path) -> Any:
 
 
 def _paths(mod: Any) -> list[Path]:
-    return [law_path(fn, sub, kinds) for fn, sub, kinds in mod.SITES]
+    return [law_path(fn, sub, kinds, sources) for fn, sub, kinds, sources in mod.SITES]
 
 
 def all_cached(mod: Any) -> bool:
@@ -343,7 +335,7 @@ def _claim(path: Path, token: str) -> bool:
 def load(mod: Any) -> None:
     """Fill the table of law pointers of the tick module ``mod`` (:func:`site_table`): its
     law functions from numba's disk cache, those missing compiled first (in several
-    processes when more than one is missing and :func:`jobs` allows)."""
+    processes when there are :data:`PER_PROCESS` or more for each and :func:`jobs` allows)."""
     if getattr(mod, "_laws_loaded", False):
         return
     table = mod._FP
