@@ -14,6 +14,14 @@ from typing import Any
 os.environ.setdefault("MARINESIM_COMPILE", "wait")
 
 
+def load_average() -> float | None:
+    """The 1-minute load average (None where the platform has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:  # pragma: no cover - platforms without getloadavg
+        return None
+
+
 def write_report(benchmark: str, command: str, results: Any, path: Path | None) -> dict[str, Any]:
     """Build the report (and write it to ``path`` as JSON unless None); returns it."""
     out = {

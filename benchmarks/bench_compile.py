@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _report import load_average as _loadavg
 from _report import write_report
 
 DEFAULT = ("auv_survey_ins",)
@@ -149,12 +150,6 @@ def _sets(pairs: list[str]) -> dict[str, Any]:
         out[key] = yaml.safe_load(val)
     return out
 
-
-def _loadavg() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover - platforms without getloadavg
-        return None
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -43,6 +43,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _report import load_average as _load
 from _report import write_report
 from marinesim.scenario.build import builtin_names, load_simulation
 
@@ -79,12 +80,6 @@ def _cold(name: str, variables: dict[str, str] | None = None, fresh: bool = Fals
     first, warm = json.loads(res.stdout.strip().splitlines()[-1])
     return {"cold_first_run_s": first, "warm_run_s": warm, "cold_process_wall_s": wall}
 
-
-def _load() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover - platforms without getloadavg
-        return None
 
 
 def _run(

@@ -21,22 +21,16 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 
+from _report import load_average as _load
 from _report import write_report
 from marinesim.engine.span import find_span
 from marinesim.scenario.build import load_simulation
 
 NAME = "bluerov2_station_keeping"
 
-
-def _load() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover - platforms without getloadavg
-        return None
 
 
 def _run(end: float, compiled: bool | None) -> tuple[float, int]:

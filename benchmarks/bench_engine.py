@@ -21,18 +21,11 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
+from _report import load_average as _load
 from _report import write_report
 from marinesim.engine.speed import measure_tick_cost
-
-
-def _load() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover - platforms without getloadavg
-        return None
 
 
 def main(argv: list[str] | None = None) -> dict:

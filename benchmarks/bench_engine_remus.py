@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from pathlib import Path
 
+from _report import load_average as _load
 from _report import write_report
 from marinesim.reference import pvs as pvs_reference
 from marinesim.scenario import load_simulation
@@ -42,12 +42,6 @@ _PVS_KEY = (
 )
 _H = 0.02  # s, PythonVehicleSimulator's sample time
 
-
-def _load() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover - platforms without getloadavg
-        return None
 
 
 def engine_rate(end: float) -> tuple[float, float, int]:

@@ -31,16 +31,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from _report import load_average as _load
 from _report import write_report
 
 DEFAULT = ("demo_survey", "remus100_survey", "surftrak_sawtooth")
 
-
-def _load() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover
-        return None
 
 
 def _run(name: str, end: float | None, env: dict[str, str], out: Path) -> tuple[float, dict]:

@@ -47,13 +47,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
 
+from _report import load_average as _load
 from _report import write_report
 from marinesim.scenario.build import load_simulation
 
@@ -100,12 +100,6 @@ def _sets(
         sets["environment.terrain"] = {"model": "flat", "depth": 40.0}
     return sets
 
-
-def _load() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover - platforms without getloadavg
-        return None
 
 
 def _dense_force(fld, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

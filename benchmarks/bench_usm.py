@@ -21,9 +21,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
+from _report import load_average as _load
 from _report import write_report
 from marinesim.models.usm import measure_throughput
 
@@ -33,12 +33,6 @@ SIZES = (1, 100, 10_000, 100_000)
 def _steps_for(n: int) -> int:
     return int(min(600, max(15, 3_000_000 // (n * 10))))
 
-
-def _load() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:  # pragma: no cover - platforms without getloadavg
-        return None
 
 
 def main(argv: list[str] | None = None) -> dict:
