@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -52,7 +53,7 @@ try:
         if m.recv_match(blocking=True, timeout=0.5) is not None:
             n += 1
 finally:
-    print(n, flush=True)
+    print(f"\\ngcs_messages {n}", flush=True)  # (after pymavlink's own lines, which may lack an end)
 """
 
 
@@ -102,16 +103,16 @@ def one(exe: Path, parm: Path, args: argparse.Namespace, gcs: bool) -> dict[str,
         time.sleep(args.wall)
         ran = time.perf_counter() - t0
         backend_cpu, sitl_cpu = _cpu(backend.pid) - start_cpu, _cpu(sitl.pid)
+        messages = None
+        if ground is not None:  # (before SITL: a GCS whose SITL has gone prints an EOF per read)
+            ground.terminate()
+            out, _ = ground.communicate(timeout=10)
+            found = re.findall(r"^gcs_messages (\d+)$", out, flags=re.MULTILINE)
+            messages = int(found[-1]) if found else None
         sitl.terminate()
         sitl.wait(10)
         backend.terminate()
         backend.wait(20)
-        messages = None
-        if ground is not None:
-            ground.terminate()
-            out, _ = ground.communicate(timeout=10)
-            last = out.split()[-1] if out.split() else ""  # (pymavlink prints its retries)
-            messages = int(last) if last.isdigit() else None
         summary = json.loads((work / "run" / "summary.json").read_text())
     finally:
         for p in procs:
