@@ -88,7 +88,8 @@ class CompiledRoute:
         self._direct: tuple[Any, ...] | None = None  # (tick_loop, AD, DM, SV): see direct()
         self._dc = 0  # ticks run through direct() whose commit waits (sync())
         self._bg: Any = None  # the tick's compile in another process (background.Job)
-        self._fresh: list[tuple[int, Laws, str]] = []  # see _call
+        self._fresh: list[tuple[int, Laws, str, int]] = []  # see _call
+        self._fresh_held: tuple[Any, ...] = ()  # the fresh arrays the tables point at
         self._bg_tried = False
         self._sched = np.array(
             [x for hook in ("autonomy", "control") for s, laws in entries for law in laws.laws
@@ -284,7 +285,7 @@ class CompiledRoute:
             laws.inputs(k)
         # a stepped run saves the state at each tick's start (``tick_loop``); a run does not
         # (``tick_run``, the loop without the save copies: compiled apart, less to compile)
-        # (each kept once made: the arena's addresses, direct(), are those of its arrays)
+        # (each kept once made, with its tables: direct() passes the same addresses)
         saved = self.defer
         kern = self._kernels.get(saved)
         if kern is not None:
