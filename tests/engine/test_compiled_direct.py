@@ -1,5 +1,5 @@
 """Direct ticks of the compiled route (``CompiledRoute.direct``: the generated tick's
-``tick_arena``, its arrays passed as a table of data addresses and shapes) against
+compiled ``tick_loop``, its arrays passed as tables of data addresses and shapes) against
 ``Simulation.step(1)``.
 
 After one ``step(1)`` leaves a deferred run, ticks made through :meth:`CompiledRoute.direct`

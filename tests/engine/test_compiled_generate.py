@@ -44,7 +44,7 @@ def test_source_composes_the_laws_in_phase_order() -> None:
     # wires are one array each, shared by the autopilot and the motion
     assert order.count("bus.fins_cmd") == 1 and order.count("truth.eta") == 1
     # the interpreted loop saves each state array; the compiled one copies the rows of its
-    # copy table (the same arrays: route.arena_tables)
+    # copy table (the same arrays: generate.arena_tables)
     assert all(f"copy_into(s{i}, a{i})" in pyloop_src for i in state)
     assert "copy_rows(SV, 0)" in loop_src and "copy_rows(SV, 1)" in loop_src
     # the run's loops (tick_run, py_run) have the same laws and neither the save arrays nor

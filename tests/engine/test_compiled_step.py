@@ -40,7 +40,7 @@ def test_step_one_tick_at_a_time_equals_plugin_ticks() -> None:
     assert saving[3]  # the steps' loop saves the state at each tick (tick_loop)
     ra, rb = a.run(), b.run()
     assert not b._span._kernel[3]  # run() went on with the loop that saves nothing (tick_run)
-    # the saving loop is kept with its arrays (the SITL arena holds their addresses)
+    # the saving loop is kept with its arrays (the SITL direct frames hold their addresses)
     assert b._span._kernels == {True: saving, False: b._span._kernel}
     assert_runs_identical(ra, rb)
     assert ra.manifest["compiled_ticks"] == 0

@@ -52,9 +52,9 @@ from typing import Any
 from marinesim.engine.compiled.law import HOOKS, WIRE_PREFIXES, Law, Laws
 
 __all__ = [
-    "arena_tables", "array_of", "cache_dir", "cached_machine_code", "compile_arena", "compile_tick",
-    "file_lock", "is_cached", "jit_tick", "tick_module", "tick_module_of", "tick_path", "tick_source",
-    "wire_key",
+    "arena_tables", "array_of", "cache_dir", "cached_machine_code", "compile_tick", "file_lock",
+    "is_cached", "jit_tick", "shape_offsets", "tick_module", "tick_module_of", "tick_path",
+    "tick_source", "wire_key",
 ]
 
 
@@ -120,11 +120,8 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
 
     # every array's data address (AD) and shape (DM) once per compiled call; a law's call
     # site names its arrays by their places in them (SIX: pairs array, first dimension)
-    doff: list[int] = []
-    nd = 0
-    for key in order:
-        doff.append(nd)
-        nd += array_of(decls, key).ndim
+    arrs = [array_of(decls, key) for key in order]
+    doff = shape_offsets(arrs)
     six: list[int] = []
 
     def call(d: int, law: Law, common: str) -> str:
@@ -133,7 +130,7 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
         c = len(sites)
         sub = law.hook == "substep"
         idx = [index[(d, a)] for a in law.args]
-        kinds = tuple((array_of(decls, order[i]).dtype.name, array_of(decls, order[i]).ndim) for i in idx)
+        kinds = tuple((arrs[i].dtype.name, arrs[i].ndim) for i in idx)
         srcs = tuple(str(x) for x in decls[d].sources)
         sites.append(f"    ({alias(law)}, {sub}, {kinds!r}, {srcs!r}),")
         args = ", ".join(f"a{i}" for i in idx)
@@ -267,6 +264,15 @@ def arena_tables(arrays: Sequence[Any], saves: Sequence[tuple[Any, Any]] = ()) -
         return addr, dims
     sv = np.array([[s.ctypes.data, a.ctypes.data, a.nbytes] for a, s in saves], dtype=np.int64)
     return addr, dims, sv.reshape(-1, 3)
+
+
+def shape_offsets(arrays: Sequence[Any]) -> list[int]:
+    """Where each array's shape starts in the shape table of :func:`arena_tables`."""
+    out, n = [], 0
+    for a in arrays:
+        out.append(n)
+        n += a.ndim
+    return out
 
 
 def copy_into(dst: Any, src: Any) -> None:  # register_jitable below (numba optional)
@@ -449,12 +455,3 @@ def compile_tick(
     if interpreted:
         return (mod.py_loop if saved else mod.py_run), order, state
     return jit_tick(mod, saved=saved), order, state
-
-
-def compile_arena(decls: Sequence[Laws]) -> Any:
-    """The compiled ``tick_loop`` of ``decls`` (the arrays as tables, :func:`arena_tables`:
-    a call unboxes a few arguments, not one per array), or None before :func:`compile_tick`
-    made it with ``saved``."""
-    source, _order, _state = tick_source(decls)
-    mod = _LOADED.get(_path(source, decls))
-    return None if mod is None else getattr(mod, "_compiled", None)

@@ -34,8 +34,8 @@ from marinesim.engine.compiled.generate import (
     arena_tables,
     array_of,
     cached_machine_code,
-    compile_arena,
     compile_tick,
+    shape_offsets,
     tick_module_of,
     tick_path,
 )
@@ -214,10 +214,9 @@ class CompiledRoute:
             return k  # (fresh arrays: their addresses change between calls)
         if k != self._dk0 + self._dn or not self._same_truth() or sim.bus.pending:
             return k
-        if self._direct is None:
-            fn = compile_arena([laws for _s, laws in self.entries])
+        if self._direct is None:  # (the kernel: the compiled tick_loop and its tables)
             tables = kern[4]
-            self._direct = (None,) if fn is None or tables is None else (fn, *tables)
+            self._direct = (None,) if tables is None else (kern[0], *tables)
         if self._direct[0] is None:
             return k
         return self._limit(self._dk0, kend)
@@ -304,11 +303,11 @@ class CompiledRoute:
             # arrays a load may replace (Laws.fresh): their argument positions (and where
             # their shapes start in the shape table)
             self._fresh = []
-            dpos = np.cumsum([0, *(a.ndim for a in arrays)])
+            dpos = shape_offsets(arrays)
             for i, key in enumerate(order):
                 d, _, name = key.partition(":")
                 if not key.startswith(WIRE_PREFIXES) and name in decls[int(d)].fresh:
-                    self._fresh.append((i, decls[int(d)], name, int(dpos[i])))
+                    self._fresh.append((i, decls[int(d)], name, dpos[i]))
         fn, tail, interp, _saved, tables = self._kernel
         if not interp and tables is None:
             return k  # an array that is not C-contiguous: the plugins run the tick
@@ -317,7 +316,7 @@ class CompiledRoute:
             for i, laws, name, dpos in self._fresh:
                 arr = laws.arrays[name]
                 if tables is not None:  # (read only by the laws: a contiguous copy will do)
-                    arr = tail[i] = np.ascontiguousarray(arr)
+                    arr = np.ascontiguousarray(arr)
                     tables[0][i] = arr.ctypes.data
                     tables[1][dpos : dpos + arr.ndim] = arr.shape
                 tail[i] = arr
