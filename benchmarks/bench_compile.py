@@ -46,7 +46,7 @@ SETS = {"end_conditions": ["time"], "time.end": 2.0}
 def laws_of(name: str) -> list[dict[str, Any]]:
     """The distinct laws of scenario ``name``'s tick, in its order: function, hook, how many
     calls of the tick run it with these argument types, and the arguments (no compile)."""
-    from marinesim.engine.compiled.generate import _wiring, array_of
+    from marinesim.engine.compiled.generate import array_of, wiring
     from marinesim.engine.compiled.route import plan
     from marinesim.scenario.build import load_simulation
 
@@ -55,7 +55,7 @@ def laws_of(name: str) -> list[dict[str, Any]]:
     if why is not None:
         raise SystemExit(f"{name}: runs through the plugins: {why}")
     decls = [laws for _slot, laws in entries]
-    order, index = _wiring(decls)
+    order, index = wiring(decls)
     out: dict[tuple, dict[str, Any]] = {}
     for d, laws in enumerate(decls):
         for law in laws.laws:

@@ -54,3 +54,21 @@ def _no_global_rng(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(np.random, name, _guard(f"np.random.{name}", getattr(np.random, name)))
     for name in _GLOBAL_PY:
         monkeypatch.setattr(random, name, _guard(f"random.{name}", getattr(random, name)))
+
+
+@pytest.fixture
+def nvvm() -> None:
+    """Skip unless numba-cuda and CUDA's NVVM library are installed (the ``gpu`` extra):
+    compiling a kernel to PTX needs them, not a GPU."""
+    pytest.importorskip("numba_cuda", reason="numba-cuda is not installed (the gpu extra)")
+    from numba.core import types
+
+    from marinesim.core.compile import compile_ptx
+
+    def k(a):  # noqa: ANN001, ANN202
+        a[0] = 1.0
+
+    try:
+        compile_ptx(k, (types.float64[::1],))
+    except Exception as exc:  # noqa: BLE001 - why it cannot compile is the skip reason
+        pytest.skip(f"no NVVM to compile PTX with: {str(exc)[:200]}")

@@ -203,6 +203,8 @@ def test_cli_batch_end_to_end_and_bad_input(
     assert ((v >= 2 * 1852 / 3600) & (v < 4 * 1852 / 3600)).all()
     assert main(["batch", SMALL, "--replicas", "0", "-o", str(tmp_path / "x")]) == 2
     assert "replicas must be an integer >= 1, got 0" in capsys.readouterr().err
+    assert main(["batch", SMALL, "--chunk", "0", "-o", str(tmp_path / "x")]) == 2
+    assert "--chunk must be >= 1, got 0" in capsys.readouterr().err
     bad = tmp_path / "bad.yaml"
     bad.write_text("parameters:\n  entities.auv.spawn.nort: [1, 2]\n")
     assert main(["batch", SMALL, "--sweep", str(bad), "-o", str(tmp_path / "y")]) == 2
@@ -226,3 +228,25 @@ def test_local_workers_share_the_cores_among_numba_threads(monkeypatch: pytest.M
     assert sorted(got.values()) == [want, want]
     monkeypatch.setenv("NUMBA_NUM_THREADS", "3")
     assert worker_env(2) == {}
+
+
+def test_cli_chunk_sets_the_worlds_of_a_simulation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from marinesim.batch import runner
+
+    sizes: list[int] = []
+    tasks = runner._tasks
+
+    def spy(plan, todo, workers, chunk, log_every_s):  # noqa: ANN001, ANN202
+        out = tasks(plan, todo, workers, chunk, log_every_s)
+        sizes.extend(len(t.runs) for t in out)
+        return out
+
+    monkeypatch.setattr(runner, "_tasks", spy)
+    rc = main(["batch", SMALL, "--replicas", "5", "--chunk", "2", "--workers", "1", "--set",
+               "time.end=2", "--no-plot", "--no-logs", "-o", str(tmp_path / "c")])  # fmt: skip
+    assert rc == 0, capsys.readouterr().out
+    assert sorted(sizes) == [1, 2, 2]
+    df = pd.read_parquet(tmp_path / "c" / "runs.parquet")
+    assert sorted(df["replica"]) == [0, 1, 2, 3, 4] and (df["status"] == "completed").all()

@@ -1,5 +1,6 @@
 """``benchmarks/bench_gpu.py``: without a device it says why (status 3, JSON); in numba's CUDA
-simulator it runs end to end and the CUDA rows agree with the CPU rows (no speed asserted)."""
+simulator both parts run end to end and the CUDA rows agree with the CPU rows (no speed
+asserted)."""
 
 from __future__ import annotations
 
@@ -38,13 +39,19 @@ def test_bad_arguments_are_named() -> None:
     assert out.returncode == 2 and "--vehicles: unknown submarine" in out.stderr
     out = _run(["--sizes", "ten"])
     assert out.returncode == 2 and "--sizes" in out.stderr
+    out = _run(["--parts", "engine,gpu"])
+    assert out.returncode == 2 and "--parts: expected engine and/or fleet" in out.stderr
+    out = _run(["--engine-scenarios", "demo_survey,auv_survey_ins"])
+    assert out.returncode == 2 and "--engine-scenarios: unknown auv_survey_ins" in out.stderr
+    out = _run(["--engine-worlds", "0"])
+    assert out.returncode == 2 and "--engine-worlds: every value must be >= 1" in out.stderr
 
 
 def test_in_the_cuda_simulator_the_rows_agree(tmp_path: Path) -> None:
     js = tmp_path / "gpu.json"
     out = _run(
-        ["--sizes", "3", "--steps", "2", "--repeat", "1", "--vehicles", "torpedo", "--json",
-         str(js)],
+        ["--parts", "fleet", "--sizes", "3", "--steps", "2", "--repeat", "1", "--vehicles",
+         "torpedo", "--json", str(js)],
         NUMBA_ENABLE_CUDASIM="1",
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-3000:]
@@ -54,3 +61,22 @@ def test_in_the_cuda_simulator_the_rows_agree(tmp_path: Path) -> None:
     assert row["vehicle"] == "torpedo" and row["n"] == 3 and row["steps"] == 2
     assert row["alive_equal"] is True
     assert row["max_rel_diff"] <= 1e-12  # same source, libm rounding at most
+
+
+def test_in_the_cuda_simulator_the_engine_rows_agree(tmp_path: Path) -> None:
+    js = tmp_path / "gpu.json"
+    out = _run(
+        ["--parts", "engine", "--engine-worlds", "2", "--engine-ticks", "12", "--json", str(js)],
+        NUMBA_ENABLE_CUDASIM="1",
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    rep = json.loads(js.read_text())
+    assert "results" not in rep  # (the fleet part not asked for)
+    rows = {r["scenario"]: r for r in rep["engine"]}
+    assert sorted(rows) == ["demo_survey", "remus100_survey"]
+    assert rows["demo_survey"]["n"] == 6 and rows["remus100_survey"]["n"] == 2
+    for r in rows.values():
+        assert r["worlds"] == 2 and r["ticks"] == 12
+        assert r["cpu_vehicle_steps_per_s"] > 0 and r["cuda_vehicle_steps_per_s"] > 0
+        # the compiled CPU tick against the same laws run in Python: rounding at most
+        assert r["max_rel_diff"] <= 1e-12

@@ -52,14 +52,37 @@ def test_jit_0_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_cli_compiled_flags(tmp_path, capsys) -> None:
-    rc = main(["run", "demo_survey", "--set", "time.end=1", "--set", "log_columns=[truth.*]",
+    rc = main(["run", "demo_survey", "--set", "time.end=1", "--set", "time.time_warp=1",
                "--compiled", "--no-plot", "--no-progress", "-o", str(tmp_path / "a")])  # fmt: skip
     assert rc == 2
-    assert "the compiled tick does not apply: log_columns" in capsys.readouterr().err
+    assert "the compiled tick does not apply: time_warp (paced runs)" in capsys.readouterr().err
     man = json.loads((tmp_path / "a" / "manifest.json").read_text())
-    assert man["status"] == "failed" and man["compiled_why_not"].startswith("log_columns")
+    assert man["status"] == "failed" and man["compiled_why_not"].startswith("time_warp")
     rc = main(["run", "demo_survey", "--set", "time.end=5", "--no-compiled", "--no-plot",
                "--no-progress", "-o", str(tmp_path / "b")])  # fmt: skip
     assert rc == 0
     man = json.loads((tmp_path / "b" / "manifest.json").read_text())
     assert man["compiled_ticks"] == 0 and man["compiled_why_not"].startswith("compiled off")
+
+
+@pytest.mark.parametrize(
+    ("name", "columns"),
+    [("demo_survey", ["pid.*", "survey.index"]), ("remus100_survey", ["fossen6dof.nu"])],
+)
+def test_a_signal_selection_runs_compiled(name: str, columns: list[str]) -> None:
+    """``log_columns`` (what ``marinesim batch`` sets): the compiled tick records the selected
+    signals (and the ones always kept), as the plugins' ticks do."""
+    from marinesim.testing import assert_runs_identical
+
+    res = []
+    for compiled in (None, False):
+        sim = load_simulation(name, sets={"time.end": 60.0, "log_columns": columns})
+        sim.compiled = compiled
+        res.append(sim.run())
+    on, off = res
+    assert on.manifest["compiled_why_not"] is None
+    assert on.manifest["compiled_ticks"] > 0.9 * on.manifest["ticks"]
+    assert off.manifest["compiled_ticks"] == 0
+    assert_runs_identical(on, off, routes=True)
+    assert "truth.pos" in on.signals and "usm.NAV_X" not in on.signals
+    assert any(n.startswith(columns[0].rstrip("*")) for n in on.signals)

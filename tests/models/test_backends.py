@@ -200,3 +200,42 @@ def test_one_command_row_is_shared_by_every_vehicle(n: int) -> None:
     b, _, _ = pvs.step_guarded(p, x, np.repeat(row, n, axis=0), 0.02, np.ones(n, bool), 0.02)
     np.testing.assert_array_equal(a, b)
     assert np.all(a[:, 12] > 0)
+
+
+def test_every_cuda_kernel_compiles_for_a_device(monkeypatch: pytest.MonkeyPatch, nvvm: None) -> None:
+    """The CUDA kernels of the PythonVehicleSimulator models, the generic Fossen model and the
+    fleet's closed loop compile to PTX for sm_90 (numba-cuda; no GPU needed): the simulator
+    above runs them in Python, which takes what a device function cannot (e.g. a function
+    that returns a view of an array)."""
+    import sys as _sys
+
+    from marinesim.core import compile as cc
+    from marinesim.models.sixdof import fleet
+    from marinesim.reference import pvs_fleet_loop
+
+    _sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2] / "benchmarks"))
+    from bench_pvs_fleet import MAIN_PY
+
+    seen: dict[int, tuple[cc.Kernels, tuple]] = {}
+    launch = cc.Kernels.launch
+
+    def record(self, backend, args, results=None):  # noqa: ANN001, ANN202
+        seen.setdefault(id(self.one), (self, args))
+        return launch(self, backend, args, results)
+
+    monkeypatch.setattr(cc.Kernels, "launch", record)
+    for p in (pvs.remus100(), pvs.otter("stepInput", 0, 0.3, -30, 0)):
+        x, cmd = _pvs_start(p, 3)
+        _pvs_run(p, x, cmd, 1, "cpu")
+    mdl = f6.build(BASE)
+    s = f6.init(mdl, 2, nu=[[0.5, 0.1, 0, 0, 0.1, 0.2], [1, 0, 0.1, 0, 0, 0]])
+    f6.step(mdl, s, [[10, 0, 0, 0, 0, 0.5]], None, 0.05, backend="cpu")
+    v = fleet.build("torpedo", *MAIN_PY["torpedo"])
+    x = np.zeros((2, 12 + v.m))
+    x[:, 6:12] = v.nu0
+    pvs_fleet_loop.run(v, x, 2, backend="cpu")
+    names = sorted(k.one.__name__ for k, _a in seen.values())
+    assert len(seen) >= 3, names
+    for kern, args in seen.values():
+        ptx = kern.ptx(args)
+        assert ".entry" in ptx and ".target sm_90" in ptx, kern.one.__name__

@@ -59,6 +59,13 @@ def register(app: typer.Typer) -> None:
         workers: int = typer.Option(
             None, "--workers", help="Local Dask worker processes (default: the CPU count)."
         ),
+        chunk: int = typer.Option(
+            None,
+            "--chunk",
+            help="Replicas stacked as the worlds of one simulation, where they stack (default: "
+            "about 4 tasks per worker, 16 to 256; a GPU run, MARINESIM_JIT=cuda, wants many "
+            "more).",
+        ),
         scheduler: str = typer.Option(
             None, "--scheduler", help="Address of a running Dask scheduler, e.g. tcp://host:8786."
         ),
@@ -94,6 +101,8 @@ def register(app: typer.Typer) -> None:
 
         if workers is not None and scheduler is not None:
             raise ConfigError("give --workers or --scheduler, not both", param="--scheduler")
+        if chunk is not None and chunk < 1:
+            raise ConfigError(f"--chunk must be >= 1, got {chunk}", param="--chunk")
         folder = pick_out(out, outdir=outdir)
         if folder is None:
             label = Path(scenario).name.removesuffix(".yaml").removesuffix(".yml")
@@ -127,6 +136,7 @@ def register(app: typer.Typer) -> None:
                 sets=set_ or None,
                 seed=seed,
                 workers=workers,
+                chunk=chunk,
                 scheduler=scheduler,
                 resume=resume,
                 log_every=None if no_logs else log_every,

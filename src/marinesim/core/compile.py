@@ -55,6 +55,7 @@ __all__ = [
     "SERIAL",
     "THREADS",
     "Kernels",
+    "compile_ptx",
     "cuda_launch",
     "kernels",
     "require_cuda",
@@ -80,8 +81,11 @@ SERIAL = 1 << 62
 cuda: Any = None  # numba.cuda once a CUDA kernel is built (a module global for the simulator)
 
 
-def require_cuda() -> Any:
+def require_cuda(param: str = "backend", instead: str = "use backend 'cpu'") -> Any:
     """``numba.cuda`` when a CUDA device can run kernels (or numba's simulator is enabled).
+
+    ``param`` names the setting that asked for CUDA and ``instead`` what to do instead, in
+    the error.
 
     Raises
     ------
@@ -92,22 +96,42 @@ def require_cuda() -> Any:
         from numba import cuda as nb_cuda
     except ImportError as exc:  # pragma: no cover - numba ships numba.cuda
         raise ConfigError(
-            f"no CUDA device: numba.cuda cannot be imported ({exc})", param="backend"
+            f"no CUDA device: numba.cuda cannot be imported ({exc})", param=param
         ) from None
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         return nb_cuda
     try:
         ok = nb_cuda.is_available()
     except Exception as exc:  # noqa: BLE001 - the driver's own error is the reason
-        raise ConfigError(f"no CUDA device: {exc}", param="backend") from None
+        raise ConfigError(f"no CUDA device: {exc}", param=param) from None
     if not ok:
         raise ConfigError(
             "no CUDA device: numba finds no usable NVIDIA GPU/driver on this machine "
-            "(use backend 'cpu'; NUMBA_ENABLE_CUDASIM=1 runs the CUDA path in numba's "
-            "simulator)",
-            param="backend",
+            f"({instead}; NUMBA_ENABLE_CUDASIM=1 runs the CUDA path in numba's simulator)",
+            param=param,
         )
     return nb_cuda
+
+
+def compile_ptx(fn: Any, sig: tuple, cc: tuple[int, int] = (9, 0)) -> str:
+    """PTX of the kernel ``fn`` (a Python function) for argument types ``sig`` and compute
+    capability ``cc`` (default 9.0: H100, H200): a check that a kernel and every law it calls
+    compile for a device.  Needs numba-cuda and CUDA's NVVM library, not a GPU."""
+    from numba import cuda as nb_cuda
+    from numba.cuda import dispatcher
+
+    # numba compiles the functions a kernel calls (overloads of the CUDA target) as device
+    # functions for the current device's compute capability; without a device, ``cc``
+    class _Device:
+        compute_capability = cc
+
+    current = dispatcher.get_current_device
+    dispatcher.get_current_device = lambda: _Device
+    try:
+        ptx, _ret = nb_cuda.compile_ptx(fn, sig, cc=cc)
+    finally:
+        dispatcher.get_current_device = current
+    return ptx
 
 
 def cuda_launch(kernel: Any, n: int, *args: Any) -> None:
@@ -262,6 +286,24 @@ class Kernels:
 
             self._cuda.append(kernel)
         return self._cuda[0]
+
+    def ptx(self, args: tuple, cc: tuple[int, int] = (9, 0)) -> str:
+        """The CUDA kernel of ``one`` compiled to PTX for the types of ``args`` (flat arrays
+        and scalars, as :meth:`launch` takes them): see :func:`compile_ptx`."""
+        import numba
+
+        one = self.one
+        names = ", ".join(f"a{i}" for i in range(len(args)))
+        src = (
+            f"def kernel(n, {names}):\n    i = cuda.grid(1)\n    if i < n:\n"
+            f"        one(i, {names})\n"
+        )
+        from numba import cuda as nb_cuda
+
+        ns: dict[str, Any] = {"cuda": nb_cuda, "one": one}
+        exec(src, ns)  # noqa: S102 - a kernel of fixed arity for compile_ptx's signature
+        sig = (numba.types.int64, *(numba.typeof(a) for a in args))
+        return compile_ptx(ns["kernel"], sig, cc)
 
     def launch(self, backend: str, args: tuple, results: dict[int, Any] | None = None) -> None:
         """Run ``one`` for every row of ``args`` on ``backend`` (a name of :data:`BACKENDS`).

@@ -87,11 +87,8 @@ def make_slot(sim: Simulation, spec: PluginSpec, blk: EntityBlock | None) -> Slo
     """Build the slot of one plugin: random streams, bus subscription, hook context."""
     slot = Slot(spec, blk, sim.clock)
     if blk is not None:
-        slot.rng = BlockRNG(
-            [
-                generator(sim.seed, entity_key(r, blk.name, m, spec.plugin.name))
-                for r, m in blk.row_keys(sim.replica)
-            ]
+        slot.rng = BlockRNG.keyed(
+            sim.seed, [entity_key(r, blk.name, m, spec.plugin.name) for r, m in blk.row_keys(sim.replica)]
         )
     else:
         slot.rng = BlockRNG([generator(sim.seed, world_key(sim.replica, spec.plugin.name))])

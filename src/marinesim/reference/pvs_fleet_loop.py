@@ -43,7 +43,7 @@ def loop_one(
     """Vehicle ``i``: ``steps`` loop steps (control, dynamics, ``attitudeEuler``, guard) from
     step ``k0``, then the control call of one more row if ``final``; rows logged if ``dolog``."""
     xi, yi, ui, si = x[i], y[i], u[i], st[i]
-    cp = terms.row(cpar, i)
+    cp = cpar[terms.row_index(cpar, i)]
     nx, m, ns = xi.shape[0], ui.shape[0], si.shape[0]
     ev_step[i] = -1
     for j in range(steps + final):

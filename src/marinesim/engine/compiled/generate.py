@@ -46,15 +46,16 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from marinesim.engine.compiled.law import HOOKS, WIRE_PREFIXES, Law, Laws
 
 __all__ = [
-    "arena_tables", "array_of", "cache_dir", "cached_machine_code", "compile_tick", "file_lock",
-    "is_cached", "jit_tick", "shape_offsets", "tick_module", "tick_module_of", "tick_path",
-    "tick_source", "wire_key",
+    "Site", "arena_tables", "array_of", "cache_dir", "cached_machine_code", "compile_tick",
+    "file_lock", "is_cached", "jit_tick", "law_aliases", "shape_offsets", "tick_body",
+    "tick_module", "tick_module_of", "tick_path", "tick_source", "wiring", "wire_key", "write_once",
 ]
 
 
@@ -77,7 +78,7 @@ def _is_wire(name: str) -> bool:
     return name.startswith(WIRE_PREFIXES)
 
 
-def _wiring(decls: Sequence[Laws]) -> tuple[list[str], dict[tuple[int, str], int]]:
+def wiring(decls: Sequence[Laws]) -> tuple[list[str], dict[tuple[int, str], int]]:
     """Every array once: wires (``bus.*``, ``truth.*``) shared within their scope (one entity
     block), the rest per declaration."""
     order: list[str] = []
@@ -102,43 +103,27 @@ def _wiring(decls: Sequence[Laws]) -> tuple[list[str], dict[tuple[int, str], int
     return order, index
 
 
-def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
-    """The generated source, the array keys in argument order, the state arrays' positions."""
-    order, index = _wiring(decls)
-    state = sorted({index[(d, n)] for d, laws in enumerate(decls) for n in laws.state})
-    fns: dict[Any, str] = {}
-    imports: list[str] = []
-    sites: list[str] = []
-    py: list[str] = []
-    jit: list[str] = []
+@dataclass(frozen=True)
+class Site:
+    """One law call of the tick: declaration ``d``, its :class:`Law`, the common arguments'
+    text (``k, j, t, h`` or ``k, j, s, t, h``) and the law's arrays' argument positions."""
 
-    def alias(law: Law) -> str:
-        if law.fn not in fns:
-            fns[law.fn] = f"F{len(fns)}"
-            imports.append(f"from {law.fn.__module__} import {law.fn.__name__} as {fns[law.fn]}")
-        return fns[law.fn]
+    d: int
+    law: Law
+    common: str
+    idx: tuple[int, ...]
 
-    # every array's data address (AD) and shape (DM) once per compiled call; a law's call
-    # site names its arrays by their places in them (SIX: pairs array, first dimension)
-    arrs = [array_of(decls, key) for key in order]
-    doff = shape_offsets(arrs)
-    six: list[int] = []
+
+def tick_body(decls: Sequence[Laws]) -> tuple[list[str], list[Site]]:
+    """One tick's lines (in a loop over k with ``j``, ``t``, ``st`` set; ``@SITE<c>@`` where
+    law call ``c`` goes) and its call sites: every loop of :func:`tick_source` and the CUDA
+    tick (:mod:`~marinesim.engine.compiled.gpu`) writes its calls into the same lines."""
+    _order, index = wiring(decls)
+    sites: list[Site] = []
 
     def call(d: int, law: Law, common: str) -> str:
-        # each call site its own entry of the table of law pointers (lawfunc): compiled,
-        # a call through it (``tick_run``, ``tick_loop``); interpreted, the law (``py_*``)
-        c = len(sites)
-        sub = law.hook == "substep"
-        idx = [index[(d, a)] for a in law.args]
-        kinds = tuple((arrs[i].dtype.name, arrs[i].ndim) for i in idx)
-        srcs = tuple(str(x) for x in decls[d].sources)
-        sites.append(f"    ({alias(law)}, {sub}, {kinds!r}, {srcs!r}),")
-        args = ", ".join(f"a{i}" for i in idx)
-        py.append(f"{alias(law)}({common}, {args})")
-        jit.append(f"{'call_law_sub' if sub else 'call_law'}(_SYM, {c}, {common}, AD, DM, SIX, {len(six)})")
-        for i in idx:
-            six.extend((i, doff[i]))
-        return f"@SITE{c}@"
+        sites.append(Site(d, law, common, tuple(index[(d, a)] for a in law.args)))
+        return f"@SITE{len(sites) - 1}@"
 
     body: list[str] = []
     nctl = 0
@@ -167,6 +152,49 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
                         "        if st == 0:",
                         f"            st = {call(d, law, 'k, j, start + (k + 1) * dt, h')}",
                     ]
+    return body, sites
+
+
+def law_aliases(sites: Sequence[Site]) -> tuple[dict[Any, str], list[str]]:
+    """Each law function's alias in a generated module (``F0``, ``F1`` …) and its import."""
+    fns: dict[Any, str] = {}
+    imports: list[str] = []
+    for site in sites:
+        fn = site.law.fn
+        if fn not in fns:
+            fns[fn] = f"F{len(fns)}"
+            imports.append(f"from {fn.__module__} import {fn.__name__} as {fns[fn]}")
+    return fns, imports
+
+
+def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
+    """The generated source, the array keys in argument order, the state arrays' positions."""
+    order, index = wiring(decls)
+    state = sorted({index[(d, n)] for d, laws in enumerate(decls) for n in laws.state})
+    body, sites = tick_body(decls)
+    fns, imports = law_aliases(sites)
+    # every array's data address (AD) and shape (DM) once per compiled call; a law's call
+    # site names its arrays by their places in them (SIX: pairs array, first dimension)
+    arrs = [array_of(decls, key) for key in order]
+    doff = shape_offsets(arrs)
+    six: list[int] = []
+    table: list[str] = []
+    py: list[str] = []
+    jit: list[str] = []
+    for c, site in enumerate(sites):
+        # each call site its own entry of the table of law pointers (lawfunc): compiled,
+        # a call through it (``tick_run``, ``tick_loop``); interpreted, the law (``py_*``)
+        sub = site.law.hook == "substep"
+        kinds = tuple((arrs[i].dtype.name, arrs[i].ndim) for i in site.idx)
+        srcs = tuple(str(x) for x in decls[site.d].sources)
+        f = fns[site.law.fn]
+        table.append(f"    ({f}, {sub}, {kinds!r}, {srcs!r}),")
+        py.append(f"{f}({site.common}, {', '.join(f'a{i}' for i in site.idx)})")
+        jit.append(
+            f"{'call_law_sub' if sub else 'call_law'}(_SYM, {c}, {site.common}, AD, DM, SIX, {len(six)})"
+        )
+        for i in site.idx:
+            six.extend((i, doff[i]))
     head = "k0, kend, start, dt, h, nsub, sched"
     arrays = ", ".join(f"a{i}" for i in range(len(order)))
     saves = ", ".join(f"s{i}" for i in state)
@@ -184,7 +212,7 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
         "# the laws' call sites: the law, whether a substep law, its arrays' (dtype, ndim), the",
         "# files its declaration names as its sources (lawfunc.law_path)",
         "SITES = [",
-        *sites,
+        *table,
         "]",
         "_FP, _SYM = site_table(__file__, len(SITES))",
         f"SIX = np.array({six!r}, dtype=np.int64)",
@@ -427,6 +455,26 @@ def jit_tick(mod: Any, *, saved: bool = True) -> Any:
     return fn
 
 
+def write_once(path: Path, source: str) -> None:
+    """Write a generated module whose name is the digest of ``source``, unless it exists.
+
+    Written once and never replaced: numba's disk cache is stamped with the file's
+    modification time, so a second write by a process starting at the same moment would
+    void the machine code the first saves.
+    """
+    if path.is_file():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(source)
+    try:
+        os.link(tmp, path)  # atomic, and never over an existing file
+    except FileExistsError:
+        pass  # another process wrote it first: the same text
+    finally:
+        tmp.unlink()
+
+
 def compile_tick(
     decls: Sequence[Laws], *, interpreted: bool = False, saved: bool = False
 ) -> tuple[Any, list[str], list[int]]:
@@ -438,19 +486,7 @@ def compile_tick(
     """
     source, order, state = tick_source(decls)
     path = _path(source, decls)
-    if not path.is_file():
-        # written once and never replaced (its name is the digest of its content): numba's
-        # disk cache is stamped with the file's modification time, so a second write by a
-        # process starting at the same moment would void the machine code the first saves
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(source)
-        try:
-            os.link(tmp, path)  # atomic, and never over an existing file
-        except FileExistsError:
-            pass  # another process wrote it first: the same text
-        finally:
-            tmp.unlink()
+    write_once(path, source)
     mod = tick_module(path)
     if interpreted:
         return (mod.py_loop if saved else mod.py_run), order, state

@@ -29,6 +29,7 @@ the start of that tick: nothing of it is done).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,10 +45,12 @@ __all__ = [
     "LOG_BUDGET",
     "Law",
     "Laws",
+    "Worlds",
     "MAX_TICKS",
     "copy_log",
     "copy_log_cm",
     "log_ticks",
+    "on_cuda",
 ]
 
 #: Hooks a law may run in, in the order of the tick (engine spec §4.2: autonomy, control,
@@ -90,6 +93,43 @@ class Law:
     hook: str
     fn: Callable[..., int]
     args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Worlds:
+    """How the CUDA tick (:mod:`~marinesim.engine.compiled.gpu`, one thread per world) hands a
+    declaration's arrays to each thread; a declaration without it does not run on CUDA.
+
+    Every array not named here is a *row* array: its row axis (the first, or
+    :attr:`log_axis` for a log) has the block's ``n`` rows, world w's rows
+    ``w·n/worlds … (w+1)·n/worlds − 1``, and a thread gets its world's rows (a view: a law
+    sees a block of ``n/worlds`` vehicles, as a world run alone).
+
+    Attributes
+    ----------
+    n, worlds : int
+        The block's rows (every world's vehicles) and its worlds.
+    shared : tuple of str
+        Arrays every world reads whole (parameters); the laws never write them.
+    world : tuple of str
+        Arrays the laws keep for every row at once (a flag, the time of the last call): each
+        world gets a copy of its own, and all copies must end equal (one value again).
+    events : (str, str, int), optional
+        An event buffer (rows: one note each), its count (1,) and the column of a note that
+        holds a row: each world notes in a slice of the buffer of its own, and the notes
+        are merged in order of time, then row (as the rows are walked on the CPU), the row
+        column made the block's row again.
+    log_axis : int
+        The row axis of the log arrays (:attr:`Laws.logs`): 2 for component-major
+        (c, ticks, N), 1 for (ticks, N, c).
+    """
+
+    n: int
+    worlds: int
+    shared: tuple[str, ...] = ()
+    world: tuple[str, ...] = ()
+    events: tuple[str, str, int] | None = None
+    log_axis: int = 2
 
 
 @dataclass
@@ -162,6 +202,9 @@ class Laws:
         t_{k+1} … (the recorder's names: ``truth.pos`` …, or ``<plugin>.<signal>``); a
         view of a component-major log (``log[c0:c1, :ticks].transpose(1, 2, 0)``) records
         fastest.
+    gpu : Worlds, optional
+        How the CUDA tick splits the arrays among worlds (None: these laws do not run on
+        CUDA; ``MARINESIM_JIT=cuda`` then says so).
     """
 
     laws: list[Law]
@@ -184,6 +227,7 @@ class Laws:
     inputs: Callable[[int], None] = lambda k: None
     commit: Callable[[int, int, int], None] = lambda k, kstop, ticks: None
     finish: Callable[[int], dict[str, np.ndarray]] = field(default=lambda ticks: {})
+    gpu: Worlds | None = None
 
     def __post_init__(self) -> None:
         for law in self.laws:
@@ -195,6 +239,12 @@ class Laws:
         for name in self.fresh:
             if name in self.state or name.startswith(WIRE_PREFIXES):
                 raise ValueError(f"fresh array {name!r} cannot be state or a wire")
+
+
+def on_cuda() -> bool:
+    """``MARINESIM_JIT=cuda``: a run's generated tick on CUDA (:mod:`.gpu`); a declaration
+    picks its laws for one thread per world then (no CPU threads within a law)."""
+    return os.environ.get("MARINESIM_JIT", "1") == "cuda"
 
 
 def declared(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:

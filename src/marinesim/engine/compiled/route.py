@@ -39,7 +39,7 @@ from marinesim.engine.compiled.generate import (
     tick_module_of,
     tick_path,
 )
-from marinesim.engine.compiled.law import MAX_TICKS, WIRE_PREFIXES, Laws, declared
+from marinesim.engine.compiled.law import MAX_TICKS, WIRE_PREFIXES, Laws, declared, on_cuda
 from marinesim.engine.compiled.notice import compiled_apart, compiling, compiling_apart
 
 __all__ = ["CompiledRoute", "route_for"]
@@ -292,7 +292,13 @@ class CompiledRoute:
         else:
             decls = [laws for _s, laws in self.entries]
             interp = _interpreted()
-            fn, order, state = compile_tick(decls, interpreted=interp, saved=saved)
+            if not saved and on_cuda():  # (a stepped run's tick_loop stays on the CPU)
+                from marinesim.engine.compiled.gpu import compile_gpu_tick
+
+                fn, order, state = compile_gpu_tick(decls)
+                interp = True  # called as py_run is: with the arrays
+            else:
+                fn, order, state = compile_tick(decls, interpreted=interp, saved=saved)
             arrays = [array_of(decls, key) for key in order]
             saves = [np.empty_like(arrays[i]) for i in state] if saved else []
             # the compiled tick takes the arrays as tables of their addresses and shapes
@@ -404,11 +410,14 @@ class CompiledRoute:
         return False
 
     def _finish(self, ticks: int) -> dict[tuple[str, str], np.ndarray]:
-        """The laws' logged signals of the ticks run, keyed (block, signal) as the recorder."""
+        """The laws' logged signals of the ticks run, keyed (block, signal) as the recorder;
+        with a signal selection (``log_columns``), those the recorder keeps."""
+        wanted = self.sim._recorder._wanted
         return {
             n if slot.block is None else (slot.block.name, n): v  # (a world plugin's: keyed)
             for slot, laws in self.entries
             for n, v in laws.finish(ticks).items()
+            if wanted(n)
         }
 
     def _account(self, k: int, kstop: int, vals: dict[tuple[str, str], np.ndarray]) -> None:
@@ -528,6 +537,12 @@ def _idle(slot: Any) -> bool:
     return hasattr(slot.plugin, "next_work") and set(slot.hooks) <= _SPARSE_HOOKS
 
 
+def _slot_name(slot: Any) -> str:
+    """``block.plugin`` (a world plugin: its name)."""
+    name = getattr(slot.plugin, "name", type(slot.plugin).__name__)
+    return name if slot.block is None else f"{slot.block.name}.{name}"
+
+
 def _interpreted() -> bool:
     """``MARINESIM_JIT=interp``: the generated tick interpreted (a check on the generator)."""
     return os.environ.get("MARINESIM_JIT", "1") == "interp"
@@ -547,8 +562,6 @@ def plan(sim: Any) -> tuple[str | None, list[tuple[Any, Laws]], list[Any]]:
         return "the scenario has no entity block", [], []
     if sim.clock.time_warp:
         return "time_warp (paced runs)", [], []
-    if sim._recorder.select is not None:
-        return "log_columns (signal selection)", [], []
     many = len(blocks) > 1
 
     def named(blk: Any, why: str) -> str:
@@ -645,9 +658,26 @@ def route_for(sim: Any, compiled: bool | None) -> CompiledRoute | None:
     """
     if compiled is False or (compiled is None and os.environ.get("MARINESIM_JIT", "1") == "0"):
         return None
+    cuda = on_cuda()
+    if cuda:
+        from marinesim.engine.compiled.gpu import require_device
+
+        require_device()
     if not any(hasattr(s.plugin, "compiled_laws") for s in sim.slots):
+        if cuda:
+            raise ConfigError(
+                "MARINESIM_JIT=cuda: no plugin of this scenario has compiled laws",
+                param="MARINESIM_JIT",
+            )
         return None
     why, entries, sparse = plan(sim)
+    if cuda:
+        if why is not None:
+            raise ConfigError(f"MARINESIM_JIT=cuda: the compiled tick does not apply: {why}",
+                              param="MARINESIM_JIT")  # fmt: skip
+        from marinesim.engine.compiled.gpu import require_layouts
+
+        require_layouts([laws for _s, laws in entries], [_slot_name(s) for s, _l in entries])
     if why is not None:
         if compiled and any(declared(s.plugin, s, sim) is not None for s in sim.slots):
             raise ConfigError(f"the compiled tick does not apply: {why}", param="compiled")

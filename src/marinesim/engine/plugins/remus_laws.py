@@ -37,7 +37,7 @@ from marinesim.core.frames import (
     wrap_pi_c,
 )
 from marinesim.core.state import VehicleState
-from marinesim.engine.compiled.law import Law, Laws, log_ticks
+from marinesim.engine.compiled.law import Law, Laws, Worlds, log_ticks, on_cuda
 from marinesim.models.sixdof.pvs_vehicles import STEP, step_one
 
 __all__ = [
@@ -279,6 +279,7 @@ def autopilot_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
         sources=(_SRC / "control" / "pvs_fleet.py", _SRC / "core" / "frames.py"),
         ready=lambda: "ap" in st and math.isfinite(st.get("t_prev", math.nan)),
         load=load, commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=("wnz",), world=("tprev",)),
     )  # fmt: skip
 
 
@@ -353,7 +354,8 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
 
     return Laws(
         laws=[
-            Law("substep", pvs_substep_threads if n >= PARALLEL_MIN else pvs_substep, (
+            # (on CUDA each world's thread steps its own vehicles: pvs_substep)
+            Law("substep", pvs_substep_threads if n >= PARALLEL_MIN and not on_cuda() else pvs_substep, (
                 "nsub", "kind", "par", "zero", "bus.fins_cmd", "bus.propeller_cmd", "cmd", "x",
                 "xb", "xq", "alive", "status", "size", "tmodel")),
             Law("after_physics", pvs_after, ("x", "truth.eta", "truth.quat", "truth.nu", "xlog",
@@ -364,4 +366,5 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
                "size", "tmodel", "truth.eta", "truth.quat", "truth.nu"),
         logs=("xlog", "elog"), max_ticks=T, sources=(_SRC / "models" / "sixdof", _SRC / "core" / "frames.py"),
         ready=ready, load=load, commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=("nsub", "kind", "par", "zero"), world=("tmodel",)),
     )  # fmt: skip

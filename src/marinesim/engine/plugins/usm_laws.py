@@ -34,7 +34,7 @@ from marinesim.control.pid import PidState, pid_row
 from marinesim.core.frames import quat_from_half_trig_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
-from marinesim.engine.compiled.law import Law, Laws, copy_log_cm, log_ticks
+from marinesim.engine.compiled.law import Law, Laws, Worlds, copy_log_cm, log_ticks
 from marinesim.environment.current import force_row
 from marinesim.models.usm import rows as R
 from marinesim.models.usm.state import _evolve
@@ -108,9 +108,11 @@ def waypoints_tick(
     n = pos.shape[0]
     rep = int(wp[6])
     per = int(wp[7])  # vehicles per world
-    # vehicles done in each world, counted at the tick's first finish there (−1: not yet), so
-    # a tick where a whole world finishes costs O(N), not O(N²)
-    ndone = np.full(0, -1, dtype=np.int64)
+    # vehicles done in the world of the last finish, counted at the tick's first finish there
+    # and then kept up (the rows run world by world), so a tick where a whole world finishes
+    # costs O(N), not O(N²); nothing allocated (the CUDA tick calls this law too)
+    wdone = -1
+    ndone = 0
     for i in range(n):
         code = waypoint_row(
             i,
@@ -132,16 +134,14 @@ def waypoints_tick(
         if code != 0:  # (a hand-back undoes the rows written before it)
             if code == 2:
                 w = i // per
-                if ndone.shape[0] == 0:
-                    ndone = np.full(n // per, -1, dtype=np.int64)
-                if ndone[w] < 0:  # vehicle i's finish included
-                    c = 0
+                if w != wdone:  # vehicle i's finish included
+                    wdone = w
+                    ndone = 0
                     for r in range(w * per, w * per + per):
-                        c += 1 if done[r] else 0
-                    ndone[w] = c
+                        ndone += 1 if done[r] else 0
                 else:
-                    ndone[w] += 1
-                if ndone[w] == per:
+                    ndone += 1
+                if ndone == per:
                     return 1
             e = evn[0]
             if e >= evb.shape[0]:
@@ -359,11 +359,14 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         a["done"][...] = wpt.done
         a["prev"][...] = wpt.prev_point
         a["lasth"][...] = st["last_heading"]
+        # the values the frames hold until the next call (a signal the recorder does not
+        # keep, log_columns: not logged, whatever it holds)
         rec = sim._recorder.current
         blk = slot.block.name
-        a["cur"][:, :2] = rec[(blk, f"{name}.target")]
-        a["cur"][:, 2] = rec[(blk, f"{name}.index")][:, 0]
-        a["cur"][:, 3] = rec[(blk, f"{name}.done")][:, 0]
+        for c0, c1, sig in ((0, 2, "target"), (2, 3, "index"), (3, 4, "done")):
+            held = rec.get((blk, f"{name}.{sig}"))
+            if held is not None:
+                a["cur"][:, c0:c1] = held
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         done = a["done"].copy()
@@ -396,6 +399,7 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         publishes=("DESIRED_HEADING", "DESIRED_SPEED", "DESIRED_DEPTH"), unheard=("WPT_INDEX",),
         sources=(_SRC / "control" / "guidance.py",), max_ticks=T, navigation=True,
         ready=ready, load=load, commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=("wp",), events=("evb", "evn", 1)),
     )  # fmt: skip
 
 
@@ -439,8 +443,10 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         a["bus.desired"][...] = st["desired"]
         rec = sim._recorder.current
         blk = slot.block.name
-        for c, s in enumerate(signals):
-            a["cur"][:, c] = rec[(blk, f"{name}.{s}")][:, 0]
+        for c, s in enumerate(signals):  # (held until the next call; not kept: not logged)
+            held = rec.get((blk, f"{name}.{s}"))
+            if held is not None:
+                a["cur"][:, c] = held[:, 0]
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         st["pid"] = PidState(a["mem"][:, 0].copy(), a["mem"][:, 1].copy())
@@ -462,6 +468,7 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         publishes=("DESIRED_RUDDER", "DESIRED_THRUST", "DESIRED_ELEVATOR"),
         sources=(_SRC / "control" / "pid.py",), max_ticks=T, navigation=True,
         ready=ready, load=load, commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=("gains", "pp"), world=("tprev",)),
     )  # fmt: skip
 
 
@@ -589,4 +596,7 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
                "truth.heading", "truth.hok"),
         logs=("ulog",), sources=(_SRC / "models" / "usm", _SRC / "environment" / "current.py"),
         max_ticks=T, ready=ready, load=load, commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds,
+                   shared=("nsub", "clk", "pc", "cfx", "cfy", "cfvx", "cfvy", "cfr"),
+                   world=("bus.usm_mail", "truth.hok")),
     )  # fmt: skip

@@ -171,9 +171,9 @@ def step_one(
     (:func:`.guard.check_one`, plus the Euler-angle singularity): a stopped vehicle keeps
     ``state[i]``, ``alive[i]`` turns false and ``status[i]``/``size[i]`` say why.
     """
-    pr = terms.row(par, i)
-    tr = terms.row(tau, i)
-    cr = terms.row(cur, i)
+    pr = par[terms.row_index(par, i)]
+    tr = tau[terms.row_index(tau, i)]
+    cr = cur[terms.row_index(cur, i)]
     x = state[i]
     y = out[i]
     k1, k2, k3, k4, xs = work[i, 0], work[i, 1], work[i, 2], work[i, 3], work[i, 4]
@@ -215,9 +215,9 @@ def derivative_one(
     quat: bool, out: Any,
 ) -> None:  # fmt: skip
     """``out[i]`` = ẋ of vehicle ``i`` (rows of P = 1 broadcast)."""
-    pr = terms.row(par, i)
-    tr = terms.row(tau, i)
-    cr = terms.row(cur, i)
+    pr = par[terms.row_index(par, i)]
+    tr = tau[terms.row_index(tau, i)]
+    cr = cur[terms.row_index(cur, i)]
     derivative(pr, zero, state[i], tr, cr, rho, g, quat, out[i])
 
 

@@ -20,6 +20,7 @@ from numba.extending import register_jitable
 from numpy.typing import NDArray
 
 from marinesim.core.errors import NumericalError
+from marinesim.core.jitable import INLINE
 
 __all__ = ["NONFINITE", "OK", "RATE", "SINGULAR", "SPEED", "check_one", "events", "guard"]
 
@@ -28,7 +29,7 @@ F64 = NDArray[np.float64]
 OK, NONFINITE, SPEED, RATE, SINGULAR = 0, 1, 2, 3, 4
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def check_one(y: Any, o_nu: int, max_speed: float, max_rate: float) -> tuple[int, float]:
     """Status code of one new state row ``y`` (ν at ``o_nu``) and the offending magnitude.
 
@@ -48,7 +49,7 @@ def check_one(y: Any, o_nu: int, max_speed: float, max_rate: float) -> tuple[int
     return OK, 0.0
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def apply_one(
     i: int, code: int, mag: float, x: Any, y: Any, alive: Any, status: Any, size: Any
 ) -> None:

@@ -25,6 +25,7 @@ from numba.extending import register_jitable
 from numpy.typing import NDArray
 
 from marinesim.core import frames
+from marinesim.core.jitable import INLINE
 from marinesim.models.sixdof import backends, guard, terms
 
 __all__ = [
@@ -133,7 +134,7 @@ def pack_otter(p: Any) -> F64:
     return row[None, :]
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def cross_flow_drag(par: Any, o_k: int, o_xl: int, vr: float, rr: float) -> tuple:
     """(Y_h, N_h) of strip-theory cross-flow drag (PythonVehicleSimulator's ``crossFlowDrag``).
 
@@ -152,7 +153,7 @@ def cross_flow_drag(par: Any, o_k: int, o_xl: int, vr: float, rr: float) -> tupl
     return -k * sy, -k * sn
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def hull_lift_drag(
     par: Any, o: int, alpha: float, u_r: float, ca: float, sa: float
 ) -> tuple[float, float]:
@@ -169,7 +170,7 @@ def hull_lift_drag(
     return -ca * f_drag + sa * f_lift, -sa * f_drag - ca * f_lift
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def current_uv(v_c: float, beta_c: float, psi: float) -> tuple[float, float]:
     """(u_c, v_c) = V_c (cos(β_c − ψ), sin(β_c − ψ)) [m/s] of a constant current, V_c [m/s]
     towards β_c [rad] (PythonVehicleSimulator's vehicles)."""
@@ -178,7 +179,7 @@ def current_uv(v_c: float, beta_c: float, psi: float) -> tuple[float, float]:
     return v_c * math.cos(beta_c - psi), v_c * math.sin(beta_c - psi)
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def _clip(x: float, lo: float, hi: float) -> float:
     return min(hi, max(lo, x))
 
@@ -272,7 +273,7 @@ def otter_forces(
     )  # fmt: skip
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def nu_euler_with_current(y: Any, nu: Any, acc: tuple, h: float, uc: float, vc: float) -> None:
     """y[6:12] = ν_k + h (ν̇ + [r v_c, −r u_c, 0, 0, 0, 0]): forward Euler of the velocities with
     the current-rotation term −ω × ν_c of a constant current (REMUS 100, Otter, torpedo).
@@ -299,7 +300,7 @@ def step_one(
     ``state[i]``, ``alive[i]`` turns false and ``status[i]``/``size[i]`` say why.
     """
     x = state[i]
-    c = terms.row(cmd, i)
+    c = cmd[terms.row_index(cmd, i)]
     y = out[i]
     pr = par[0]
     cphi, sphi = math.cos(x[3]), math.sin(x[3])
@@ -337,7 +338,7 @@ def step_one(
     guard.apply_one(i, code, mag, x, y, alive, status, size)
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def attitude_euler_row(x: Any, y: Any, h: float, trig: tuple, rot: tuple) -> None:
     """y[0:6] = x[0:6] + h J(η_k) y[6:12]: ``attitudeEuler`` with ν_{k+1} already in ``y``.
 

@@ -15,10 +15,11 @@ from typing import Any
 from numba.extending import register_jitable
 
 from marinesim.core import frames
+from marinesim.core.jitable import INLINE
 
 __all__ = [
     "added_mass_coriolis",
-    "row",
+    "row_index",
     "c_entry",
     "cross3",
     "current_in_body",
@@ -33,20 +34,21 @@ Vec = tuple
 
 
 @register_jitable
-def row(a: Any, i: int) -> Any:
-    """Row i of a per-vehicle array, or its only row when it has one (shared by all vehicles)."""
-    if a.shape[0] > 1:
-        return a[i]
-    return a[0]
+def row_index(a: Any, i: int) -> int:
+    """Which row of a per-vehicle array vehicle i reads: i, or 0 when the array has one row
+    (shared by all vehicles).  Callers index with it (``a[row_index(a, i)]``) rather than
+    take a view from a function: a CUDA device function cannot return one.
+    """
+    return i if a.shape[0] > 1 else i - i  # (0 of i's own type: prange's i is unsigned)
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def cross3(a0: float, a1: float, a2: float, b0: float, b1: float, b2: float) -> tuple:
     """a × b of two 3-vectors given by components."""
     return (a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0)
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def mat6_times(par: Any, o: int, x: Vec) -> Vec:
     """M x for the row-major 6×6 block ``par[o:o + 36]`` (rows summed j = 0 … 5)."""
     x0, x1, x2, x3, x4, x5 = x

@@ -336,13 +336,18 @@ def usm_mail_cmd(u: Any, cmd: Any, t_msg: float, rate: float) -> None:
         u[i, ELEV] = cmd[i, 2]
 
 
+#: The map table of :func:`usm_propagate` (none: the factor rule), a constant so that the law
+#: allocates nothing (the CUDA tick calls it too).
+_NO_MAP = np.zeros((2, 1, 5))
+
+
 @register_jitable
 def usm_propagate(u: Any, it: Any, pc: Any, t: float, dxt: Any, dyt: Any, w: Any) -> int:
     """:func:`usm_propagate_map` of every row at MOOS time ``t``, with the factor rule
     (``pc[7]`` = 0: no map table), the record moving with ``dxt``, ``dyt``."""
     for i in range(u.shape[0]):
         u[i, CLK] = t
-    return usm_propagate_map(u, it, pc, np.zeros((2, 1, 5)), dxt, dyt, w, 1)
+    return usm_propagate_map(u, it, pc, _NO_MAP, dxt, dyt, w, 1)
 
 
 @register_jitable

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numba.extending import register_jitable
 
+from marinesim.core.jitable import INLINE
 from marinesim.models.sixdof.fleet import args as fa
 from marinesim.models.sixdof.fleet.base import CLARKE83, FleetVehicle
 from marinesim.models.sixdof.pvs_vehicles import current_uv
@@ -159,7 +160,7 @@ def build(
     )  # fmt: skip
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def clarke83_step(pr: Any, x: Any, c: Any, h: float, y: Any) -> None:
     """ν_{k+1}, δ_{k+1} of one Clarke (1983) ship into ``y[6:13]``."""
     uc, vc = current_uv(pr[VC], pr[BETA], x[5])

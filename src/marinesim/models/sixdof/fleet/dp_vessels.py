@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numba.extending import register_jitable
 
+from marinesim.core.jitable import INLINE
 from marinesim.models.sixdof import terms
 from marinesim.models.sixdof.fleet import args as fa
 from marinesim.models.sixdof.fleet.base import DP_VESSEL, FleetVehicle
@@ -149,7 +150,7 @@ def supply(
     )  # fmt: skip
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def dp_step(pr: Any, x: Any, c: Any, h: float, y: Any) -> None:
     """ν_{k+1}, n_{k+1} of one DP vessel into ``y[6:18]``."""
     uc, vc = current_uv(pr[VC], pr[BETA], x[5])

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numba.extending import register_jitable
 
+from marinesim.core.jitable import INLINE
 from marinesim.models.sixdof.fleet import args as fa
 from marinesim.models.sixdof.fleet.base import DSRV, FleetVehicle
 
@@ -57,7 +58,7 @@ def build(control_system: str = "stepInput", r: float = 0.0) -> FleetVehicle:
     )  # fmt: skip
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def dsrv_step(pr: Any, x: Any, c: Any, h: float, y: Any) -> None:
     """ν_{k+1}, δ_{k+1} of one DSRV into ``y[6:13]`` (forward Euler, upstream order)."""
     delta = x[12]

@@ -62,8 +62,8 @@ def _stepper(fixed: int, name: str) -> Any:
         """One loop step of vehicle ``i``: ``out[i]`` from ``state[i]``, ``cmd[i]`` (or its
         only row)."""
         x = state[i]
-        c = terms.row(cmd, i)
-        pr = terms.row(par, i)
+        c = cmd[terms.row_index(cmd, i)]
+        pr = par[terms.row_index(par, i)]
         y = out[i]
         cphi, sphi = math.cos(x[3]), math.sin(x[3])
         cth, sth = math.cos(x[4]), math.sin(x[4])

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numba.extending import register_jitable
 
+from marinesim.core.jitable import INLINE
 from marinesim.models.sixdof.fleet import args as fa
 from marinesim.models.sixdof.fleet.base import NOMOTO, FleetVehicle
 
@@ -77,7 +78,7 @@ def rovzefakkel(control_system: str = "stepInput", U: float = 3.0, r: float = 0.
     )
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def rudder_rate(delta: float, delta_c: float, d_max: float, rate_max: float) -> tuple:
     """(δ clamped to ±d_max, δ̇ = δ_c − δ limited to ±rate_max): the unit-gain rudder servo."""
     if abs(delta) >= d_max:
@@ -88,7 +89,7 @@ def rudder_rate(delta: float, delta_c: float, d_max: float, rate_max: float) -> 
     return delta, d_dot
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def nomoto_step(pr: Any, x: Any, c: Any, h: float, y: Any) -> None:
     """ν_{k+1}, δ_{k+1} of one Norrbin ship into ``y[6:13]``."""
     r = x[11]

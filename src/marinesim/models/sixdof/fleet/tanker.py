@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numba.extending import register_jitable
 
+from marinesim.core.jitable import INLINE
 from marinesim.models.sixdof.fleet import args as fa
 from marinesim.models.sixdof.fleet.base import TANKER, FleetVehicle
 from marinesim.models.sixdof.fleet.nomoto_ships import rudder_rate
@@ -106,7 +107,7 @@ def build(
     )  # fmt: skip
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def tanker_step(pr: Any, x: Any, c: Any, h: float, y: Any) -> None:
     """ν_{k+1}, δ_{k+1} of one tanker into ``y[6:13]`` (upstream sums, left to right)."""
     length = pr[L_]

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numba.extending import register_jitable
 
+from marinesim.core.jitable import INLINE
 from marinesim.models.sixdof import pvs, terms
 from marinesim.models.sixdof import pvs_vehicles as pv
 from marinesim.models.sixdof.fleet import args as fa
@@ -83,7 +84,7 @@ def build(
     )  # fmt: skip
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def _thrust(pr: Any, n_state: float, speed: float) -> tuple[float, float]:
     """(X, K) of the thruster at state ``n_state`` [rpm], clamped to ±n_max for the force."""
     n = n_state
@@ -115,7 +116,7 @@ def _thrust(pr: Any, n_state: float, speed: float) -> tuple[float, float]:
     return (1 - pv.T_PROP) * x, k / 10
 
 
-@register_jitable(inline="always")
+@register_jitable(inline=INLINE)
 def torpedo_step(
     pr: Any, zero: Any, x: Any, c: Any, h: float, y: Any, trig: tuple, rot: tuple
 ) -> None:

@@ -1,0 +1,191 @@
+"""The generated tick on CUDA (:mod:`marinesim.engine.compiled.gpu`).
+
+Without a device: the layout of each array among the worlds, the kernel's source, the
+errors that name what cannot run, the event notes' merge, and the whole tick in numba's CUDA
+simulator (``NUMBA_ENABLE_CUDASIM=1``, in a process of its own), where it must give the bits
+of the interpreted tick (``MARINESIM_JIT=interp``: the same loop and laws in Python).  With
+numba-cuda and CUDA's NVVM library (no GPU needed), the kernel compiles to PTX for sm_90.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from marinesim.core.errors import ConfigError
+from marinesim.engine.compiled import gpu
+from marinesim.engine.compiled.generate import array_of, wiring
+from marinesim.engine.compiled.law import Law, Laws, Worlds, copy_log_cm
+from marinesim.engine.compiled.route import plan
+from marinesim.scenario.build import build_simulation, load_scenario
+
+
+def _decls(name: str, reps: int) -> list[Laws]:
+    sim = build_simulation(load_scenario(name), replicas=range(reps))
+    why, entries, _sparse = plan(sim)
+    assert why is None
+    return [laws for _slot, laws in entries]
+
+
+def test_each_array_of_the_usm_block_goes_to_its_world() -> None:
+    decls = _decls("demo_survey", 2)  # 2 worlds of 3 vehicles
+    order, _ = wiring(decls)
+    nw, parts = gpu.parts(decls)
+    assert nw == 2
+    by = dict(zip(order, parts, strict=True))
+    u = next(k for k in order if k.endswith(":u"))
+    ulog = next(k for k in order if k.endswith(":ulog"))
+    assert by[u] == gpu.Part("rows", axis=0, per=3)
+    assert by[ulog] == gpu.Part("rows", axis=2, per=3)  # component-major (c, ticks, N)
+    assert by["truth.pos"] == gpu.Part("rows", axis=0, per=3)
+    assert by["bus.usm_mail"].kind == "world" and by["truth.hok"].kind == "world"
+    assert by[next(k for k in order if k.endswith(":clk"))].kind == "shared"
+    evb = by[next(k for k in order if k.endswith(":evb"))]
+    assert evb.kind == "events" and evb.col == 1 and evb.per == 3
+    assert order[evb.count].endswith(":evn") and parts[evb.count].kind == "count"
+    src = gpu.gpu_source(decls)
+    i = order.index(ulog)
+    assert f"    v{i} = a{i}[:, :, w * 3:(w + 1) * 3]" in src
+    assert f"    v{order.index(u)} = a{order.index(u)}[w * 3:(w + 1) * 3]" in src
+    assert "    stop[w] = k" in src and "def gpu_run(k0, kend, start, dt, h, nsub, sched," in src
+
+
+def test_the_remus_block_steps_each_world_on_its_own_thread(monkeypatch) -> None:
+    monkeypatch.setenv("MARINESIM_JIT", "cuda")
+    decls = _decls("remus100_survey", 2)
+    names = [law.fn.__name__ for laws in decls for law in laws.laws]
+    assert "pvs_substep" in names and "pvs_substep_threads" not in names
+    nw, parts = gpu.parts(decls)
+    assert nw == 2 and all(p.per == 1 for p in parts if p.kind == "rows")
+
+
+def _laws(arrays: dict[str, np.ndarray], layout: Worlds | None) -> Laws:
+    return Laws(
+        laws=[Law("after_physics", copy_log_cm, ("cur", "log"))], arrays=arrays,
+        logs=("log",), gpu=layout,
+    )  # fmt: skip
+
+
+def test_an_array_without_the_block_rows_is_named() -> None:
+    a = {"cur": np.zeros((4, 2)), "log": np.zeros((2, 8, 4))}
+    gpu.parts([_laws(a, Worlds(4, 2))])  # fine: both split into 2 worlds of 2 rows
+    bad = {"cur": np.zeros((3, 2)), "log": np.zeros((2, 8, 4))}
+    with pytest.raises(ValueError, match=r"array 'cur' \(3, 2\): axis 0 does not hold the block's 4"):
+        gpu.parts([_laws(bad, Worlds(4, 2))])
+    with pytest.raises(ValueError, match="4 rows do not split into 3 worlds"):
+        gpu.parts([_laws(a, Worlds(4, 3))])
+
+
+def test_plugins_without_a_cuda_layout_are_named() -> None:
+    a = {"cur": np.zeros((4, 2)), "log": np.zeros((2, 8, 4))}
+    decls = [_laws(a, Worlds(4, 2)), _laws(dict(a), None)]
+    with pytest.raises(ConfigError, match="laws do not run on CUDA yet: blk.ekf"):
+        gpu.require_layouts(decls, ["blk.pid", "blk.ekf"])
+    gpu.require_layouts(decls[:1], ["blk.pid"])  # (no error)
+
+
+def test_event_notes_merge_in_time_then_row_order() -> None:
+    buf = np.full((8, 3), -9.0)
+    cnt = np.array([1])
+    buf[0] = (0.2, 4.0, 1.0)  # a note already there stays first
+    got = np.zeros((2, 4, 3))
+    got[0, :2] = [(0.6, 1.0, 2.0), (1.0, 0.0, -1.0)]  # world 0: rows 0..1
+    got[1, :2] = [(0.6, 0.0, 3.0), (0.4, 1.0, 1.0)]  # world 1: rows 2..3 (local 0, 1)
+    gpu.merge_notes(buf, cnt, got, np.array([[2], [2]]), col=1, per=2)
+    assert cnt[0] == 5
+    np.testing.assert_array_equal(
+        buf[:5],
+        [(0.2, 4, 1), (0.4, 3, 1), (0.6, 1, 2), (0.6, 2, 3), (1.0, 0, -1)],
+    )
+    assert (buf[5:] == -9.0).all()
+
+
+_RUN = """
+import json, sys
+import numpy as np
+from marinesim.scenario.build import build_simulation, load_scenario
+name, reps, end, out = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+sim = build_simulation(load_scenario(name, sets={"time.end": end}), replicas=range(reps))
+res = sim.run()
+np.savez(out, **{k: np.asarray(v.values) for k, v in res.signals.items()})
+ev = [[e.t, e.entity, e.kind, e.text] for e in res.events]
+json.dump({"status": res.status, "events": ev, "why": sim.compiled_why_not}, open(out + ".json", "w"))
+"""
+
+
+def _run(tmp: Path, tag: str, name: str, reps: int, end: float, **env: str) -> tuple:
+    out = tmp / f"{tag}.npz"
+    e = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "MARINESIM_JIT")}
+    r = subprocess.run(
+        [sys.executable, "-c", _RUN, name, str(reps), str(end), str(out)],
+        env={**e, **env}, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    return np.load(out), json.loads(Path(str(out) + ".json").read_text())
+
+
+@pytest.mark.parametrize(
+    ("name", "reps", "end"),
+    [("demo_survey", 3, 130.0), ("remus100_survey", 3, 40.0)],
+)
+def test_in_the_cuda_simulator_the_tick_gives_the_interpreted_bits(
+    tmp_path: Path, name: str, reps: int, end: float
+) -> None:
+    """Three worlds: waypoints reached (event notes merged from each world's own slice), the
+    gust script (the plugins' ticks between the CUDA calls), every signal of every frame."""
+    ref, rmeta = _run(tmp_path, "interp", name, reps, end, MARINESIM_JIT="interp")
+    got, gmeta = _run(tmp_path, "cuda", name, reps, end, MARINESIM_JIT="cuda", NUMBA_ENABLE_CUDASIM="1")
+    assert gmeta["why"] is None and gmeta["status"] == rmeta["status"]
+    assert sorted(got.files) == sorted(ref.files) and len(ref.files) >= 10
+    for key in ref.files:
+        np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
+    assert gmeta["events"] == rmeta["events"]
+    assert any(e[2] == "waypoint" for e in gmeta["events"])
+    assert got["truth.pos"].shape[0] == reps * (3 if name == "demo_survey" else 1)
+
+
+def test_without_a_device_the_run_says_why(tmp_path: Path) -> None:
+    from numba import cuda
+
+    if cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    e = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    r = subprocess.run(
+        [sys.executable, "-m", "marinesim", "run", "demo_survey", "--set", "time.end=2",
+         "--no-plot", "--no-progress", "-o", str(tmp_path / "out")],
+        env={**e, "MARINESIM_JIT": "cuda"}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 2
+    assert "MARINESIM_JIT: no CUDA device" in r.stderr
+    assert "unset MARINESIM_JIT=cuda to run the tick on the CPU" in r.stderr
+
+
+def test_on_a_device_without_numba_cuda_it_says_to_install_it(monkeypatch) -> None:
+    import importlib.util
+
+    from marinesim.core import compile as cc
+
+    find = importlib.util.find_spec
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    monkeypatch.setattr(cc, "require_cuda", lambda *a: None)  # (as if a device were there)
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "numba_cuda" else find(name, *a)
+    )
+    with pytest.raises(ConfigError, match=r"needs numba-cuda \(pip install 'marinesim\[gpu\]'\)"):
+        gpu.require_device()
+
+
+@pytest.mark.parametrize("name", ["demo_survey", "remus100_survey"])
+def test_the_kernel_compiles_for_a_device(name: str, monkeypatch, nvvm) -> None:
+    monkeypatch.setenv("MARINESIM_JIT", "cuda")
+    decls = _decls(name, 2)
+    order, _ = wiring(decls)
+    tick = gpu.GpuTick(decls, device=False)
+    ptx = tick.ptx([array_of(decls, k) for k in order], cc=(9, 0))
+    assert ".entry" in ptx and ".target sm_90" in ptx
