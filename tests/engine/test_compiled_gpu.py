@@ -85,7 +85,7 @@ def test_an_array_without_the_block_rows_is_named() -> None:
 def test_plugins_without_a_cuda_layout_are_named() -> None:
     a = {"cur": np.zeros((4, 2)), "log": np.zeros((2, 8, 4))}
     decls = [_laws(a, Worlds(4, 2)), _laws(dict(a), None)]
-    with pytest.raises(ConfigError, match="laws do not run on CUDA yet: blk.ekf"):
+    with pytest.raises(ConfigError, match="MARINESIM_JIT=cuda: .* laws do not run on CUDA yet: blk.ekf"):
         gpu.require_layouts(decls, ["blk.pid", "blk.ekf"])
     gpu.require_layouts(decls[:1], ["blk.pid"])  # (no error)
 
@@ -162,8 +162,8 @@ def test_without_a_device_the_run_says_why(tmp_path: Path) -> None:
         env={**e, "MARINESIM_JIT": "cuda"}, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert r.returncode == 2
-    assert "MARINESIM_JIT: no CUDA device" in r.stderr
-    assert "unset MARINESIM_JIT=cuda to run the tick on the CPU" in r.stderr
+    assert "MARINESIM_JIT=cuda: no CUDA device" in r.stderr
+    assert "unset MARINESIM_JIT to run the tick on the CPU" in r.stderr
 
 
 def test_on_a_device_without_numba_cuda_it_says_to_install_it(monkeypatch) -> None:

@@ -54,8 +54,9 @@ from marinesim.engine.compiled.law import HOOKS, WIRE_PREFIXES, Law, Laws
 
 __all__ = [
     "Site", "arena_tables", "array_of", "cache_dir", "cached_machine_code", "compile_tick",
-    "file_lock", "is_cached", "jit_tick", "law_aliases", "shape_offsets", "tick_body",
+    "file_lock", "is_cached", "jit_tick", "law_aliases", "owner", "shape_offsets", "tick_body",
     "tick_module", "tick_module_of", "tick_path", "tick_source", "wiring", "wire_key", "write_once",
+    "write_sites",
 ]
 
 
@@ -218,22 +219,22 @@ def tick_source(decls: Sequence[Laws]) -> tuple[str, list[str], list[int]]:
         f"SIX = np.array({six!r}, dtype=np.int64)",
         "",
         "",
-        *_loop_source("tick_run", (head, "AD, DM, j0"), _sites(body, jit), []),
+        *_loop_source("tick_run", (head, "AD, DM, j0"), write_sites(body, jit), []),
         "",
         "",
-        *_loop_source("tick_loop", (head, "AD, DM, SV, save, j0"), _sites(body, jit), state, tables=True),
+        *_loop_source("tick_loop", (head, "AD, DM, SV, save, j0"), write_sites(body, jit), state, tables=True),
         "",
         "",
-        *_loop_source("py_run", (head, arrays, "j0"), _sites(body, py), []),
+        *_loop_source("py_run", (head, arrays, "j0"), write_sites(body, py), []),
         "",
         "",
-        *_loop_source("py_loop", (head, arrays, saves, "save, j0"), _sites(body, py), state),
+        *_loop_source("py_loop", (head, arrays, saves, "save, j0"), write_sites(body, py), state),
         "",
     ]  # fmt: skip
     return "\n".join(lines), order, state
 
 
-def _sites(body: list[str], calls: list[str]) -> list[str]:
+def write_sites(body: list[str], calls: list[str]) -> list[str]:
     """``body`` with its call sites ``@SITE<c>@`` written as ``calls[c]``."""
     return [re.sub(r"@SITE(\d+)@", lambda m: calls[int(m.group(1))], line) for line in body]
 
@@ -267,13 +268,22 @@ def _loop_source(
     ]
 
 
-def array_of(decls: Sequence[Laws], key: str) -> Any:
-    """The array behind an argument key of :func:`tick_source` (``d:name`` or a wire)."""
+def owner(decls: Sequence[Laws], key: str) -> tuple[int, str]:
+    """The declaration (its index) that holds the array behind an argument key of
+    :func:`tick_source` (``d:name``, or a wire: the first declaration of its scope that
+    declares it) and the array's name there."""
     if not _is_wire(key):
         d, _, name = key.partition(":")
-        return decls[int(d)].arrays[name]
-    # a wire: its owner's (the first declaration of its scope that declares it)
-    return next(ls.arrays[n] for ls in decls for n in ls.arrays if _is_wire(n) and wire_key(ls, n) == key)
+        return int(d), name
+    return next(
+        (d, n) for d, ls in enumerate(decls) for n in ls.arrays if _is_wire(n) and wire_key(ls, n) == key
+    )
+
+
+def array_of(decls: Sequence[Laws], key: str) -> Any:
+    """The array behind an argument key of :func:`tick_source` (``d:name`` or a wire)."""
+    d, name = owner(decls, key)
+    return decls[d].arrays[name]
 
 
 def arena_tables(arrays: Sequence[Any], saves: Sequence[tuple[Any, Any]] = ()) -> tuple[Any, ...] | None:

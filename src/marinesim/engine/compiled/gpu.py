@@ -39,16 +39,15 @@ import numpy as np
 
 from marinesim.core.errors import ConfigError
 from marinesim.engine.compiled.generate import (
-    _is_wire,
-    _sites,
     cache_dir,
     law_aliases,
+    owner,
     tick_body,
     tick_module,
     tick_source,
-    wire_key,
     wiring,
     write_once,
+    write_sites,
 )
 from marinesim.engine.compiled.law import Laws
 
@@ -88,18 +87,6 @@ def unsupported(decls: Sequence[Laws], names: Sequence[str]) -> list[str]:
     return [names[d] for d, laws in enumerate(decls) if laws.gpu is None]
 
 
-def _owner(decls: Sequence[Laws], key: str) -> tuple[int, str]:
-    """The declaration that declares argument ``key`` (a wire: its first) and its name."""
-    if not _is_wire(key):
-        d, _, name = key.partition(":")
-        return int(d), name
-    for d, laws in enumerate(decls):
-        for name in laws.arrays:
-            if _is_wire(name) and wire_key(laws, name) == key:
-                return d, name
-    raise ValueError(f"wire {key!r} is not declared")  # pragma: no cover - wiring() checks
-
-
 def parts(decls: Sequence[Laws]) -> tuple[int, list[Part]]:
     """The number of worlds and each argument's :class:`Part` (in argument order).
 
@@ -117,10 +104,10 @@ def parts(decls: Sequence[Laws]) -> tuple[int, list[Part]]:
     out: list[Part] = []
     counts: dict[tuple[int, str], int] = {}
     for pos, key in enumerate(order):
-        d, name = _owner(decls, key)
+        d, name = owner(decls, key)
         counts[(d, name)] = pos
     for key in order:
-        d, name = _owner(decls, key)
+        d, name = owner(decls, key)
         laws = decls[d]
         g = laws.gpu
         assert g is not None
@@ -184,7 +171,7 @@ def gpu_source(decls: Sequence[Laws]) -> str:
         "        j = k - k0 + j0",
         "        t = start + k * dt",
         "        st = 0",
-        *_sites(body, calls),
+        *write_sites(body, calls),
         "        if st != 0:",
         "            break",
         "        k += 1",
@@ -320,15 +307,15 @@ def require_device() -> None:
 
     from marinesim.core.compile import require_cuda
 
-    require_cuda("MARINESIM_JIT", "unset MARINESIM_JIT=cuda to run the tick on the CPU")
+    require_cuda("MARINESIM_JIT=cuda", "unset MARINESIM_JIT to run the tick on the CPU")
     if (
         os.environ.get("NUMBA_ENABLE_CUDASIM") != "1"
         and importlib.util.find_spec("numba_cuda") is None
     ):
         raise ConfigError(
-            "MARINESIM_JIT=cuda needs numba-cuda (pip install 'marinesim[gpu]'): numba's own "
-            "CUDA target cannot compile the tick's laws",
-            param="MARINESIM_JIT",
+            "needs numba-cuda (pip install 'marinesim[gpu]'): numba's own CUDA target cannot "
+            "compile the tick's laws",
+            param="MARINESIM_JIT=cuda",
         )
 
 
@@ -337,8 +324,8 @@ def require_layouts(decls: Sequence[Laws], names: Sequence[str]) -> None:
     missing = unsupported(decls, names)
     if missing:
         raise ConfigError(
-            "MARINESIM_JIT=cuda: these plugins' laws do not run on CUDA yet: "
+            "these plugins' laws do not run on CUDA yet: "
             + ", ".join(missing)
             + " (unset MARINESIM_JIT to run the compiled tick on the CPU)",
-            param="MARINESIM_JIT",
+            param="MARINESIM_JIT=cuda",
         )

@@ -666,15 +666,13 @@ def route_for(sim: Any, compiled: bool | None) -> CompiledRoute | None:
     if not any(hasattr(s.plugin, "compiled_laws") for s in sim.slots):
         if cuda:
             raise ConfigError(
-                "MARINESIM_JIT=cuda: no plugin of this scenario has compiled laws",
-                param="MARINESIM_JIT",
+                "no plugin of this scenario has compiled laws", param="MARINESIM_JIT=cuda"
             )
         return None
     why, entries, sparse = plan(sim)
     if cuda:
         if why is not None:
-            raise ConfigError(f"MARINESIM_JIT=cuda: the compiled tick does not apply: {why}",
-                              param="MARINESIM_JIT")  # fmt: skip
+            raise ConfigError(f"the compiled tick does not apply: {why}", param="MARINESIM_JIT=cuda")
         from marinesim.engine.compiled.gpu import require_layouts
 
         require_layouts([laws for _s, laws in entries], [_slot_name(s) for s, _l in entries])
