@@ -230,6 +230,20 @@ def test_local_workers_share_the_cores_among_numba_threads(monkeypatch: pytest.M
     assert worker_env(2) == {}
 
 
+def test_a_batch_runs_the_plugins_unless_cuda_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    from marinesim.batch import worker
+    from marinesim.scenario import load_simulation
+
+    monkeypatch.delenv("MARINESIM_JIT", raising=False)
+    sim = load_simulation("demo_survey", sets={"time.end": 1.0})
+    assert worker._rows_exact(sim).compiled is False
+    man = sim.run().manifest
+    assert man["compiled_ticks"] == 0 and "a batch run" in man["compiled_why_not"]
+    sim = load_simulation("demo_survey", sets={"time.end": 1.0})
+    monkeypatch.setenv("MARINESIM_JIT", "cuda")  # asked for (to rounding, chunk-dependent)
+    assert worker._rows_exact(sim).compiled is None
+
+
 def test_cli_chunk_sets_the_worlds_of_a_simulation(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
