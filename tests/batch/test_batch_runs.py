@@ -230,18 +230,19 @@ def test_local_workers_share_the_cores_among_numba_threads(monkeypatch: pytest.M
     assert worker_env(2) == {}
 
 
-def test_a_batch_runs_the_plugins_unless_cuda_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cuda_batch_keeps_every_signal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch keeps only the signals its logs need (``log_columns``), which keeps a run off
+    the compiled tick; with ``MARINESIM_JIT=cuda`` it keeps them all, so the CUDA tick runs."""
     from marinesim.batch import worker
-    from marinesim.scenario import load_simulation
+    from marinesim.batch.plan import BatchSource
+    from marinesim.scenario.build import builtin_path
 
+    path = builtin_path("demo_survey")
+    src = BatchSource(path.read_text(), str(path), str(path.parent), "demo_survey", {}, {}, 1)
     monkeypatch.delenv("MARINESIM_JIT", raising=False)
-    sim = load_simulation("demo_survey", sets={"time.end": 1.0})
-    assert worker._rows_exact(sim).compiled is False
-    man = sim.run().manifest
-    assert man["compiled_ticks"] == 0 and "a batch run" in man["compiled_why_not"]
-    sim = load_simulation("demo_survey", sets={"time.end": 1.0})
-    monkeypatch.setenv("MARINESIM_JIT", "cuda")  # asked for (to rounding, chunk-dependent)
-    assert worker._rows_exact(sim).compiled is None
+    assert worker._load(src, {}, 1.0).model.log_columns is not None
+    monkeypatch.setenv("MARINESIM_JIT", "cuda")
+    assert worker._load(src, {}, 1.0).model.log_columns is None
 
 
 def test_cli_chunk_sets_the_worlds_of_a_simulation(

@@ -21,6 +21,7 @@ import numpy as np
 from marinesim.batch.plan import BatchSource, RunSpec
 from marinesim.batch.results import LOG_SIGNALS, metric_columns, run_log, split_replicas
 from marinesim.core.errors import ConfigError, MarinesimError
+from marinesim.engine.compiled.law import on_cuda
 from marinesim.engine.worlds import world_frames
 
 __all__ = ["RunOutput", "Task", "run_task"]
@@ -76,7 +77,8 @@ def _load(source: BatchSource, values: dict[str, Any], log_every_s: float | None
     extra: dict[str, Any] = {}
     if getattr(sc.model, "log_rate", "absent") is None:
         extra["log_rate"] = 1.0 / log_every_s if log_every_s else 0.1
-    if getattr(sc.model, "log_columns", "absent") is None:
+    if getattr(sc.model, "log_columns", "absent") is None and not on_cuda():
+        # (not on CUDA: a signal selection keeps a run off the compiled tick)
         extra["log_columns"] = list(LOG_SIGNALS)
     return source.load({**values, **extra}) if extra else sc
 
@@ -128,20 +130,6 @@ def _outputs(
     return out
 
 
-def _rows_exact(sim: Any) -> Any:
-    """``sim`` with every tick through the plugins, unless ``MARINESIM_JIT=cuda`` asks for the
-    CUDA tick: a run's row must not depend on how the replicas are grouped into simulations,
-    and on the compiled tick it can.  A tick that one world hands back runs through the
-    plugins for every world of its simulation, and those ticks round differently from the
-    compiled laws (``auv_survey_ins``: 1.8 % of the ``cep50_final`` values differ in their
-    last digits between 125 and 250 replicas a simulation; ``demo_survey`` agrees)."""
-    from marinesim.engine.compiled.law import on_cuda
-
-    if not on_cuda():
-        sim.compiled = False
-    return sim
-
-
 def _single(source: BatchSource, spec: RunSpec, log_every_s: float | None) -> RunOutput:
     from marinesim.scenario.build import build_simulation
 
@@ -149,7 +137,6 @@ def _single(source: BatchSource, spec: RunSpec, log_every_s: float | None) -> Ru
         sim = build_simulation(_load(source, spec.values, log_every_s), replicas=[spec.replica])
     except ConfigError as exc:  # a sampled value that fails validation
         return RunOutput(_record(spec, source.seed, "invalid", str(exc)), {})
-    _rows_exact(sim)
     try:
         result = sim.run()
     except MarinesimError as exc:
@@ -189,7 +176,7 @@ def run_task(source: BatchSource, task: Task) -> list[RunOutput]:
                 _load(source, specs[0].values, task.log_every_s),
                 replicas=[s.replica for s in specs],
             )
-            result = _rows_exact(sim).run()
+            result = sim.run()
             if result.status == "completed":
                 outs = _outputs(specs, source.seed, result, True, task.log_every_s)
         except Exception:  # noqa: BLE001 - re-run one by one to attribute the failure

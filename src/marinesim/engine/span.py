@@ -51,10 +51,7 @@ def find_span(sim: Any, compiled: bool | None) -> Span | None:
     """
     sim.compiled_why_not = None
     if compiled is False:
-        sim.compiled_why_not = (
-            "compiled off (Simulation.compiled = False, --no-compiled, or a batch run: its row "
-            "must not depend on how replicas are stacked)"
-        )
+        sim.compiled_why_not = "compiled off (Simulation.compiled = False, --no-compiled)"
         return None
     from marinesim.engine.compiled.route import plan, route_for
 

@@ -410,14 +410,11 @@ class CompiledRoute:
         return False
 
     def _finish(self, ticks: int) -> dict[tuple[str, str], np.ndarray]:
-        """The laws' logged signals of the ticks run, keyed (block, signal) as the recorder;
-        with a signal selection (``log_columns``), those the recorder keeps."""
-        wanted = self.sim._recorder._wanted
+        """The laws' logged signals of the ticks run, keyed (block, signal) as the recorder."""
         return {
             n if slot.block is None else (slot.block.name, n): v  # (a world plugin's: keyed)
             for slot, laws in self.entries
             for n, v in laws.finish(ticks).items()
-            if wanted(n)
         }
 
     def _account(self, k: int, kstop: int, vals: dict[tuple[str, str], np.ndarray]) -> None:
@@ -562,6 +559,10 @@ def plan(sim: Any) -> tuple[str | None, list[tuple[Any, Laws]], list[Any]]:
         return "the scenario has no entity block", [], []
     if sim.clock.time_warp:
         return "time_warp (paced runs)", [], []
+    if sim._recorder.select is not None:
+        # (several declarations' ``ready`` and ``load`` read their own signals' last values
+        # from the recorder, which keeps only the selected ones)
+        return "log_columns (signal selection)", [], []
     many = len(blocks) > 1
 
     def named(blk: Any, why: str) -> str:

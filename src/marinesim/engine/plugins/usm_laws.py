@@ -359,14 +359,11 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         a["done"][...] = wpt.done
         a["prev"][...] = wpt.prev_point
         a["lasth"][...] = st["last_heading"]
-        # the values the frames hold until the next call (a signal the recorder does not
-        # keep, log_columns: not logged, whatever it holds)
         rec = sim._recorder.current
         blk = slot.block.name
-        for c0, c1, sig in ((0, 2, "target"), (2, 3, "index"), (3, 4, "done")):
-            held = rec.get((blk, f"{name}.{sig}"))
-            if held is not None:
-                a["cur"][:, c0:c1] = held
+        a["cur"][:, :2] = rec[(blk, f"{name}.target")]
+        a["cur"][:, 2] = rec[(blk, f"{name}.index")][:, 0]
+        a["cur"][:, 3] = rec[(blk, f"{name}.done")][:, 0]
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         done = a["done"].copy()
@@ -443,10 +440,8 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         a["bus.desired"][...] = st["desired"]
         rec = sim._recorder.current
         blk = slot.block.name
-        for c, s in enumerate(signals):  # (held until the next call; not kept: not logged)
-            held = rec.get((blk, f"{name}.{s}"))
-            if held is not None:
-                a["cur"][:, c] = held[:, 0]
+        for c, s in enumerate(signals):
+            a["cur"][:, c] = rec[(blk, f"{name}.{s}")][:, 0]
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         st["pid"] = PidState(a["mem"][:, 0].copy(), a["mem"][:, 1].copy())
