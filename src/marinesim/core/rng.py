@@ -136,8 +136,8 @@ class BlockRNG:
         block: int = 4096,
     ) -> BlockRNG:
         """Streams keyed by :func:`entity_key` for the given member indices."""
-        gens = [generator(seed, entity_key(replica, block_name, m, plugin, stream)) for m in members]
-        return cls(gens, block)
+        keys = [entity_key(replica, block_name, m, plugin, stream) for m in members]
+        return cls.keyed(seed, keys, block)
 
     @property
     def n(self) -> int:

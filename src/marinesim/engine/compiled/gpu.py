@@ -224,7 +224,10 @@ class GpuTick:
         )
         stops = stop.copy_to_host()
         for a, d, p in zip(arrays, dev, self.parts, strict=True):
-            if p.kind == "rows":
+            if p.kind == "events":  # (its count's host array is written here, not copied)
+                merge_notes(a, arrays[p.count], d.copy_to_host(), dev[p.count].copy_to_host(),
+                            p.col, p.per)  # fmt: skip
+            elif p.kind == "rows":
                 d.copy_to_host(a)
             elif p.kind == "world":
                 # (every world ran every tick: the copies are one value; a world that stopped
@@ -237,10 +240,6 @@ class GpuTick:
                         "something of its rows in it: declare it a row array)"
                     )
                 a[...] = got[0]
-        for a, d, p in zip(arrays, dev, self.parts, strict=True):
-            if p.kind == "events":
-                merge_notes(a, arrays[p.count], d.copy_to_host(), dev[p.count].copy_to_host(),
-                            p.col, p.per)  # fmt: skip
         return int(stops.min())
 
     def ptx(self, arrays: Sequence[np.ndarray], cc: tuple[int, int] = (9, 0)) -> str:
@@ -295,7 +294,7 @@ def compile_gpu_tick(decls: Sequence[Laws]) -> tuple[GpuTick, list[str], list[in
 def require_device() -> None:
     """ConfigError unless the CUDA tick can run here: a device (or numba's simulator) and,
     on a device, numba-cuda (numba's own CUDA target, deprecated, cannot compile the laws:
-    it rejects ``min`` of two integers)."""
+    it rejects Python's ``min`` and ``max``)."""
     import importlib.util
     import os
 
