@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -118,10 +119,23 @@ def test_unwritable_outdir_and_unreachable_scheduler_fail_fast(tmp_path: Path) -
     assert time.monotonic() - t0 < 20
 
 
-def test_killed_worker_runs_are_rerun_and_every_run_appears_once(tmp_path: Path) -> None:
+def test_killed_worker_runs_are_rerun_and_every_run_appears_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dask
     from dask.distributed import Client, LocalCluster
 
-    with LocalCluster(
+    from marinesim.core.libm import libm_environment
+
+    # workers of the user's own, started as docs/guide/worlds.md says (numpy on libm's bits
+    # before it is imported), so that their rows are bit-identical to a local batch's
+    spawn = {**dask.config.get("distributed.nanny.pre-spawn-environ"), **libm_environment()}
+    for k in spawn:  # the nanny writes them into this process's environment: put back after
+        had = k in os.environ
+        monkeypatch.setenv(k, os.environ.get(k, "-"))
+        if not had:
+            monkeypatch.delenv(k)
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": spawn}), LocalCluster(
         n_workers=2,
         threads_per_worker=1,
         processes=True,
@@ -213,36 +227,44 @@ def test_cli_batch_end_to_end_and_bad_input(
 
 def test_local_workers_share_the_cores_among_numba_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     # two workers on this machine's cores: each worker's prange loops get cores // 2 threads
-    # (not one per core each), unless NUMBA_NUM_THREADS is set by the user
+    # (not one per core each), unless NUMBA_NUM_THREADS is set by the user; their numpy gives
+    # libm's bits (on an AVX-512 CPU this process's may not: NPY_DISABLE_CPU_FEATURES)
     from marinesim.batch.runner import _client, worker_env
+    from marinesim.core.libm import libm_environment, numpy_matches_libm
 
     monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
+    monkeypatch.delenv("NPY_DISABLE_CPU_FEATURES", raising=False)
     want = str(max(1, (os.cpu_count() or 1) // 2))
-    assert worker_env(2) == {"NUMBA_NUM_THREADS": want}
+    assert worker_env(2) == {"NUMBA_NUM_THREADS": want, **libm_environment()}
+    assert bool(libm_environment()) is not numpy_matches_libm()
     client, cluster = _client(2, None, 30.0)
     try:
         got = client.run(lambda: os.environ.get("NUMBA_NUM_THREADS"))
+        libm = client.run(numpy_matches_libm)
     finally:
         client.close()
         cluster.close()
     assert sorted(got.values()) == [want, want]
+    assert list(libm.values()) == [True, True]
     monkeypatch.setenv("NUMBA_NUM_THREADS", "3")
-    assert worker_env(2) == {}
+    assert worker_env(2) == libm_environment()
+    assert "NUMBA_NUM_THREADS" not in worker_env(2)
 
 
-def test_a_cuda_batch_keeps_every_signal(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A batch keeps only the signals its logs need (``log_columns``), which keeps a run off
-    the compiled tick; with ``MARINESIM_JIT=cuda`` it keeps them all, so the CUDA tick runs."""
+def test_a_batch_keeps_the_signals_of_its_logs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch records only the signals its logs need (``log_columns``), on every route: a
+    selection runs on the compiled tick (``test_compiled_ekf``), on CUDA too."""
     from marinesim.batch import worker
     from marinesim.batch.plan import BatchSource
+    from marinesim.batch.results import LOG_SIGNALS
     from marinesim.scenario.build import builtin_path
 
     path = builtin_path("demo_survey")
     src = BatchSource(path.read_text(), str(path), str(path.parent), "demo_survey", {}, {}, 1)
     monkeypatch.delenv("MARINESIM_JIT", raising=False)
-    assert worker._load(src, {}, 1.0).model.log_columns is not None
+    assert worker._load(src, {}, 1.0).model.log_columns == list(LOG_SIGNALS)
     monkeypatch.setenv("MARINESIM_JIT", "cuda")
-    assert worker._load(src, {}, 1.0).model.log_columns is None
+    assert worker._load(src, {}, 1.0).model.log_columns == list(LOG_SIGNALS)
 
 
 def test_cli_chunk_sets_the_worlds_of_a_simulation(
@@ -265,3 +287,24 @@ def test_cli_chunk_sets_the_worlds_of_a_simulation(
     assert sorted(sizes) == [1, 2, 2]
     df = pd.read_parquet(tmp_path / "c" / "runs.parquet")
     assert sorted(df["replica"]) == [0, 1, 2, 3, 4] and (df["status"] == "completed").all()
+
+
+def test_the_batch_says_whether_its_workers_numpy_is_libms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the local workers are started on libm's bits: batch.json and the result say so, and
+    # the CLI adds no note; workers that are not (a scheduler of the user's) get a note
+    from marinesim.batch import runner
+
+    args = ["batch", SMALL, "--replicas", "2", "--workers", "1", "--set", "time.end=2",
+            "--no-plot", "--no-logs", "-o"]  # fmt: skip
+    assert main([*args, str(tmp_path / "a")]) == 0
+    out = capsys.readouterr().out
+    assert json.loads((tmp_path / "a" / "batch.json").read_text())["numpy_libm"] is True
+    assert "not libm's" not in out
+    monkeypatch.setattr(runner, "numpy_matches_libm", lambda: False)
+    assert main([*args, str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out
+    assert json.loads((tmp_path / "b" / "batch.json").read_text())["numpy_libm"] is False
+    assert "note: the workers' numpy is not libm's (AVX-512)" in out
+    assert "NPY_DISABLE_CPU_FEATURES" in out

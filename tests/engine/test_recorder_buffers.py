@@ -143,3 +143,25 @@ def test_sink_chunk_arrays_are_not_reused_before_done() -> None:
         f = slice(c.first_frame, c.first_frame + len(c.t))
         for n, v in c.values.items():
             np.testing.assert_array_equal(v.transpose(2, 1, 0), want[n][:, f], err_msg=n)
+
+
+def test_a_signal_left_out_by_the_selection_keeps_its_last_value_unrecorded() -> None:
+    # log_columns: "b" is not recorded, but its last value is there for a law that takes
+    # over from the plugins (Recorder.last / known), through a snapshot too
+    rec = Recorder({"blk": 2}, select=("a",))
+    rec.log("blk", "a", [1.0, 2.0], "m")
+    rec.log("blk", "b", np.array([[3.0, 4.0], [5.0, 6.0]]), "m/s")
+    rec.frame(0.0)
+    assert rec.known("a") and rec.known("b") and not rec.known("c")
+    assert list(rec.signals()) == ["a"] and rec.last("blk", "c") is None
+    np.testing.assert_array_equal(rec.last("blk", "a"), [[1.0], [2.0]])
+    np.testing.assert_array_equal(rec.last("blk", "b"), [[3.0, 4.0], [5.0, 6.0]])
+    snap = rec.state()
+    rec.hold(("blk", "b"), np.array([[7.0, 8.0], [9.0, 10.0]]))  # the compiled route's last tick
+    rec.hold(("blk", "a"), np.array([[11.0], [12.0]]))
+    np.testing.assert_array_equal(rec.last("blk", "b"), [[7.0, 8.0], [9.0, 10.0]])
+    assert "b" not in rec.units and ("blk", "b") not in rec.current
+    rec.frame(1.0)
+    np.testing.assert_array_equal(rec.signals()["a"].values[:, :, 0], [[1.0, 11.0], [2.0, 12.0]])
+    rec.set_state(snap)
+    np.testing.assert_array_equal(rec.last("blk", "b"), [[3.0, 4.0], [5.0, 6.0]])

@@ -33,6 +33,7 @@ from marinesim.batch.plan import Plan, RunSpec, chunk_size, make_plan
 from marinesim.batch.results import summarise
 from marinesim.batch.worker import RunOutput, Task, run_task
 from marinesim.core.errors import ConfigError
+from marinesim.core.libm import libm_environment, numpy_matches_libm
 
 __all__ = ["BatchResult", "check_outdir", "run"]
 
@@ -58,6 +59,9 @@ class BatchResult:
         Runs found finished on disk (``resume``).
     wall_s : float
         Wall time of the batch [s].
+    numpy_libm : bool or None
+        Whether every worker's numpy gave libm's bits (None: no run this time).  Where it did
+        not, a row may differ in its last digits with another ``chunk`` (docs/guide/worlds.md).
     """
 
     runs: Any
@@ -67,6 +71,7 @@ class BatchResult:
     plan: Plan | None = None
     skipped: int = 0
     wall_s: float = 0.0
+    numpy_libm: bool | None = None
 
     @property
     def failed(self) -> Any:
@@ -142,14 +147,21 @@ def _load_done(outdir: Path) -> dict[str, dict[str, Any]]:
 
 
 def worker_env(workers: int) -> dict[str, str]:
-    """Environment of a local cluster's worker processes: numba's threads (the ``prange``
-    loops of large blocks, e.g. stacked replicas) share the cores among the workers —
-    ``NUMBA_NUM_THREADS`` = cores // workers, at least 1 — instead of each worker starting
-    one thread per core (``workers`` × cores threads spinning on the cores), unless the
-    environment sets ``NUMBA_NUM_THREADS`` itself."""
-    if os.environ.get("NUMBA_NUM_THREADS"):
-        return {}
-    return {"NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // max(workers, 1)))}
+    """Environment of a local cluster's worker processes.
+
+    * numba's threads (the ``prange`` loops of large blocks, e.g. stacked replicas) share the
+      cores among the workers — ``NUMBA_NUM_THREADS`` = cores // workers, at least 1 —
+      instead of each worker starting one thread per core (``workers`` × cores threads
+      spinning on the cores), unless the environment sets ``NUMBA_NUM_THREADS`` itself;
+    * numpy gives libm's bits (:func:`~marinesim.core.libm.libm_environment`; on CPUs with
+      AVX-512 it would not): the plugins' ticks and the compiled tick then agree bit for bit,
+      so a world's row is the same whichever worlds share its simulation (a tick that one
+      world hands back to the plugins is taken there by every world of the simulation).
+    """
+    env = libm_environment()
+    if not os.environ.get("NUMBA_NUM_THREADS"):
+        env["NUMBA_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // max(workers, 1)))
+    return env
 
 
 def _client(workers: int, scheduler: str | None, timeout: float) -> tuple[Any, Any]:
@@ -165,15 +177,32 @@ def _client(workers: int, scheduler: str | None, timeout: float) -> tuple[Any, A
                 "with 'dask worker ADDRESS', or leave out --scheduler for a local cluster",
                 param="--scheduler",
             ) from None
-    cluster = LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
-        env=worker_env(workers),
-    )
+    import dask
+
+    env = worker_env(workers)
+    # numpy reads NPY_DISABLE_CPU_FEATURES at its import, which a worker process does before
+    # the nanny's ``env`` reaches it: those go in before the spawn (the nanny writes them into
+    # this process's environment; the earlier values are put back once the workers run)
+    early = {k: env.pop(k) for k in list(env) if k.startswith("NPY_")}
+    spawn = {**dask.config.get("distributed.nanny.pre-spawn-environ", default={}), **early}
+    before = {k: os.environ.get(k) for k in spawn}
+    try:
+        with dask.config.set({"distributed.nanny.pre-spawn-environ": spawn}):
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address="127.0.0.1:0",
+                silence_logs=logging.ERROR,
+                env=env,
+            )
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return Client(cluster, timeout=timeout), cluster
 
 
@@ -323,12 +352,16 @@ def run(
     if on_plan is not None:
         on_plan(plan, len(todo))
     lost: list[dict[str, Any]] = []
+    libm: bool | None = None
     if todo:
         n_workers = workers or os.cpu_count() or 1
         client, cluster = _client(n_workers, scheduler, connect_timeout)
         try:
             if scheduler:
                 n_workers = max(len(client.scheduler_info().get("workers", {})), 1)
+            libm = all(client.run(numpy_matches_libm).values())
+            meta["numpy_libm"] = libm
+            _atomic_bytes(meta_path, json.dumps(meta, indent=1, default=_json).encode())
             tasks = _tasks(plan, todo, n_workers, chunk, log_every)
             mcap = log_format == "mcap"
             done.update(_execute(client, plan, tasks, out, progress, lost, mcap))
@@ -358,7 +391,8 @@ def run(
 
         files["figures"] = save_batch_figures(runs, metric_cols, units, out)
     return BatchResult(
-        runs, summary, out, files, plan, len(plan.runs) - len(todo), time.perf_counter() - t0
+        runs, summary, out, files, plan, len(plan.runs) - len(todo), time.perf_counter() - t0,
+        libm,
     )
 
 

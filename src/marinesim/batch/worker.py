@@ -21,7 +21,6 @@ import numpy as np
 from marinesim.batch.plan import BatchSource, RunSpec
 from marinesim.batch.results import LOG_SIGNALS, metric_columns, run_log, split_replicas
 from marinesim.core.errors import ConfigError, MarinesimError
-from marinesim.engine.compiled.law import on_cuda
 from marinesim.engine.worlds import world_frames
 
 __all__ = ["RunOutput", "Task", "run_task"]
@@ -77,8 +76,7 @@ def _load(source: BatchSource, values: dict[str, Any], log_every_s: float | None
     extra: dict[str, Any] = {}
     if getattr(sc.model, "log_rate", "absent") is None:
         extra["log_rate"] = 1.0 / log_every_s if log_every_s else 0.1
-    if getattr(sc.model, "log_columns", "absent") is None and not on_cuda():
-        # (not on CUDA: a signal selection keeps a run off the compiled tick)
+    if getattr(sc.model, "log_columns", "absent") is None:
         extra["log_columns"] = list(LOG_SIGNALS)
     return source.load({**values, **extra}) if extra else sc
 

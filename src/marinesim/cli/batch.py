@@ -33,6 +33,12 @@ def _print_end(res: Any) -> int:
     for p in (res.files.get("figures") or {}).values():
         typer.echo(f"figure: {p}")
     typer.echo(f"wall: {res.wall_s:.1f} s")
+    if res.numpy_libm is False:
+        typer.echo(
+            "note: the workers' numpy is not libm's (AVX-512): a row may differ in its last "
+            "digits with another --chunk; start them with NPY_DISABLE_CPU_FEATURES set as "
+            "marinesim.core.libm.libm_environment() gives (docs: guide/worlds.md)"
+        )
     return 0
 
 

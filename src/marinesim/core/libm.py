@@ -12,17 +12,21 @@ imported, makes numpy use libm's bits on such a CPU too.
 
 :func:`numpy_matches_libm` tells which case this process is in, by evaluating the functions
 the laws use on a fixed set of 1 536 arguments both ways (about 15 ms, once per process);
-run manifests record it (``numpy_libm``).
+run manifests record it (``numpy_libm``).  :func:`libm_environment` gives the environment
+under which a new process's numpy uses libm's bits (``marinesim batch`` starts its local
+workers with it, so that a stacked world's results never depend on which worlds it is
+stacked with: see docs/guide/worlds.md).
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import os
 
 import numpy as np
 
-__all__ = ["numpy_matches_libm"]
+__all__ = ["libm_environment", "numpy_matches_libm"]
 
 
 def _args() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -57,3 +61,22 @@ def numpy_matches_libm() -> bool:
         if nf(a, b).tobytes() != ref.tobytes():
             return False
     return True
+
+
+def libm_environment() -> dict[str, str]:
+    """Variables under which a new process's numpy gives libm's bits here: {} where it does
+    already (or ``NPY_DISABLE_CPU_FEATURES`` is set: the user's choice), else
+    ``NPY_DISABLE_CPU_FEATURES`` naming the AVX-512 groups numpy dispatches to on this CPU
+    (``X86_V4 AVX512_ICL`` with numpy 2.4; ``AVX512F AVX512_SKX …`` with older numpy)."""
+    if numpy_matches_libm() or os.environ.get("NPY_DISABLE_CPU_FEATURES"):
+        return {}
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:  # numpy < 2
+        from numpy.core import _multiarray_umath as umath  # type: ignore[no-redef]
+    found = getattr(umath, "__cpu_features__", {})
+    off = [
+        f for f in getattr(umath, "__cpu_dispatch__", ())
+        if found.get(f) and (f == "X86_V4" or f.startswith("AVX512"))
+    ]  # fmt: skip
+    return {"NPY_DISABLE_CPU_FEATURES": " ".join(off)} if off else {}

@@ -132,6 +132,10 @@ class Recorder:
         self.units: dict[str, str] = {}
         self.labels: dict[str, tuple[str, ...]] = {}
         self.current: dict[tuple[str, str], NDArray[np.float64]] = {}
+        #: The last values (and units) of the signals ``select`` leaves out: not recorded, but
+        #: a law that takes over from the plugins starts from them (:meth:`last`).
+        self.held: dict[tuple[str, str], NDArray[np.float64]] = {}
+        self.held_units: dict[str, str] = {}
         self._skip: set[str] = set()
         self._keep: set[str] = set()
         #: Frames the run will record at most (None: unknown); a shorter run gets smaller
@@ -218,6 +222,9 @@ class Recorder:
     ) -> None:
         """Set the current value of a signal for one block: (N,) or (N, k)."""
         if not self._wanted(name):
+            arr = np.array(values, dtype=float)
+            self.held[(block, name)] = arr[:, None] if arr.ndim == 1 else arr
+            self.held_units[name] = unit
             return
         arr = np.asarray(values, dtype=float)
         if arr.ndim == 1:
@@ -244,6 +251,24 @@ class Recorder:
         self.units[name] = unit
         self.labels[name] = lab
         self.current[key] = arr.copy()
+
+    def last(self, block: str, name: str) -> NDArray[np.float64] | None:
+        """The last value of a signal of ``block``, (N, k), recorded or left out by ``select``
+        (None: not logged yet)."""
+        key = (block, name)
+        val = self.current.get(key)
+        return self.held.get(key) if val is None else val
+
+    def known(self, name: str) -> bool:
+        """Whether a signal ``name`` has been logged, recorded or left out by ``select``."""
+        return name in self.units or name in self.held_units
+
+    def hold(self, key: tuple[str, str], value: NDArray[np.float64]) -> None:
+        """Set a known signal's last value (the compiled route's last tick), (N, k)."""
+        if key in self.current:
+            self.current[key] = np.array(value, dtype=float)
+        else:
+            self.held[key] = np.array(value, dtype=float)
 
     def frame(self, t: float) -> None:
         """Record the current values as the frame at time t (one tick in ``every``)."""
@@ -398,6 +423,8 @@ class Recorder:
             "current": {k: v.copy() for k, v in self.current.items()},
             "units": dict(self.units),
             "labels": dict(self.labels),
+            "held": {k: v.copy() for k, v in self.held.items()},
+            "held_units": dict(self.held_units),
         }
 
     def set_state(self, snap: dict[str, Any]) -> None:
@@ -440,6 +467,8 @@ class Recorder:
         self.current = {k: v.copy() for k, v in snap["current"].items()}
         self.units = dict(snap["units"])
         self.labels = dict(snap["labels"])
+        self.held = {k: v.copy() for k, v in snap.get("held", {}).items()}
+        self.held_units = dict(snap.get("held_units", {}))
         self._buf = {k: v for k, v in self._buf.items() if k in self.units}
         self._res = {k: v for k, v in self._res.items() if k in self.units}
         self._ticks = int(snap["ticks"])

@@ -516,7 +516,7 @@ class CompiledRoute:
                     vs = v if r == ticks else v[sel]  # every frame: no gathered copy
                     dst[:, row : row + r, ob : ob + v.shape[1]] = vs.transpose(2, 0, 1)
         for key, v in vals.items():
-            rec.current[key] = np.array(v[-1], dtype=float)
+            rec.hold(key, v[-1])
         rec._ticks = ticks0 + ticks
         rec._row = row + r
         last_skipped = (ticks0 + ticks - 1) % every != 0
@@ -559,10 +559,6 @@ def plan(sim: Any) -> tuple[str | None, list[tuple[Any, Laws]], list[Any]]:
         return "the scenario has no entity block", [], []
     if sim.clock.time_warp:
         return "time_warp (paced runs)", [], []
-    if sim._recorder.select is not None:
-        # (several declarations' ``ready`` and ``load`` read their own signals' last values
-        # from the recorder, which keeps only the selected ones)
-        return "log_columns (signal selection)", [], []
     many = len(blocks) > 1
 
     def named(blk: Any, why: str) -> str:

@@ -173,7 +173,7 @@ def declare_noisy_state(plugin: Any, slot: Any, sim: Any) -> Laws | str:
             slot.rng is not None
             and st.get("belief") is not None
             and blk.belief is not None
-            and (blk.name, "belief.pos") in rec.current
+            and rec.last(blk.name, "belief.pos") is not None
         )
 
     def load(k: int) -> None:

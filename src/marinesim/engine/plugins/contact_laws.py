@@ -271,7 +271,7 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
 
     def ready() -> bool:
         return slot.rng is not None and all(
-            (blk.name, f"{name}.{s}") in rec.current for s, _c0, _c1 in signals
+            rec.last(blk.name, f"{name}.{s}") is not None for s, _c0, _c1 in signals
         )
 
     def load(k: int) -> None:
@@ -279,7 +279,7 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         load_streams(slot.rng, a, meta, 2, cnt)
         cnt[2] = 0
         for s, c0, c1 in signals:
-            a["cur"][:, c0:c1] = np.reshape(rec.current[(blk.name, f"{name}.{s}")], (n, -1))
+            a["cur"][:, c0:c1] = np.reshape(rec.last(blk.name, f"{name}.{s}"), (n, -1))
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         slot.rng.set_position("normal", int(a["cnt"][0]))

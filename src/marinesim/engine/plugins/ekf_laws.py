@@ -7,8 +7,8 @@ of its block, compiled, :mod:`~marinesim.engine.plugins.sensor_laws`) leave each
 three wires instead of the bus — ``bus.<topic>`` (the values), ``bus.<topic>.ok`` (the rows
 delivered) and ``bus.<topic>.new`` (a message was published this tick) — and the law
 :func:`ekf_estimate` runs in the ``estimate`` hook, after every ``sense`` law of the tick, on
-the same order of messages: AHRS, IMU, then the aiding sensors in the order the bus delivers
-them (by each message's number on its topic, then by publication).
+the same order of messages: AHRS, IMU, then depth, GPS and DVL (a fixed order, so that a
+vehicle's estimate never depends on the other rows of its block or on stacked worlds).
 
 Each step is the plugin's, per vehicle, with the filter's own per-row laws
 (:func:`marinesim.sensors.ekf_rows.predict_row` and the update laws of
@@ -46,6 +46,7 @@ from marinesim.engine.compiled.generate import copy_into
 from marinesim.engine.compiled.law import Law, Laws, log_ticks
 from marinesim.engine.plugins.belief_laws import belief_velocity, load_belief
 from marinesim.engine.plugins.belief_laws import wires as belief_wires
+from marinesim.engine.plugins.sensors import FUSION_ORDER
 from marinesim.sensors import ekf_rows
 from marinesim.sensors.dvl import BOTTOM
 from marinesim.sensors.estimation import _H_DEPTH, _H_GPS, _Step
@@ -54,8 +55,9 @@ __all__ = ["TOPICS", "declare_ekf", "ekf_estimate"]
 
 _SRC = Path(__file__).resolve().parents[2] / "sensors"
 
-#: The topics the filter reads, by code: 0 AHRS, 1 IMU, 2 depth, 3 GPS, 4 DVL.
-TOPICS = ("ahrs/quat", "imu/data", "depth/depth", "gps/fix", "dvl/velocity")
+#: The topics the filter reads, by code: 0 AHRS, 1 IMU, 2 depth, 3 GPS, 4 DVL (the plugin's
+#: order of fusion).
+TOPICS = FUSION_ORDER
 #: Their values' widths (the sensors' kept samples).
 _WIDTH = (4, 6, 1, 2, 4)
 
@@ -146,36 +148,20 @@ def _message(code, v0, o0, n0, v1, o1, n1, v2, o2, n2, v3, o3, n3, v4, o4, n4): 
 
 
 @register_jitable
-def ekf_estimate(k, j, t, h, prm, pos, seq, Rd, Rg, Rv, x, P, rot, tk, quat, f, w, rej, nis, nset, q, xo, Po, work, y, Hd, Hg, Hv, msk, acc, nisr, v0, o0, n0, v1, o1, n1, v2, o2, n2, v3, o3, n3, v4, o4, n4, bpos, bquat, bspeed, bside, log):  # noqa: ANN001, ANN201, E501
+def ekf_estimate(k, j, t, h, prm, Rd, Rg, Rv, x, P, rot, tk, quat, f, w, rej, nis, nset, q, xo, Po, work, y, Hd, Hg, Hv, msk, acc, nisr, v0, o0, n0, v1, o1, n1, v2, o2, n2, v3, o3, n3, v4, o4, n4, bpos, bquat, bspeed, bside, log):  # noqa: ANN001, ANN201, E501
     """``nav_ekf``'s ``estimate`` at ``t`` (t_{k+1}): this tick's messages (``v*`` values,
     ``o*`` rows delivered, ``n*`` published: AHRS, IMU, depth, GPS, DVL), then the belief
     wires and the frame's log row ``j``.
 
-    The plugin's order: the AHRS, the IMU, then the aiding messages as its inbox holds them,
-    which the bus sorts by each message's number on its topic (``seq``: the topic's messages
-    so far in the block), then by publication (``pos``: the publisher's place in the block).
+    The plugin's order: the AHRS, the IMU, then the depth, GPS and DVL messages (the codes'
+    order: it does not depend on the other rows of the block, so neither does a row's estimate).
     ``prm``: σ_a, σ_ba, g, the χ² gates of 1, 2, 3 rows, the DVL lever arm (3)."""
     n = x.shape[0]
-    aid = np.empty(3, dtype=np.int64)
-    na = 0
     for code in range(5):
-        _v, _o, new = _message(code, v0, o0, n0, v1, o1, n1, v2, o2, n2, v3, o3, n3, v4, o4, n4)
-        if new[0] == 0 or code < 2:
-            continue
-        m = na  # insertion by (seq, pos)
-        while m > 0 and (seq[aid[m - 1]] > seq[code] or (
-                seq[aid[m - 1]] == seq[code] and pos[aid[m - 1]] > pos[code])):  # fmt: skip
-            aid[m] = aid[m - 1]
-            m -= 1
-        aid[m] = code
-        na += 1
-    for step in range(2 + na):
-        code = step if step < 2 else aid[step - 2]
         val, ok, new = _message(code, v0, o0, n0, v1, o1, n1, v2, o2, n2, v3, o3, n3, v4, o4, n4)
         if new[0] == 0:
             continue
         new[0] = 0
-        seq[code] += 1
         if code == 0:  # the AHRS attitude: every row's rotation from its quaternion
             for i in range(n):
                 if ok[i] != 0.0:
@@ -243,7 +229,6 @@ def declare_ekf(plugin: Any, slot: Any, sim: Any) -> Laws | str:
             return f"its {topic!r} messages are read through the bus"
     mine = [s for s in sim.slots if s.block is blk]
     a: dict[str, np.ndarray] = {}
-    feeds: list[tuple[int, int, str]] = []  # (slot position, code, wire name)
     args: list[str] = []
     for code, topic in enumerate(TOPICS):
         pubs = [(i, s) for i, s in enumerate(mine) if topic in getattr(s.plugin, "publishes", {})]
@@ -264,11 +249,6 @@ def declare_ekf(plugin: Any, slot: Any, sim: Any) -> Laws | str:
                     "replay, which runs on the plugins")  # fmt: skip
         wire = f"bus.{topic}"
         args += [wire, wire + ".ok", wire + ".new"]
-        feeds.append((i, code, wire))
-    # the publishers' places in the block (the order of their messages of one number)
-    pos = np.full(5, len(mine), dtype=np.int64)
-    for i, code, _w in feeds:
-        pos[code] = i
     st = slot.ctx.state
     gate = [np.inf if p.gate_probability >= 1 else 0.0] * 3  # filled from the filter (load)
     prm = np.array([p.accel_noise_std, p.accel_bias_walk, p.gravity, *gate,
@@ -277,7 +257,7 @@ def declare_ekf(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     Hd = np.ascontiguousarray(np.broadcast_to(_H_DEPTH, (n, 1, 9)))
     Hg = np.ascontiguousarray(np.broadcast_to(_H_GPS, (n, 2, 9)))
     a.update(
-        prm=prm, pos=pos, seq=np.zeros(5, dtype=np.int64), Rd=np.array([[p.depth_std**2]]), Rg=p.gps_std**2 * np.eye(2),
+        prm=prm, Rd=np.array([[p.depth_std**2]]), Rg=p.gps_std**2 * np.eye(2),
         Rv=p.dvl_std**2 * np.eye(3), x=np.zeros((n, 9)), P=np.zeros((n, 9, 9)),
         rot=np.zeros((n, 3, 3)), tk=np.zeros(1), quat=np.zeros((n, 4)), f=np.zeros((n, 3)),
         w=np.zeros((n, 3)), rej=np.zeros((3, n), dtype=np.int64), nis=np.full((3, n), np.nan),
@@ -294,8 +274,6 @@ def declare_ekf(plugin: Any, slot: Any, sim: Any) -> Laws | str:
 
     def load(k: int) -> None:
         ekf = st["ekf"]
-        for code, topic in enumerate(TOPICS):
-            a["seq"][code] = sim.bus._seq.get((topic, blk.name), 0)
         prm[3:6] = (ekf.gates[1], ekf.gates[2], ekf.gates[3])
         a["x"][...] = ekf.x
         a["P"][...] = ekf.P
@@ -341,9 +319,9 @@ def declare_ekf(plugin: Any, slot: Any, sim: Any) -> Laws | str:
             f"{name}.rejected": lg[..., 14:15],
         }
 
-    state = ("seq", "x", "P", "rot", "tk", "quat", "f", "w", "rej", "nis", "nset", "belief.pos",
+    state = ("x", "P", "rot", "tk", "quat", "f", "w", "rej", "nis", "nset", "belief.pos",
              "belief.quat", "belief.speed", "belief.side")  # fmt: skip
-    law_args = ("prm", "pos", "seq", "Rd", "Rg", "Rv", "x", "P", "rot", "tk", "quat", "f", "w", "rej",
+    law_args = ("prm", "Rd", "Rg", "Rv", "x", "P", "rot", "tk", "quat", "f", "w", "rej",
                 "nis", "nset", "q", "xo", "Po", "work", "y", "Hd", "Hg", "Hv", "msk", "acc",
                 "nisr", *args, "belief.pos", "belief.quat", "belief.speed", "belief.side", "log")  # fmt: skip
     return Laws(

@@ -631,7 +631,7 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
             and "buffer" in st
             and (delay <= 0 or "line" in st)
             and all(x in st and st[x] is not None for x in need)
-            and all(nm in rec.units for nm in names)
+            and all(rec.known(nm) for nm in names)
         )
 
     def load(k: int) -> None:
@@ -651,7 +651,7 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
         if ekf:
             a[f"bus.{topic}.new"][0] = 0  # (the filter took the last message)
         for nm, sl in cols.items():
-            held = rec.current.get((blk.name, nm))
+            held = rec.last(blk.name, nm)
             a["cur"][:, sl] = np.nan if held is None else np.reshape(held, (n, -1))
         if kind == "imu":
             hist = st["p_hist"]

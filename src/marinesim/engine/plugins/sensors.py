@@ -85,6 +85,14 @@ def _truth_rotations(q: Any) -> np.ndarray:
     return rot
 
 
+#: The order in which ``nav_ekf`` fuses the messages of one time stamp: the attitude, then
+#: the IMU (its sample was taken with that attitude), then the aiding sensors.  A fixed order:
+#: a vehicle's estimate does not depend on which other rows of its block (or which stacked
+#: worlds) had a message, as an order taken from the bus's delivery would.
+FUSION_ORDER = ("ahrs/quat", "imu/data", "depth/depth", "gps/fix", "dvl/velocity")
+_FUSION_RANK = {topic: i for i, topic in enumerate(FUSION_ORDER)}
+
+
 def _laws(kind: str) -> Any:
     """``compiled_laws`` of a navigation sensor (:mod:`~marinesim.engine.plugins.sensor_laws`)."""
 
@@ -583,8 +591,7 @@ class NavEkfEstimator(Plugin):
     def estimate(self, ctx: Any, rng: Any) -> None:
         """Fuse the delivered measurements in time order, write the belief, publish ``nav/state``."""
         # at one stamp: attitude first (the IMU sample was taken with it), then the IMU, then aiding
-        rank = {"ahrs/quat": 0, "imu/data": 1}
-        msgs = sorted(ctx.inbox, key=lambda m: (m.t_stamp, rank.get(m.topic, 2)))
+        msgs = sorted(ctx.inbox, key=lambda m: (m.t_stamp, _FUSION_RANK[m.topic]))
         used: set[int] = set()
         if ctx.state["ekf"] is None:  # initialisation: first_gps
             for m in msgs:  # the latest attitude before the fix

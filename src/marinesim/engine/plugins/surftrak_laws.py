@@ -320,7 +320,7 @@ def rangefinder_sense(k, j, t, h, rows, heights, meta, coef, normals, zbuf, cnt,
 def _held(sim: Any, blk: Any, names: list[str], into: np.ndarray) -> None:
     """The recorder's hold-last values of ``names`` (NaN: not logged yet)."""
     for c, name in enumerate(names):
-        val = sim._recorder.current.get((blk.name, name))
+        val = sim._recorder.last(blk.name, name)
         into[:, c] = np.nan if val is None else val[:, 0]
 
 
@@ -349,7 +349,7 @@ def controller_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         return ap if name == "ap" else getattr(ap, name)
 
     def ready() -> bool:
-        return "ap" in st and all(nm in sim._recorder.units for nm in names)
+        return "ap" in st and all(sim._recorder.known(nm) for nm in names)
 
     def load(k: int) -> None:
         ap: ArduSubVertical = st["ap"]
@@ -547,7 +547,7 @@ def rangefinder_declaration(
     clock = sim.clock
 
     def ready() -> bool:
-        return "line" in st and slot.rng is not None and names[0] in sim._recorder.units
+        return "line" in st and slot.rng is not None and sim._recorder.known(names[0])
 
     def load(k: int) -> None:
         if not first:  # fixed at start: the profile, the delay line's size, the coefficients
@@ -557,7 +557,7 @@ def rangefinder_declaration(
             a["zbuf"] = np.zeros((st["line"].buf.shape[0], n))
             a["coef"][:] = st["rf"].coefficients
             first["interval"] = prof.interval
-        known = float(all(nm in sim._recorder.units for nm in names[1:]))
+        known = float(all(sim._recorder.known(nm) for nm in names[1:]))
         a["meta"][:] = (first["interval"], st["attrib0"], st["rf"].delay / clock.dt, st["k0"],
                         st["iv"], known)  # fmt: skip
         normals, npos = slot.rng.buffered("normal")

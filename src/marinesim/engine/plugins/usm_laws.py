@@ -359,11 +359,10 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         a["done"][...] = wpt.done
         a["prev"][...] = wpt.prev_point
         a["lasth"][...] = st["last_heading"]
-        rec = sim._recorder.current
-        blk = slot.block.name
-        a["cur"][:, :2] = rec[(blk, f"{name}.target")]
-        a["cur"][:, 2] = rec[(blk, f"{name}.index")][:, 0]
-        a["cur"][:, 3] = rec[(blk, f"{name}.done")][:, 0]
+        last, blk = sim._recorder.last, slot.block.name
+        a["cur"][:, :2] = last(blk, f"{name}.target")
+        a["cur"][:, 2] = last(blk, f"{name}.index")[:, 0]
+        a["cur"][:, 3] = last(blk, f"{name}.done")[:, 0]
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         done = a["done"].copy()
@@ -438,10 +437,9 @@ def pid_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         a["mem"][:, 1] = st["pid"].prev_error
         a["tprev"][0] = st["t_prev"]
         a["bus.desired"][...] = st["desired"]
-        rec = sim._recorder.current
-        blk = slot.block.name
+        last, blk = sim._recorder.last, slot.block.name
         for c, s in enumerate(signals):
-            a["cur"][:, c] = rec[(blk, f"{name}.{s}")][:, 0]
+            a["cur"][:, c] = last(blk, f"{name}.{s}")[:, 0]
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         st["pid"] = PidState(a["mem"][:, 0].copy(), a["mem"][:, 1].copy())

@@ -68,7 +68,7 @@ def servo_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         a["norf"] = np.zeros((n, 3))
 
     def ready() -> bool:
-        return name in sim._recorder.units
+        return sim._recorder.known(name)
 
     def inputs(k: int) -> None:
         a["pwm"][:] = plugin.pwm
