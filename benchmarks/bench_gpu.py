@@ -4,11 +4,13 @@ PythonVehicleSimulator fleet's closed loop.
 ``engine``: a bundled scenario's plugins, stacked as W worlds of one simulation
 (``demo_survey``: ``usm`` + PID + waypoints + current field + gust script, 3 vehicles a world;
 ``remus100_survey``: waypoints + REMUS 100 autopilot + PythonVehicleSimulator REMUS 100, one
-vehicle a world, 5 model steps a tick), run through ``Simulation.run`` for ``--engine-ticks``
+vehicle a world, 5 model steps a tick; ``bluerov2_station_keeping``: station keeping +
+thruster allocation + 8 T200 at the battery's voltage + Fossen 6-DOF BlueROV2 Heavy, one
+vehicle a world, 2 model steps a tick), run through ``Simulation.run`` for ``--engine-ticks``
 ticks with the compiled tick on the CPU and with ``MARINESIM_JIT=cuda`` (the same tick as a
 CUDA kernel, one thread per world: :mod:`marinesim.engine.compiled.gpu`); both warm, the
-recorder at 0.2 frames/s.  Figures: vehicle-steps/s of each (N · ticks, times 5 for REMUS:
-the model's steps, the unit of ``bench_survey.py``), their ratio, and the largest difference
+recorder at 0.2 frames/s.  Figures: vehicle-steps/s of each (N · ticks times the model steps
+a tick: the unit of ``bench_survey.py``), their ratio, and the largest difference
 of the final truth positions relative to their scale.
 
 ``fleet``: the fleet's closed loop (each vehicle's control system, ``dynamics``,
@@ -26,7 +28,8 @@ not a speed figure: use tiny sizes).  Needs numba-cuda (``pip install -e '.[gpu]
 finish in under 5 minutes on a GPU machine::
 
     python benchmarks/bench_gpu.py [--parts engine,fleet]
-        [--engine-scenarios demo_survey,remus100_survey] [--engine-worlds 1000,10000,100000]
+        [--engine-scenarios demo_survey,remus100_survey,bluerov2_station_keeping]
+        [--engine-worlds 1000,10000,100000]
         [--engine-ticks 50] [--sizes 1000,10000,100000,1000000] [--steps 200]
         [--vehicles torpedo,tanker,supply,frigate] [--json PATH]
 """
@@ -120,7 +123,7 @@ def measure(vehicles: list[str], sizes: list[int], steps: int, repeat: int) -> l
 
 
 #: Per engine scenario: vehicles a world, model steps a tick (the vehicle-step unit).
-ENGINE = {"demo_survey": (3, 1), "remus100_survey": (1, 5)}
+ENGINE = {"demo_survey": (3, 1), "remus100_survey": (1, 5), "bluerov2_station_keeping": (1, 2)}
 
 
 def _engine_run(name: str, worlds: int, ticks: int, cuda: bool) -> tuple[float, np.ndarray]:
@@ -193,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="launches per figure (best kept)")
     ap.add_argument("--vehicles", default="torpedo,tanker,supply,frigate")
     ap.add_argument("--parts", default="engine,fleet", help="engine and/or fleet")
-    ap.add_argument("--engine-scenarios", default="demo_survey,remus100_survey")
+    ap.add_argument(
+        "--engine-scenarios", default="demo_survey,remus100_survey,bluerov2_station_keeping"
+    )
     ap.add_argument("--engine-worlds", default="1000,10000,100000", help="comma-separated W")
     ap.add_argument("--engine-ticks", type=int, default=50, help="ticks per engine run")
     ap.add_argument("--json", type=Path, default=None, help="also write the report here")

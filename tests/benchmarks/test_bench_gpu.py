@@ -73,8 +73,9 @@ def test_in_the_cuda_simulator_the_engine_rows_agree(tmp_path: Path) -> None:
     rep = json.loads(js.read_text())
     assert "results" not in rep  # (the fleet part not asked for)
     rows = {r["scenario"]: r for r in rep["engine"]}
-    assert sorted(rows) == ["demo_survey", "remus100_survey"]
+    assert sorted(rows) == ["bluerov2_station_keeping", "demo_survey", "remus100_survey"]
     assert rows["demo_survey"]["n"] == 6 and rows["remus100_survey"]["n"] == 2
+    assert rows["bluerov2_station_keeping"]["n"] == 2
     for r in rows.values():
         assert r["worlds"] == 2 and r["ticks"] == 12
         assert r["cpu_vehicle_steps_per_s"] > 0 and r["cuda_vehicle_steps_per_s"] > 0

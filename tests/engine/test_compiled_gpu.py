@@ -115,7 +115,9 @@ sim = build_simulation(load_scenario(name, sets={"time.end": end}), replicas=ran
 res = sim.run()
 np.savez(out, **{k: np.asarray(v.values) for k, v in res.signals.items()})
 ev = [[e.t, e.entity, e.kind, e.text] for e in res.events]
-json.dump({"status": res.status, "events": ev, "why": sim.compiled_why_not}, open(out + ".json", "w"))
+json.dump({"status": res.status, "events": ev, "why": sim.compiled_why_not,
+           "compiled": res.manifest["compiled_ticks"], "ticks": res.manifest["ticks"]},
+          open(out + ".json", "w"))
 """
 
 
@@ -132,22 +134,33 @@ def _run(tmp: Path, tag: str, name: str, reps: int, end: float, **env: str) -> t
 
 @pytest.mark.parametrize(
     ("name", "reps", "end"),
-    [("demo_survey", 3, 130.0), ("remus100_survey", 3, 40.0)],
+    [("demo_survey", 3, 130.0), ("remus100_survey", 3, 40.0), ("bluerov2_station_keeping", 2, 3.0),
+     ("bluerov2_thruster_failure", 2, 21.0)],
 )
 def test_in_the_cuda_simulator_the_tick_gives_the_interpreted_bits(
     tmp_path: Path, name: str, reps: int, end: float
 ) -> None:
-    """Three worlds: waypoints reached (event notes merged from each world's own slice), the
-    gust script (the plugins' ticks between the CUDA calls), every signal of every frame."""
+    """Two or three worlds: waypoints reached (event notes merged from each world's own slice),
+    the gust script and a thruster failure (the plugins' ticks between the CUDA calls), every
+    signal of every frame."""
     ref, rmeta = _run(tmp_path, "interp", name, reps, end, MARINESIM_JIT="interp")
     got, gmeta = _run(tmp_path, "cuda", name, reps, end, MARINESIM_JIT="cuda", NUMBA_ENABLE_CUDASIM="1")
     assert gmeta["why"] is None and gmeta["status"] == rmeta["status"]
+    assert gmeta["compiled"] >= 0.9 * gmeta["ticks"]
     assert sorted(got.files) == sorted(ref.files) and len(ref.files) >= 10
     for key in ref.files:
         np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
     assert gmeta["events"] == rmeta["events"]
-    assert any(e[2] == "waypoint" for e in gmeta["events"])
-    assert got["truth.pos"].shape[0] == reps * (3 if name == "demo_survey" else 1)
+    if not name.startswith("bluerov2"):
+        assert any(e[2] == "waypoint" for e in gmeta["events"])
+    else:  # the thrusters pushed it: the T200 plant, the battery and the allocator ran
+        soc = got["fossen6dof.soc"]
+        assert np.nanmax(np.abs(got["alloc.force"])) > 0.1 and np.nanmax(soc) > np.nanmin(soc)
+    if name == "bluerov2_thruster_failure":  # the failure at 20 s: the plugins' tick, then
+        # the allocators of both blocks (pinv, qp) without thruster 1, on CUDA again
+        assert sum(e[2] == "thruster_fail" for e in gmeta["events"]) == 2 * reps
+    per = {"demo_survey": 3, "bluerov2_thruster_failure": 2}.get(name, 1)  # vehicles a world
+    assert got["truth.pos"].shape[0] == reps * per
 
 
 def test_without_a_device_the_run_says_why(tmp_path: Path) -> None:
@@ -181,7 +194,9 @@ def test_on_a_device_without_numba_cuda_it_says_to_install_it(monkeypatch) -> No
         gpu.require_device()
 
 
-@pytest.mark.parametrize("name", ["demo_survey", "remus100_survey"])
+@pytest.mark.parametrize(
+    "name", ["demo_survey", "remus100_survey", "bluerov2_station_keeping", "bluerov2_thruster_failure"]
+)
 def test_the_kernel_compiles_for_a_device(name: str, monkeypatch, nvvm) -> None:
     monkeypatch.setenv("MARINESIM_JIT", "cuda")
     decls = _decls(name, 2)

@@ -27,7 +27,7 @@ from marinesim.allocation.kernels import pinv_one
 from marinesim.allocation.qp_rows import MAX_ITER as QP_MAX_ITER
 from marinesim.allocation.qp_rows import qp_one
 from marinesim.allocation.redistributed_rows import redistributed_one
-from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
+from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, Worlds
 from marinesim.engine.plugins.sixdof_laws import (
     _n_thrusters,
     _put_back,
@@ -339,5 +339,6 @@ def alloc_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         publishes=heard, inboxes=(slot,),
         sources=(_SRC / "allocation", _SRC / "actuators" / "t200_law.py"),
         ready=ready, load=load, commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=(*a0, "fp"), world=("tprev",), log_axis=1),
     )  # fmt: skip
     return laws

@@ -44,7 +44,7 @@ from marinesim.actuators.t200 import V_MAX, V_MIN
 from marinesim.control.station_keeping import dot3_einsum, gain_row, station_keeping_row
 from marinesim.core.frames import euler_from_quat_c, rotation_quat_c
 from marinesim.core.state import VehicleState
-from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
+from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, Worlds
 from marinesim.models import battery as battery_model
 from marinesim.models.battery import battery_row
 from marinesim.models.sixdof.generic import step_one
@@ -310,6 +310,7 @@ def hold_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         publishes=heard, inboxes=(slot,),
         sources=(_SRC / "control" / "station_keeping.py", _SRC / "core" / "frames.py"),
         ready=ready, load=load, commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=("g",), world=("tprev",), log_axis=1),
     )  # fmt: skip
 
 
@@ -443,4 +444,6 @@ def motion_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
                  _SRC / "actuators" / "plant.py", _SRC / "actuators" / "t200_law.py",
                  _SRC / "core" / "frames.py"),
         ready=ready, load=load, commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=("nsub", "prow", "bp", "fp", "inv", "par", "zero"),
+                   world=("tmodel",), log_axis=1),
     )  # fmt: skip
