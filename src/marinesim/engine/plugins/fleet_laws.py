@@ -27,7 +27,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from marinesim.control.pvs_fleet import STATE_SIZE, control_row, law
-from marinesim.engine.compiled.law import Law, Laws, copy_log_cm, log_ticks
+from marinesim.engine.compiled.law import Law, Laws, Worlds, copy_log_cm, log_ticks
 from marinesim.engine.plugins.remus_laws import (
     MAX_RATE,
     MAX_SPEED,
@@ -186,4 +186,7 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
         sources=(_SRC / "models" / "sixdof", _SRC / "models" / "sixdof" / "fleet", _SRC / "control" / "pvs_fleet.py",
                  _SRC / "control" / "autopilots.py", _SRC / "core" / "frames.py"),
         ready=ready, load=load, commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds,
+                   shared=("nsub", "kind", "par", "zero", "code", "cpar", "table"),
+                   world=("tmodel",)),
     )  # fmt: skip
