@@ -221,15 +221,14 @@ class Recorder:
         labels: tuple[str, ...] | None = None,
     ) -> None:
         """Set the current value of a signal for one block: (N,) or (N, k)."""
-        if not self._wanted(name):
-            arr = np.array(values, dtype=float)
-            self.held[(block, name)] = arr[:, None] if arr.ndim == 1 else arr
-            self.held_units[name] = unit
-            return
         arr = np.asarray(values, dtype=float)
         if arr.ndim == 1:
             arr = arr[:, None]
         key = (block, name)
+        if not self._wanted(name):
+            self.held[key] = arr.copy()
+            self.held_units[name] = unit
+            return
         prev = self.current.get(key)
         if prev is not None and prev.shape == arr.shape and self.units.get(name) == unit:
             self.current[key] = arr.copy()  # fast path: already validated shape and unit

@@ -231,7 +231,7 @@ def declare_ekf(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     a: dict[str, np.ndarray] = {}
     args: list[str] = []
     for code, topic in enumerate(TOPICS):
-        pubs = [(i, s) for i, s in enumerate(mine) if topic in getattr(s.plugin, "publishes", {})]
+        pubs = [s for s in mine if topic in getattr(s.plugin, "publishes", {})]
         if len(pubs) > 1:
             return f"{topic!r} has {len(pubs)} publishers in its block"
         if not pubs:
@@ -240,7 +240,7 @@ def declare_ekf(plugin: Any, slot: Any, sim: Any) -> Laws | str:
                 np.zeros((n, _WIDTH[code])), np.zeros(n), np.zeros(1, dtype=np.int64))
             args += [z, z + "ok", z + "new"]
             continue
-        i, s = pubs[0]
+        s = pubs[0]
         kind = _sensor_kind(s.plugin)
         if kind is None or kind == "noisy_state":
             return f"its {topic!r} comes from {s.plugin.name!r}, which has no compiled laws"
