@@ -136,7 +136,8 @@ def _run(tmp: Path, tag: str, name: str, reps: int, end: float, **env: str) -> t
     ("name", "reps", "end"),
     [("demo_survey", 3, 130.0), ("remus100_survey", 3, 40.0), ("bluerov2_station_keeping", 2, 3.0),
      ("bluerov2_thruster_failure", 2, 21.0), ("tanker_heading_autopilot", 2, 20.0),
-     ("torpedo_depth_heading", 2, 10.0), ("supply_dp_current", 2, 10.0)],
+     ("torpedo_depth_heading", 2, 10.0), ("supply_dp_current", 2, 10.0),
+     ("surftrak_sawtooth", 3, 12.0)],
 )
 def test_in_the_cuda_simulator_the_tick_gives_the_interpreted_bits(
     tmp_path: Path, name: str, reps: int, end: float
@@ -154,6 +155,11 @@ def test_in_the_cuda_simulator_the_tick_gives_the_interpreted_bits(
     assert gmeta["events"] == rmeta["events"]
     if name in ("demo_survey", "remus100_survey"):
         assert any(e[2] == "waypoint" for e in gmeta["events"])
+    elif name == "surftrak_sawtooth":  # SURFTRAK took over (its first target is the plugins'
+        # tick) and the worlds' noisy readings steered them apart
+        assert (got["surftrak.mode_state"][:, -1] == 2.0).all()
+        z = got["truth.pos"][:, -1, 2]
+        assert np.ptp(z) > 1e-3 and np.isfinite(got["rangefinder.rf_cm"]).any()
     elif not name.startswith("bluerov2"):  # a PythonVehicleSimulator fleet vehicle moved
         pos = got["truth.pos"]
         assert np.nanmax(np.abs(pos[:, -1] - pos[:, 0])) > 0.1
@@ -201,7 +207,8 @@ def test_on_a_device_without_numba_cuda_it_says_to_install_it(monkeypatch) -> No
 @pytest.mark.parametrize(
     "name",
     ["demo_survey", "remus100_survey", "bluerov2_station_keeping", "bluerov2_thruster_failure",
-     "tanker_heading_autopilot", "torpedo_depth_heading", "supply_dp_current"],
+     "tanker_heading_autopilot", "torpedo_depth_heading", "supply_dp_current",
+     "surftrak_sawtooth"],
 )
 def test_the_kernel_compiles_for_a_device(name: str, monkeypatch, nvvm) -> None:
     monkeypatch.setenv("MARINESIM_JIT", "cuda")

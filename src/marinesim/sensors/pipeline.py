@@ -14,6 +14,7 @@ only on its own stream.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 
 import numpy as np
@@ -47,7 +48,7 @@ def delay_position(count: int, size: int, back: float) -> tuple[int, float, bool
     newest = count - 1
     oldest = max(0, count - size)
     pos = max(newest - back, float(oldest))
-    i0 = int(np.floor(pos + 1e-9))
+    i0 = int(math.floor(pos + 1e-9))
     frac = pos - i0
     return i0, frac, not (frac < 1e-9 or i0 + 1 > newest)
 

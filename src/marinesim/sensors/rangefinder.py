@@ -107,6 +107,11 @@ def pick(cond: np.ndarray, a: object, b: object) -> np.ndarray:
     return np.where(cond, a, b)
 
 
+def trunc(x: np.ndarray) -> np.ndarray:
+    """``np.trunc`` (replaced by a scalar form in compiled code, which a device compiles)."""
+    return np.trunc(x)
+
+
 def inject_values(
     row: np.ndarray, z_d: np.ndarray, normal: np.ndarray, coef: tuple[float, ...]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -132,7 +137,7 @@ def inject_values(
     above = rf > high_cut
     rf = pick(below, below_sub, pick(above, above_sub, rf))
     q = pick(below, below_q, pick(above, above_q, 100.0))
-    cm = np.trunc(rf * 100.0)
+    cm = trunc(rf * 100.0)
     cm = pick(low_sq, lsq_cm, cm)
     q = pick(low_sq, lsq_q, q)
     cm = pick(dropout, -1.0, cm)

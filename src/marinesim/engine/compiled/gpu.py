@@ -127,7 +127,7 @@ def parts(decls: Sequence[Laws]) -> tuple[int, list[Part]]:
         elif g.events is not None and name == g.events[1]:
             out.append(Part("count"))
         else:
-            axis = g.log_axis if name in laws.logs else 0
+            axis = dict(g.axes).get(name, g.log_axis if name in laws.logs else 0)
             if arr.ndim <= axis or arr.shape[axis] != g.n:
                 raise ValueError(
                     f"array {name!r} {arr.shape}: axis {axis} does not hold the block's {g.n} "

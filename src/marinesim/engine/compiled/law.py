@@ -122,6 +122,9 @@ class Worlds:
     log_axis : int
         The row axis of the log arrays (:attr:`Laws.logs`): 2 for component-major
         (c, ticks, N), 1 for (ticks, N, c).
+    axes : tuple of (str, int)
+        Row arrays whose row axis is another than the first (a delay line (length, N):
+        ``("zbuf", 1)``).
     """
 
     n: int
@@ -130,6 +133,7 @@ class Worlds:
     world: tuple[str, ...] = ()
     events: tuple[str, str, int] | None = None
     log_axis: int = 2
+    axes: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass

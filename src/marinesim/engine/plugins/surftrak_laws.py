@@ -7,8 +7,8 @@ the pure L1 functions the plugins' objects call — :mod:`marinesim.control.posz
 :mod:`~marinesim.control.surftrak` (ArduSub's vertical autopilot), :mod:`marinesim.models.heave`,
 :mod:`marinesim.sensors.rangefinder` and :mod:`~marinesim.sensors.pipeline` — over
 structure-of-arrays copies of the plugins' state.  Those functions are written for floats and
-numpy arrays alike; here each is bound, once, to the scalar forms of its three array helpers
-(``any_true``, ``pick``, ``half_power``) and registered with numba
+numpy arrays alike; here each is bound, once, to the scalar forms of its array helpers
+(``any_true``, ``pick``, ``half_power``, ``trunc``) and registered with numba
 (:func:`scalar_law`): the same code, interpreted or compiled, no second copy.
 
 Wires: the controller writes ``bus.thrust`` (N,) — the ``thrust`` topic — and reads the
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws
+from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, Worlds
 
 __all__ = [
     "TICK_US", "controller_laws", "motion_laws", "rangefinder_declaration", "scalar_law",
@@ -88,6 +88,14 @@ def _half_power_scalar(x):  # noqa: ANN001, ANN202
     return math.sqrt(x)  # IEEE, as math.sqrt and numpy.sqrt: posz.half_power
 
 
+def _trunc_scalar(x):  # noqa: ANN001, ANN202
+    """``np.trunc`` of a float, bit for bit (−0.0 kept); numba's CUDA target has no
+    ``np.trunc`` (rangefinder.trunc)."""
+    if not abs(x) < 4503599627370496.0:  # NaN, ±inf, or an integer already (|x| ≥ 2⁵²)
+        return x
+    return math.copysign(float(int(x)), x)
+
+
 def _jitable(fn: Any) -> Any:
     try:
         from numba.extending import register_jitable
@@ -96,12 +104,12 @@ def _jitable(fn: Any) -> Any:
     return register_jitable(fn)
 
 
-def _bind() -> dict[str, Any]:
+def _bind() -> tuple[dict[str, Any], dict[str, Any]]:
     import importlib
 
     helpers = {
         "any_true": _jitable(_any_true_scalar), "pick": _jitable(_pick_scalar),
-        "half_power": _jitable(_half_power_scalar),
+        "half_power": _jitable(_half_power_scalar), "trunc": _jitable(_trunc_scalar),
     }  # fmt: skip
     bound: dict[str, Any] = {}
     scopes = []
@@ -117,10 +125,10 @@ def _bind() -> dict[str, Any]:
     for glb in scopes:  # every copy calls the scalar copies of the others
         glb.update(bound)
         glb.update(helpers)
-    return bound
+    return bound, helpers
 
 
-_BOUND = _bind()
+_BOUND, _HELPERS = _bind()
 
 
 def scalar_law(name: str) -> Any:
@@ -128,6 +136,7 @@ def scalar_law(name: str) -> Any:
     return _BOUND[name]
 
 
+trunc = _HELPERS["trunc"]
 message_step = _BOUND["message_step"]
 health_step = _BOUND["health_step"]
 alt_ok_of = _BOUND["alt_ok_of"]
@@ -245,8 +254,8 @@ def surftrak_control(k, j, t, h, cst, sh, lp, climbs, ap, rd, cur, ctun, zva, rf
             c[4] = target_cm * 0.01
             c[5] = s[35] * 0.01
             c[6] = s[42] * 0.01
-            c[7] = np.trunc(s[16])
-            c[8] = np.trunc(vc)
+            c[7] = trunc(s[16])
+            c[8] = trunc(vc)
             c[9] = 1.0 if healthy else 0.0
             c[10] = (1.0 + (target_cm > 0) + 1.0 * pic) if surftrak else 0.0
         for q in range(c.shape[0]):
@@ -399,6 +408,7 @@ def controller_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         arrays=a, state=("ap", "rd", "cur"), logs=("ctun",), publishes=("thrust",),
         sources=(_SRC / "control", _SRC / "models" / "heave.py", _SRC / "sensors"),
         ready=ready, load=load, commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=("cst", "sh", "lp", "climbs"), log_axis=1),
     )  # fmt: skip
 
 
@@ -468,6 +478,7 @@ def motion_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         arrays=a, state=("bus.thrust", "truth.zva"), logs=("zlog",),
         sources=(_SRC / "models" / "heave.py",),
         ready=ready, load=load, commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=("coef", "heights", "meta"), log_axis=1),
     )  # fmt: skip
 
 
@@ -616,4 +627,6 @@ def rangefinder_declaration(
         laws=laws, arrays=a, state=("zbuf", "cnt", "bus.rangefinder", "cur"), logs=("slog",),
         counts=counts, inboxes=() if ctl is None else (ctl,), sources=(_SRC / "sensors",),
         ready=ready, load=load, commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=("rows", "heights", "meta", "coef"),
+                   world=("cnt",), log_axis=1, axes=(("zbuf", 1),)),
     )  # fmt: skip
