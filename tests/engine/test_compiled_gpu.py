@@ -25,9 +25,19 @@ from marinesim.engine.compiled.law import Law, Laws, Worlds, copy_log_cm
 from marinesim.engine.compiled.route import plan
 from marinesim.scenario.build import build_simulation, load_scenario
 
+#: World metrics for ``demo_survey`` (``nav_error`` with perfect navigation: its belief is
+#: the truth).
+METRICS = [
+    {"name": "dist", "plugin": "distance_travelled"},
+    {"name": "cpa", "plugin": "min_separation"},
+    {"name": "nav", "plugin": "nav_error"},
+    {"name": "box", "plugin": "time_in_box",
+     "params": {"north_min": -50.0, "north_max": 150.0, "east_min": -20.0, "east_max": 200.0}},
+]  # fmt: skip
 
-def _decls(name: str, reps: int) -> list[Laws]:
-    sim = build_simulation(load_scenario(name), replicas=range(reps))
+
+def _decls(name: str, reps: int, sets: dict | None = None) -> list[Laws]:
+    sim = build_simulation(load_scenario(name, sets=sets), replicas=range(reps))
     why, entries, _sparse = plan(sim)
     assert why is None
     return [laws for _slot, laws in entries]
@@ -54,6 +64,27 @@ def test_each_array_of_the_usm_block_goes_to_its_world() -> None:
     assert f"    v{i} = a{i}[:, :, w * 3:(w + 1) * 3]" in src
     assert f"    v{order.index(u)} = a{order.index(u)}[w * 3:(w + 1) * 3]" in src
     assert "    stop[w] = k" in src and "def gpu_run(k0, kend, start, dt, h, nsub, sched," in src
+
+
+def test_the_world_metrics_split_by_world() -> None:
+    decls = _decls("demo_survey", 2, {"metrics": METRICS})  # 2 worlds of 3 vehicles
+    order, _ = wiring(decls)
+    nw, parts = gpu.parts(decls)
+    by = dict(zip(order, parts, strict=True))
+
+    def part(suffix: str) -> gpu.Part:  # (of the metrics' declarations: the last four)
+        (key,) = [k for k in order if k.endswith(suffix) and int(k.split(":")[0]) >= len(decls) - 4]
+        return by[key]
+
+    assert part(":perm") == gpu.Part("index", per=3)  # rows grouped by world: local numbers
+    assert part(":cpa_d") == gpu.Part("rows", per=1)  # one closest approach per world
+    assert part(":val").kind == "least" and part(":clk").kind == "world"
+    assert part(":dlog") == gpu.Part("rows", axis=2, per=3)
+    tick = gpu.GpuTick(decls, device=False)
+    perm = np.arange(6)
+    np.testing.assert_array_equal(tick._host(perm, part(":perm")), [0, 1, 2, 0, 1, 2])
+    with pytest.raises(RuntimeError, match="names rows of another world"):
+        tick._host(perm[::-1].copy(), part(":perm"))
 
 
 def test_the_remus_block_steps_each_world_on_its_own_thread(monkeypatch) -> None:
@@ -110,22 +141,26 @@ _RUN = """
 import json, sys
 import numpy as np
 from marinesim.scenario.build import build_simulation, load_scenario
-name, reps, end, out = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-sim = build_simulation(load_scenario(name, sets={"time.end": end}), replicas=range(reps))
+name, reps, sets, out = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
+sim = build_simulation(load_scenario(name, sets=sets), replicas=range(reps))
 res = sim.run()
 np.savez(out, **{k: np.asarray(v.values) for k, v in res.signals.items()})
 ev = [[e.t, e.entity, e.kind, e.text] for e in res.events]
 json.dump({"status": res.status, "events": ev, "why": sim.compiled_why_not,
-           "compiled": res.manifest["compiled_ticks"], "ticks": res.manifest["ticks"]},
-          open(out + ".json", "w"))
+           "compiled": res.manifest["compiled_ticks"], "ticks": res.manifest["ticks"],
+           "metrics": res.metrics, "values": sim._metric_values,
+           "ended_by": str(res.manifest.get("ended_by"))},
+          open(out + ".json", "w"), default=float)
 """
 
 
-def _run(tmp: Path, tag: str, name: str, reps: int, end: float, **env: str) -> tuple:
+def _run(tmp: Path, tag: str, name: str, reps: int, end: float, sets: dict | None = None,
+         **env: str) -> tuple:  # fmt: skip
     out = tmp / f"{tag}.npz"
     e = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "MARINESIM_JIT")}
     r = subprocess.run(
-        [sys.executable, "-c", _RUN, name, str(reps), str(end), str(out)],
+        [sys.executable, "-c", _RUN, name, str(reps), json.dumps({"time.end": end, **(sets or {})}),
+         str(out)],
         env={**e, **env}, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr[-3000:]
@@ -173,6 +208,34 @@ def test_in_the_cuda_simulator_the_tick_gives_the_interpreted_bits(
     assert got["truth.pos"].shape[0] == reps * per
 
 
+@pytest.mark.parametrize(("reps", "end", "cond"), [(3, 130.0, None), (1, 300.0, 95.0)])
+def test_in_the_cuda_simulator_the_world_metrics_give_the_interpreted_bits(
+    tmp_path: Path, reps: int, end: float, cond: float | None
+) -> None:
+    """``demo_survey`` with four world metrics: three worlds past the gust script (the plugins'
+    tick between two CUDA calls: the metrics read ``truth.pos`` under a second name, one device
+    array), and one world whose closest approach ends the run (``min_separation`` hands back
+    when its end condition comes true)."""
+    sets: dict = {"metrics": METRICS}
+    if cond is not None:
+        sets["end_conditions"] = ["time", {"metric": "cpa", "op": "<", "value": cond}]
+    ref, rmeta = _run(tmp_path, "interp", "demo_survey", reps, end, sets, MARINESIM_JIT="interp")
+    got, gmeta = _run(tmp_path, "cuda", "demo_survey", reps, end, sets, MARINESIM_JIT="cuda",
+                      NUMBA_ENABLE_CUDASIM="1")  # fmt: skip
+    assert gmeta["why"] is None and gmeta["compiled"] >= 0.9 * gmeta["ticks"]
+    for key in ref.files:
+        np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
+    for key in ("metrics", "values", "events", "status", "ended_by", "ticks"):
+        assert gmeta[key] == rmeta[key], key
+    assert {"dist.distance", "cpa.separation", "nav.error", "box.inside"} <= set(got.files)
+    assert got["truth.pos"].shape[0] == 3 * reps
+    if cond is None:  # (the worlds' own closest approaches: the smallest is the value)
+        assert gmeta["values"]["cpa"] == np.nanmin(got["cpa.separation"])
+    else:  # ended by the metric, before the time
+        assert "cpa" in gmeta["ended_by"] and gmeta["ticks"] < end / 0.2
+        assert gmeta["values"]["cpa"] < cond
+
+
 def test_without_a_device_the_run_says_why(tmp_path: Path) -> None:
     from numba import cuda
 
@@ -212,7 +275,8 @@ def test_on_a_device_without_numba_cuda_it_says_to_install_it(monkeypatch) -> No
 )
 def test_the_kernel_compiles_for_a_device(name: str, monkeypatch, nvvm) -> None:
     monkeypatch.setenv("MARINESIM_JIT", "cuda")
-    decls = _decls(name, 2)
+    sets = {"metrics": METRICS} if name == "demo_survey" else None  # (with world metrics)
+    decls = _decls(name, 2, sets)
     order, _ = wiring(decls)
     tick = gpu.GpuTick(decls, device=False)
     ptx = tick.ptx([array_of(decls, k) for k in order], cc=(9, 0))

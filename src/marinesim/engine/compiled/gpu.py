@@ -75,7 +75,9 @@ class Part:
 
     ``kind``: ``rows`` (its ``per`` rows along ``axis``), ``world`` (its copy), ``shared``
     (the whole array), ``events`` (its slice of an event buffer; ``col`` the row column,
-    ``count`` the argument position of the buffer's count) or ``count`` (its count)."""
+    ``count`` the argument position of the buffer's count), ``count`` (its count),
+    ``index`` (its ``per`` row numbers, made its own rows' numbers; read only) or ``least``
+    (its copy; the copies' minimum is kept)."""
 
     kind: str
     axis: int = 0
@@ -120,6 +122,14 @@ def parts(decls: Sequence[Laws]) -> tuple[int, list[Part]]:
             out.append(Part("shared"))
         elif name in g.world:
             out.append(Part("world"))
+        elif name in g.least:
+            out.append(Part("least"))
+        elif name in g.indices:
+            out.append(Part("index", per=g.n // nw))
+        elif name in g.per_world:
+            if arr.shape[0] != nw:
+                raise ValueError(f"array {name!r} {arr.shape}: axis 0 does not hold {nw} worlds")
+            out.append(Part("rows", per=1))
         elif g.events is not None and name == g.events[0]:
             out.append(
                 Part("events", per=g.n // nw, col=g.events[2], count=counts[(d, g.events[1])])
@@ -147,10 +157,10 @@ def gpu_source(decls: Sequence[Laws]) -> str:
     for i, p in enumerate(ps):
         if p.kind == "shared":
             views.append(f"    v{i} = a{i}")
-        elif p.kind == "rows":
+        elif p.kind in ("rows", "index"):
             lead = ":, " * p.axis
             views.append(f"    v{i} = a{i}[{lead}w * {p.per}:(w + 1) * {p.per}]")
-        else:  # world, events, count: the world's own copy
+        else:  # world, least, events, count: the world's own copy
             views.append(f"    v{i} = a{i}[w]")
     calls = [f"{fns[s.law.fn]}({s.common}, {', '.join(f'v{i}' for i in s.idx)})" for s in sites]
     arrays = ", ".join(f"a{i}" for i in range(len(order)))
@@ -202,8 +212,17 @@ class GpuTick:
         """The array as the device gets it (a world's copies side by side; an event buffer
         in one slice per world, each as long as the host's allows, empty)."""
         nw = self.worlds
-        if p.kind == "world":
+        if p.kind in ("world", "least"):
             return np.ascontiguousarray(np.broadcast_to(a, (nw, *a.shape)))
+        if p.kind == "index":
+            first = np.repeat(np.arange(nw, dtype=a.dtype) * p.per, p.per)
+            local = a - first
+            if ((local < 0) | (local >= p.per)).any():
+                raise RuntimeError(
+                    "CUDA tick: a row-number array names rows of another world (its rows "
+                    "must be grouped by world, as the block's)"
+                )
+            return local
         if p.kind == "events":
             return np.zeros((nw, max(1, a.shape[0] // nw), *a.shape[1:]), dtype=a.dtype)
         if p.kind == "count":
@@ -215,20 +234,29 @@ class GpuTick:
         """Run ticks k0 … kend − 1 of every world; the first tick a world stopped at."""
         *arrays, j0 = rest
         cuda = self.cuda
-        hosts = [self._host(a, p) for a, p in zip(arrays, self.parts, strict=True)]
-        dev = [cuda.to_device(x) for x in hosts]
+        dev: list[Any] = []
+        first: dict[int, int] = {}  # one device array for an array under two names (an alias)
+        for i, (a, p) in enumerate(zip(arrays, self.parts, strict=True)):
+            f = first.setdefault(id(a), i)
+            if f != i and self.parts[f] != p:
+                raise RuntimeError("CUDA tick: one array split among the worlds in two ways")
+            dev.append(dev[f] if f != i else cuda.to_device(self._host(a, p)))
         stop = cuda.device_array(self.worlds, dtype=np.int64)
         blocks = (self.worlds + THREADS - 1) // THREADS
         self.kernel[blocks, THREADS](
             k0, kend, start, dt, h, nsub, cuda.to_device(np.asarray(sched)), *dev, stop, j0
         )
         stops = stop.copy_to_host()
-        for a, d, p in zip(arrays, dev, self.parts, strict=True):
+        for i, (a, d, p) in enumerate(zip(arrays, dev, self.parts, strict=True)):
+            if first[id(a)] != i:  # (an alias: copied back under its first name)
+                continue
             if p.kind == "events":  # (its count's host array is written here, not copied)
                 merge_notes(a, arrays[p.count], d.copy_to_host(), dev[p.count].copy_to_host(),
                             p.col, p.per)  # fmt: skip
             elif p.kind == "rows":
                 d.copy_to_host(a)
+            elif p.kind == "least":
+                a[...] = d.copy_to_host().min(axis=0)
             elif p.kind == "world":
                 # (every world ran every tick: the copies are one value; a world that stopped
                 # early left its copy partway, and the route loads and runs these ticks again)
@@ -253,7 +281,8 @@ class GpuTick:
 
         sig = (types.int64, types.int64, types.float64, types.float64, types.float64,
                types.int64, types.int64[::1],
-               *(numba.typeof(self._host(a, p)) for a, p in zip(arrays, self.parts, strict=True)),
+               *(numba.typeof(a if p.kind == "index" else self._host(a, p))
+                 for a, p in zip(arrays, self.parts, strict=True)),
                types.int64[::1], types.int64)  # fmt: skip
         return compile_ptx(self.module.gpu_run, sig, cc)
 

@@ -125,6 +125,15 @@ class Worlds:
     axes : tuple of (str, int)
         Row arrays whose row axis is another than the first (a delay line (length, N):
         ``("zbuf", 1)``).
+    per_world : tuple of str
+        Row arrays with one row per world on the first axis (a world's closest approach).
+    indices : tuple of str
+        Arrays of the block's row numbers that the laws only read, world w's part naming rows
+        of world w (rows grouped by replica): each thread gets its part as numbers of its
+        world's rows (counted from 0).
+    least : tuple of str
+        Arrays the laws keep for all worlds at once as a minimum (a metric's smallest value
+        over the worlds): each world gets a copy, and the copies' minimum is kept.
     """
 
     n: int
@@ -134,6 +143,9 @@ class Worlds:
     events: tuple[str, str, int] | None = None
     log_axis: int = 2
     axes: tuple[tuple[str, int], ...] = ()
+    per_world: tuple[str, ...] = ()
+    indices: tuple[str, ...] = ()
+    least: tuple[str, ...] = ()
 
 
 @dataclass

@@ -21,6 +21,10 @@ The compiled ticks run with every entity active (the route's condition), so the 
 ``np.where(active, …)`` terms are the active branch.  ``min_separation`` with a metric end
 condition on its value hands the tick back when the condition comes true: the plugins run
 that tick and the run ends there, as on the plugin route.
+
+With one entity block the metrics declare their worlds (:class:`~marinesim.engine.compiled.law.Worlds`):
+on CUDA each thread gathers and measures its own world's rows; ``min_separation``'s rows by
+replica are an ``indices`` array, its closest approaches ``per_world``, its value ``least``.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from marinesim.core.jitable import register_jitable
-from marinesim.engine.compiled.law import Law, Laws, log_ticks
+from marinesim.engine.compiled.law import Law, Laws, Worlds, log_ticks
 
 __all__ = ["POSITION_WIRES", "box_laws", "distance_laws", "nav_error_laws", "separation_laws"]
 
@@ -185,6 +189,15 @@ def _gather(sim: Any) -> tuple[list[Law], dict[str, np.ndarray], list[tuple[str,
     return laws, arrays, rows
 
 
+def _worlds(sim: Any, **layout: Any) -> Worlds | None:
+    """The metric's CUDA layout (:class:`~marinesim.engine.compiled.law.Worlds`): with one
+    entity block, whose rows are grouped by world as its ``pos`` gathers them; None with
+    several (a world's rows would not be one slice of ``pos``)."""
+    if len(sim.blocks) != 1:
+        return None
+    return Worlds(sim.blocks[0].n, sim.n_worlds, **layout)
+
+
 def _setup(slot: Any, sim: Any, log: str) -> str | tuple[list[Law], dict, list, int]:
     """The gathering laws, the arrays with the (1, ticks, N) log ``log``, the blocks' rows and
     N; or why this metric runs tick by tick."""
@@ -244,7 +257,8 @@ def distance_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         _blockwise(a, st, rows, ("prev", "dist"), load=False)
 
     law = Law("metric", distance_tick, ("pos", "prev", "dist", "dlog"))
-    return _declare(laws, law, a, ("prev", "dist"), "dlog", rows, sig, ready=ready, load=load, commit=commit)
+    return _declare(laws, law, a, ("prev", "dist"), "dlog", rows, sig, ready=ready, load=load,
+                    commit=commit, gpu=_worlds(sim, shared=("off0",)))  # fmt: skip
 
 
 def box_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
@@ -271,7 +285,8 @@ def box_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         _blockwise(a, st, rows, ("inside",), load=False)
 
     law = Law("metric", box_tick, ("pos", "box", "clk", "inside", "ilog"))
-    return _declare(laws, law, a, ("clk", "inside"), "ilog", rows, sig, ready=ready, load=load, commit=commit)
+    return _declare(laws, law, a, ("clk", "inside"), "ilog", rows, sig, ready=ready, load=load,
+                    commit=commit, gpu=_worlds(sim, shared=("off0", "box"), world=("clk",)))  # fmt: skip
 
 
 def separation_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
@@ -284,7 +299,7 @@ def separation_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         return got
     laws, a, rows, n = got
     st = slot.ctx.state
-    m = max(len(st.get("groups", ())), 1)
+    m = max(len(st["groups"]), 1) if "groups" in st else sim.n_worlds  # (the replicas)
     cond = np.zeros(2)
     if conds:
         cond[:] = (_OPS[conds[0].op], conds[0].value)
@@ -315,7 +330,12 @@ def separation_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     law = Law("metric", separation_tick, (
         "pos", "perm", "hz", "mins", "cpa_d", "cpa_t", "cpa_i", "cpa_j", "cond", "val", "slog"))
     state = ("mins", "cpa_d", "cpa_t", "cpa_i", "cpa_j", "val")
-    return _declare(laws, law, a, state, "slog", rows, sig, ready=ready, load=load, commit=commit)
+    layout = None
+    if m == sim.n_worlds:  # one closest approach per world
+        layout = _worlds(sim, shared=("off0", "hz", "cond"), indices=("perm",), least=("val",),
+                         per_world=("cpa_d", "cpa_t", "cpa_i", "cpa_j"))  # fmt: skip
+    return _declare(laws, law, a, state, "slog", rows, sig, ready=ready, load=load,
+                    commit=commit, gpu=layout)  # fmt: skip
 
 
 def nav_error_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
@@ -372,5 +392,5 @@ def nav_error_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     return Laws(
         laws=laws, arrays=a, state=state, logs=logs,
         max_ticks=min(a[f"elog{b}"].shape[1] for _blk, b, _e, _n in per),
-        ready=ready, load=load, commit=commit, finish=finish,
+        ready=ready, load=load, commit=commit, finish=finish, gpu=_worlds(sim, world=("cnt0",)),
     )  # fmt: skip
