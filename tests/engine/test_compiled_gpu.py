@@ -36,6 +36,30 @@ METRICS = [
 ]  # fmt: skip
 
 
+#: ``demo_survey``'s block with the navigation sensors, dropouts (a tick publishes where any
+#: world's row delivered), a delay line, a belief writer and ``nav_error`` reading it.
+SENSORS = {
+    "environment.terrain": {"model": "flat", "depth": 40.0},
+    "entities.0.sensors": [
+        {"name": "imu", "plugin": "imu", "rate_hz": 5, "params": {
+            "accel_noise_std": 0.02, "gyro_noise_std": 0.001, "accel_bias_walk": 0.0002,
+            "gyro_bias_walk": 0.00001, "accel_bias_init_std": 0.005, "dropout_probability": 0.1}},
+        {"name": "ahrs", "plugin": "ahrs", "rate_hz": 5,
+         "params": {"roll_std_deg": 0.1, "pitch_std_deg": 0.1, "yaw_std_deg": 0.5}},
+        {"name": "depth", "plugin": "depth_sensor", "rate_hz": 1,
+         "params": {"noise_std": 0.05, "delay": 0.4}},
+        {"name": "dvl", "plugin": "dvl", "rate_hz": 5, "params": {
+            "noise_std": 0.03, "min_altitude": 0.5, "max_altitude": 35.0,
+            "dropout_probability": 0.9}},
+        {"name": "gps", "plugin": "gps", "rate_hz": 1, "params": {"noise_std": 2.0, "max_depth": 0.5}},
+        {"name": "nav", "plugin": "noisy_state", "rate_hz": 1, "params": {
+            "pos_std": [1.0, 1.0, 0.1], "pos_mean": [0.0, 0.0, 0.0], "vel_std": [0.05, 0.05, 0.05],
+            "vel_mean": [0.0, 0.0, 0.0], "att_std_deg": [0.5, 0.5, 2.0], "att_mean_deg": [0.0, 0.0, 0.0]}},
+    ],
+    "metrics": [{"name": "nerr", "plugin": "nav_error"}, {"name": "cpa", "plugin": "min_separation"}],
+}  # fmt: skip
+
+
 def _decls(name: str, reps: int, sets: dict | None = None) -> list[Laws]:
     sim = build_simulation(load_scenario(name, sets=sets), replicas=range(reps))
     why, entries, _sparse = plan(sim)
@@ -149,6 +173,7 @@ ev = [[e.t, e.entity, e.kind, e.text] for e in res.events]
 json.dump({"status": res.status, "events": ev, "why": sim.compiled_why_not,
            "compiled": res.manifest["compiled_ticks"], "ticks": res.manifest["ticks"],
            "metrics": res.metrics, "values": sim._metric_values,
+           "bus": [sim.bus.published, sim.bus.delivered, sim.bus.unheard],
            "ended_by": str(res.manifest.get("ended_by"))},
           open(out + ".json", "w"), default=float)
 """
@@ -236,6 +261,26 @@ def test_in_the_cuda_simulator_the_world_metrics_give_the_interpreted_bits(
         assert gmeta["values"]["cpa"] < cond
 
 
+def test_in_the_cuda_simulator_the_sensors_give_the_interpreted_bits(tmp_path: Path) -> None:
+    """Three worlds of ``demo_survey`` with five navigation sensors and ``noisy_state`` steering
+    the PID and waypoints, ``nav_error`` reading that belief: every signal, the bus counts (a
+    DVL publication is a tick where a row of any world delivered) and the metrics."""
+    ref, rmeta = _run(tmp_path, "interp", "demo_survey", 3, 130.0, SENSORS, MARINESIM_JIT="interp")
+    got, gmeta = _run(tmp_path, "cuda", "demo_survey", 3, 130.0, SENSORS, MARINESIM_JIT="cuda",
+                      NUMBA_ENABLE_CUDASIM="1")  # fmt: skip
+    assert gmeta["why"] is None and gmeta["compiled"] >= 0.9 * gmeta["ticks"]
+    assert sorted(got.files) == sorted(ref.files)
+    for key in ref.files:
+        np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
+    for key in ("bus", "metrics", "values", "events", "status"):
+        assert gmeta[key] == rmeta[key], key
+    mode = got["dvl.mode"][:, 1:, 0].reshape(3, 3, -1) != 0  # worlds × vehicles × frames
+    heard = mode.any(axis=1)  # a world's DVL delivered at that frame
+    assert (heard.any(axis=0) & ~heard.all(axis=0)).sum() > 20  # some worlds only: the merge
+    assert gmeta["bus"][2]["dvl/velocity"] == heard.any(axis=0).sum()
+    assert np.nanmax(got["nerr.error"]) > 0.1  # the belief is noisy, and the metric reads it
+
+
 def test_without_a_device_the_run_says_why(tmp_path: Path) -> None:
     from numba import cuda
 
@@ -271,12 +316,12 @@ def test_on_a_device_without_numba_cuda_it_says_to_install_it(monkeypatch) -> No
     "name",
     ["demo_survey", "remus100_survey", "bluerov2_station_keeping", "bluerov2_thruster_failure",
      "tanker_heading_autopilot", "torpedo_depth_heading", "supply_dp_current",
-     "surftrak_sawtooth"],
+     "surftrak_sawtooth", "demo_survey+sensors"],
 )
 def test_the_kernel_compiles_for_a_device(name: str, monkeypatch, nvvm) -> None:
     monkeypatch.setenv("MARINESIM_JIT", "cuda")
-    sets = {"metrics": METRICS} if name == "demo_survey" else None  # (with world metrics)
-    decls = _decls(name, 2, sets)
+    sets = {"demo_survey": {"metrics": METRICS}, "demo_survey+sensors": SENSORS}.get(name)
+    decls = _decls(name.split("+")[0], 2, sets)
     order, _ = wiring(decls)
     tick = gpu.GpuTick(decls, device=False)
     ptx = tick.ptx([array_of(decls, k) for k in order], cc=(9, 0))

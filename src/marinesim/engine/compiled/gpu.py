@@ -76,8 +76,8 @@ class Part:
     ``kind``: ``rows`` (its ``per`` rows along ``axis``), ``world`` (its copy), ``shared``
     (the whole array), ``events`` (its slice of an event buffer; ``col`` the row column,
     ``count`` the argument position of the buffer's count), ``count`` (its count),
-    ``index`` (its ``per`` row numbers, made its own rows' numbers; read only) or ``least``
-    (its copy; the copies' minimum is kept)."""
+    ``index`` (its ``per`` row numbers, made its own rows' numbers; read only), ``least`` or
+    ``most`` (its copy; the copies' minimum or maximum is kept)."""
 
     kind: str
     axis: int = 0
@@ -124,6 +124,8 @@ def parts(decls: Sequence[Laws]) -> tuple[int, list[Part]]:
             out.append(Part("world"))
         elif name in g.least:
             out.append(Part("least"))
+        elif name in g.most:
+            out.append(Part("most"))
         elif name in g.indices:
             out.append(Part("index", per=g.n // nw))
         elif name in g.per_world:
@@ -160,7 +162,7 @@ def gpu_source(decls: Sequence[Laws]) -> str:
         elif p.kind in ("rows", "index"):
             lead = ":, " * p.axis
             views.append(f"    v{i} = a{i}[{lead}w * {p.per}:(w + 1) * {p.per}]")
-        else:  # world, least, events, count: the world's own copy
+        else:  # world, least, most, events, count: the world's own copy
             views.append(f"    v{i} = a{i}[w]")
     calls = [f"{fns[s.law.fn]}({s.common}, {', '.join(f'v{i}' for i in s.idx)})" for s in sites]
     arrays = ", ".join(f"a{i}" for i in range(len(order)))
@@ -212,7 +214,7 @@ class GpuTick:
         """The array as the device gets it (a world's copies side by side; an event buffer
         in one slice per world, each as long as the host's allows, empty)."""
         nw = self.worlds
-        if p.kind in ("world", "least"):
+        if p.kind in ("world", "least", "most"):
             return np.ascontiguousarray(np.broadcast_to(a, (nw, *a.shape)))
         if p.kind == "index":
             first = np.repeat(np.arange(nw, dtype=a.dtype) * p.per, p.per)
@@ -257,6 +259,8 @@ class GpuTick:
                 d.copy_to_host(a)
             elif p.kind == "least":
                 a[...] = d.copy_to_host().min(axis=0)
+            elif p.kind == "most":
+                a[...] = d.copy_to_host().max(axis=0)
             elif p.kind == "world":
                 # (every world ran every tick: the copies are one value; a world that stopped
                 # early left its copy partway, and the route loads and runs these ticks again)

@@ -131,9 +131,11 @@ class Worlds:
         Arrays of the block's row numbers that the laws only read, world w's part naming rows
         of world w (rows grouped by replica): each thread gets its part as numbers of its
         world's rows (counted from 0).
-    least : tuple of str
+    least, most : tuple of str
         Arrays the laws keep for all worlds at once as a minimum (a metric's smallest value
-        over the worlds): each world gets a copy, and the copies' minimum is kept.
+        over the worlds) or a maximum (a flag set where any world sets it: a sensor's
+        "published at this tick"): each world gets a copy, and the copies' minimum or maximum
+        is kept, element by element.
     """
 
     n: int
@@ -146,6 +148,7 @@ class Worlds:
     per_world: tuple[str, ...] = ()
     indices: tuple[str, ...] = ()
     least: tuple[str, ...] = ()
+    most: tuple[str, ...] = ()
 
 
 @dataclass

@@ -38,7 +38,7 @@ import numpy as np
 
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
-from marinesim.engine.compiled.law import Law, Laws, log_ticks
+from marinesim.engine.compiled.law import Law, Laws, Worlds, log_ticks
 
 __all__ = [
     "BELIEF_WIRES", "belief_velocity", "declare_noisy_state", "load_belief", "noisy_state_sense",
@@ -212,6 +212,6 @@ def declare_noisy_state(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         state=("cnt", "tb", "belief.pos", "belief.quat", "belief.speed", "belief.side"),
         logs=("log",), unheard=("nav/state",), counts=counts, max_ticks=T, fresh=("normals",),
         also_calls=("estimate",), sources=(_SRC,), ready=ready, refill=refill, load=load,
-        commit=commit,
-        finish=finish,
+        commit=commit, finish=finish,
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=("meta",), world=("cnt", "tb", "belief.hok")),
     )  # fmt: skip

@@ -43,7 +43,7 @@ import numpy as np
 
 from marinesim.core.frames import rotation_quat_c
 from marinesim.core.jitable import register_jitable
-from marinesim.engine.compiled.law import Law, Laws, log_ticks
+from marinesim.engine.compiled.law import Law, Laws, Worlds, log_ticks
 from marinesim.engine.plugins.belief_laws import perturb_row
 from marinesim.engine.plugins.surftrak_laws import scalar_law
 from marinesim.environment.current import force_row
@@ -55,9 +55,9 @@ _SRC = Path(__file__).resolve().parents[2] / "sensors"
 # meta: [0] period (ticks), [1] offset (ticks), [2] period [s], [3] delay / period,
 # [4] delay [s], [5] / [6] the lengths of the normal / uniform blocks, [7] dropout
 # probability, [8 …] the sensor's own numbers.  cnt: [0] / [1] the read positions in the
-# normal / uniform blocks, [2] samples in the delay line, [3] samples kept, [4] calls that
-# published, [5] truth samples held (IMU: up to 3 positions; DVL: 1 once it has a previous
-# position).
+# normal / uniform blocks, [2] samples in the delay line, [3] samples kept, [4] truth
+# samples held (IMU: up to 3 positions; DVL: 1 once it has a previous position).  pub[j]: 1
+# when the call's tick j published (a row delivered), one per tick of a call.
 _M0 = 8
 
 #: :func:`marinesim.sensors.pipeline.delay_position` (the delay line's read), compiled-capable.
@@ -100,8 +100,9 @@ def _delay(line, cnt, val, out, meta):  # noqa: ANN001, ANN202
 
 
 @register_jitable
-def _keep(bufv, bufok, buft, cnt, val, ok, t_stamp):  # noqa: ANN001, ANN202
-    """The plugin's ``_buffer`` and ``_deliver``: keep the sample, count a publication."""
+def _keep(bufv, bufok, buft, cnt, pub, j, val, ok, t_stamp):  # noqa: ANN001, ANN202
+    """The plugin's ``_buffer`` and ``_deliver``: keep the sample; ``pub[j]`` = 1 when a row
+    was delivered (a publication)."""
     c = cnt[3]
     r = c % bufv.shape[0]
     sent = False
@@ -112,8 +113,7 @@ def _keep(bufv, bufok, buft, cnt, val, ok, t_stamp):  # noqa: ANN001, ANN202
         sent = sent or ok[i] != 0.0
     buft[r] = t_stamp
     cnt[3] = c + 1
-    if sent:
-        cnt[4] += 1
+    pub[j] = 1 if sent else 0
 
 
 @register_jitable
@@ -126,11 +126,11 @@ def _truth_in(nav, c0, smp, line, cnt, dly, meta):  # noqa: ANN001, ANN202
 
 
 @register_jitable
-def _sampled(cnt, normals, bufv, bufok, buft, val, ok, t_stamp):  # noqa: ANN001, ANN202
+def _sampled(cnt, pub, j, normals, bufv, bufok, buft, val, ok, t_stamp):  # noqa: ANN001, ANN202
     """A sample is done: its draws are used (``normals`` and one uniform), it is kept."""
     cnt[0] += normals
     cnt[1] += 1
-    _keep(bufv, bufok, buft, cnt, val, ok, t_stamp)
+    _keep(bufv, bufok, buft, cnt, pub, j, val, ok, t_stamp)
 
 
 @register_jitable
@@ -221,8 +221,9 @@ def nav_of_rows(k, j, t, h, eta, quat, nu, nav):  # noqa: ANN001, ANN201
 
 
 @register_jitable
-def gps_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, nav):  # noqa: ANN001, ANN201, E501
+def gps_sense(k, j, t, h, meta, normals, uniforms, cnt, pub, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, nav):  # noqa: ANN001, ANN201, E501
     """``gps``: (north, east) + σ·z, a fix at or above ``max_depth`` and not dropped."""
+    pub[j] = 0
     if _due(k, meta):
         if _short(cnt, meta, 2):
             return 1
@@ -240,14 +241,15 @@ def gps_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
             cur[i, 0] = ok[i]
             cur[i, 1] = ne0 if fix else math.nan
             cur[i, 2] = ne1 if fix else math.nan
-        _sampled(cnt, 2, bufv, bufok, buft, val, ok, t - meta[4])
+        _sampled(cnt, pub, j, 2, bufv, bufok, buft, val, ok, t - meta[4])
     _log(j, cur, log)
     return 0
 
 
 @register_jitable
-def depth_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, nav):  # noqa: ANN001, ANN201, E501
+def depth_sense(k, j, t, h, meta, normals, uniforms, cnt, pub, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, nav):  # noqa: ANN001, ANN201, E501
     """``depth_sensor``: ρ g d / (ρ_assumed g) + bias + σ·z."""
+    pub[j] = 0
     if _due(k, meta):
         if _short(cnt, meta, 1):
             return 1
@@ -261,14 +263,15 @@ def depth_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buf
             val[i, 0] = d
             ok[i] = 1.0 if good else 0.0
             cur[i, 0] = d if good else math.nan
-        _sampled(cnt, 1, bufv, bufok, buft, val, ok, t - meta[4])
+        _sampled(cnt, pub, j, 1, bufv, bufok, buft, val, ok, t - meta[4])
     _log(j, cur, log)
     return 0
 
 
 @register_jitable
-def ahrs_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, nav):  # noqa: ANN001, ANN201, E501
+def ahrs_sense(k, j, t, h, meta, normals, uniforms, cnt, pub, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, nav):  # noqa: ANN001, ANN201, E501
     """``ahrs``: the (normalised) attitude ⊗ a body rotation by N(0, σ²) roll, pitch, yaw."""
+    pub[j] = 0
     if _due(k, meta):
         if _short(cnt, meta, 3):
             return 1
@@ -289,20 +292,21 @@ def ahrs_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft
             val[i, 2] = m2
             val[i, 3] = m3
             ok[i] = 1.0 if (uniforms[i, upos] + 0.0) >= drop else 0.0
-        _sampled(cnt, 3, bufv, bufok, buft, val, ok, t - meta[4])
+        _sampled(cnt, pub, j, 3, bufv, bufok, buft, val, ok, t - meta[4])
     _log(j, cur, log)
     return 0
 
 
 @register_jitable
-def imu_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, hist, bias, nav):  # noqa: ANN001, ANN201, E501
+def imu_sense(k, j, t, h, meta, normals, uniforms, cnt, pub, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, hist, bias, nav):  # noqa: ANN001, ANN201, E501
     """``imu``: f = Rᵀ(a − g e_z), a the second difference of the last three positions at
     the sensor period; noise, bias walks, dropout; the sample (f, ω, delivered) delayed."""
+    pub[j] = 0
     if _due(k, meta):
         if _short(cnt, meta, 12):
             return 1
         n = nav.shape[0]
-        held = cnt[5]
+        held = cnt[4]
         if held == 3:  # the oldest goes (the plugin's list keeps three)
             for i in range(n):
                 for q in range(3):
@@ -313,7 +317,7 @@ def imu_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
             for q in range(3):
                 hist[held, i, q] = nav[i, q]
         held += 1
-        cnt[5] = held
+        cnt[4] = held
         p = meta[2]
         an, gn, wa, wg, g, drop = (meta[_M0], meta[_M0 + 1], meta[_M0 + 2], meta[_M0 + 3],
                                    meta[_M0 + 4], meta[7])  # fmt: skip
@@ -340,15 +344,16 @@ def imu_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
                 cur[i, q] = bias[i, q]
             smp[i, 6] = 1.0 if (uniforms[i, upos] + 0.0) >= drop else 0.0
         _flagged(line, cnt, smp, dly, meta, val, ok, cur, 3, 6, 6)
-        _sampled(cnt, 12, bufv, bufok, buft, val, ok, t - meta[4])
+        _sampled(cnt, pub, j, 12, bufv, bufok, buft, val, ok, t - meta[4])
     _log(j, cur, log)
     return 0
 
 
 @register_jitable
-def dvl_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, prev, field, nav):  # noqa: ANN001, ANN201, E501
+def dvl_sense(k, j, t, h, meta, normals, uniforms, cnt, pub, line, bufv, bufok, buft, smp, dly, val, ok, cur, log, prev, field, fxy, nav):  # noqa: ANN001, ANN201, E501
     """``dvl``: the velocity over ground from the truth track (the first sample: the truth
     velocity), bottom lock within the altitudes, else water track (− the current), dropout."""
+    pub[j] = 0
     if _due(k, meta):
         if _short(cnt, meta, 3):
             return 1
@@ -359,23 +364,20 @@ def dvl_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
                   meta[_M0 + 5], meta[_M0 + 6], meta[_M0 + 7], meta[_M0 + 8], meta[_M0 + 9],
                   meta[_M0 + 10], meta[_M0 + 11], meta[_M0 + 12], meta[7])  # fmt: skip
         npos, upos = cnt[0], cnt[1]
-        have_prev = cnt[5] != 0
+        have_prev = cnt[4] != 0
         nf = field.shape[1]
-        fx = np.zeros(1)
-        fy = np.zeros(1)
-        px = np.zeros(1)
-        py = np.zeros(1)
+        px, py, fx, fy = fxy[0], fxy[1], fxy[2], fxy[3]  # (the field's point and force, each row)
         for i in range(n):
             alt = floor - nav[i, 2]
             cur_n = cn
             cur_e = ce
             if has_field != 0.0:
-                px[0] = nav[i, 1]
-                py[0] = nav[i, 0]
-                force_row(0, px, py, field[0, :nf], field[1, :nf], field[2, :nf],
+                px[i] = nav[i, 1]
+                py[i] = nav[i, 0]
+                force_row(i, px, py, field[0, :nf], field[1, :nf], field[2, :nf],
                           field[3, :nf], radius, fx, fy)  # fmt: skip
-                cur_n = cur_n + fy[0]
-                cur_e = cur_e + fx[0]
+                cur_n = cur_n + fy[i]
+                cur_e = cur_e + fx[i]
             wb0, wb1, wb2 = _body(nav, i, cur_n, cur_e, 0.0)
             if have_prev:
                 v0, v1, v2 = _body(nav, i, (nav[i, 0] - prev[i, 0]) / p,
@@ -407,9 +409,9 @@ def dvl_sense(k, j, t, h, meta, normals, uniforms, cnt, line, bufv, bufok, buft,
             smp[i, 3] = mode if good else 0.0
             cur[i, 0] = smp[i, 3]
             cur[i, 1] = alt
-        cnt[5] = 1
+        cnt[4] = 1
         _flagged(line, cnt, smp, dly, meta, val, ok, cur, 2, 3, 3)
-        _sampled(cnt, 3, bufv, bufok, buft, val, ok, t - meta[4])
+        _sampled(cnt, pub, j, 3, bufv, bufok, buft, val, ok, t - meta[4])
     _log(j, cur, log)
     return 0
 
@@ -594,12 +596,13 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
     meta[_M0:] = numbers
     a: dict[str, np.ndarray] = {
         "meta": meta, "normals": np.zeros((n, 1)), "uniforms": np.zeros((n, 1)),
-        "cnt": np.zeros(6, dtype=np.int64), "line": np.zeros((size, n, kd)),
+        "cnt": np.zeros(5, dtype=np.int64), "pub": np.zeros(mt, dtype=np.int64),
+        "line": np.zeros((size, n, kd)),
         "bufv": np.zeros((nbuf, n, kv)), "bufok": np.zeros((nbuf, n)), "buft": np.zeros(nbuf),
         "smp": np.zeros((n, kd)), "dly": np.zeros((n, kd)), "val": np.zeros((n, kv)),
         "ok": np.zeros(n), "cur": np.zeros((n, width)), "log": np.zeros((mt, n, width)),
     }  # fmt: skip
-    args = ["meta", "normals", "uniforms", "cnt", "line", "bufv", "bufok", "buft", "smp", "dly",
+    args = ["meta", "normals", "uniforms", "cnt", "pub", "line", "bufv", "bufok", "buft", "smp", "dly",
             "val", "ok", "cur", "log"]  # fmt: skip
     state = ["cnt", "line", "bufv", "bufok", "buft", "cur"]
     if kind == "imu":
@@ -608,7 +611,8 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
         state += ["hist", "bias"]
     elif kind == "dvl":
         a["prev"], a["field"] = np.zeros((n, 3)), np.ascontiguousarray(vec, dtype=float)
-        args += ["prev", "field"]
+        a["fxy"] = np.zeros((4, n))
+        args += ["prev", "field", "fxy"]
         state += ["prev"]
     args += ["truth.nav"]
     a["truth.nav"] = np.zeros((n, 13))
@@ -647,7 +651,6 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
             a["bufv"][r] = v
             a["bufok"][r] = okm
         cnt[3] = len(kept)
-        cnt[4] = 0
         if ekf:
             a[f"bus.{topic}.new"][0] = 0  # (the filter took the last message)
         for nm, sl in cols.items():
@@ -657,12 +660,12 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
             hist = st["p_hist"]
             for r, x in enumerate(hist):
                 a["hist"][r] = x
-            cnt[5] = len(hist)
+            cnt[4] = len(hist)
             a["bias"][:, :3] = st["bias_a"]
             a["bias"][:, 3:] = st["bias_g"]
         elif kind == "dvl":
             a["prev"][...] = st["p_prev"]
-            cnt[5] = 1
+            cnt[4] = 1
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         cnt = a["cnt"]
@@ -679,14 +682,14 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
             kept.append((float(a["buft"][r]), a["bufv"][r].copy(), a["bufok"][r] > 0.5))
         st["buffer"] = kept
         if kind == "imu":
-            st["p_hist"] = [a["hist"][r].copy() for r in range(int(cnt[5]))]
+            st["p_hist"] = [a["hist"][r].copy() for r in range(int(cnt[4]))]
             st["bias_a"] = a["bias"][:, :3].copy()
             st["bias_g"] = a["bias"][:, 3:].copy()
         elif kind == "dvl":
             st["p_prev"] = a["prev"].copy()
 
     def counts(k: int, kstop: int) -> dict[str, int]:
-        return {topic: int(a["cnt"][4])}
+        return {topic: int(a["pub"][: kstop - k].sum())}
 
     def refill() -> bool:  # the next sample's draws (nz normals, one uniform), if short
         return refill_streams(slot.rng, nz, 1)
@@ -694,9 +697,15 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
     def finish(ticks: int) -> dict[str, np.ndarray]:
         return {nm: a["log"][:ticks, :, sl] for nm, sl in cols.items()}
 
+    # on CUDA: the read positions and sample counts are every world's (the worlds draw and
+    # sample in step); a tick published where any world's row delivered (pub: the maximum)
+    layout = Worlds(
+        n, slot.ctx.n_worlds, shared=("meta", "field"), world=("cnt", "buft", f"bus.{topic}.new"),
+        most=("pub",), log_axis=1, axes=tuple((x, 1) for x in ("line", "bufv", "bufok", "hist", "fxy")),
+    )  # fmt: skip
     return Laws(
         laws, a, state=tuple(state), logs=("log",),
         unheard=() if ekf else (topic,), counts=counts, max_ticks=mt, fresh=("normals", "uniforms"),
         sources=(_SRC,), ready=ready, refill=refill,
-        load=load, commit=commit, finish=finish,
+        load=load, commit=commit, finish=finish, gpu=layout,
     )  # fmt: skip
