@@ -166,3 +166,34 @@ def test_a_stacked_world_fuses_its_messages_as_alone() -> None:
     for name in shared:
         for sig in b[name]:
             assert_values_identical(b[name][sig], c[name][sig], routes=True, what=(name, sig))
+
+
+def test_a_world_without_an_imu_message_predicts_as_alone() -> None:
+    # An IMU that drops samples: at a tick where no row of world r delivered but a row of
+    # another world did, the stack has an IMU message and world r alone has none.  The filter
+    # predicts to an aiding measurement's time before it updates (the specific force held),
+    # so world r's rows predict, then update, in both: before, the stacked rows predicted
+    # before the depth/DVL updates and the lone rows after them, and replica 1 differed from
+    # t = 12 s on.
+    from marinesim.scenario import load_scenario
+    from marinesim.scenario.build import build_simulation
+
+    sets = {"time.end": 40.0, "entities.0.sensors.0.params.dropout_probability": 0.3,
+            "entities.0.sensors.1.params.dropout_probability": 0.3}  # (IMU, AHRS)  # fmt: skip
+
+    def run(reps: list[int], compiled: bool) -> Any:
+        sim = build_simulation(load_scenario("auv_survey_ins", sets=sets), replicas=reps)
+        sim.compiled = compiled
+        res = sim.run()
+        assert (res.manifest["compiled_ticks"] > 0) is compiled
+        return res
+
+    for compiled in (False, True):
+        stack = run([0, 1, 2, 3], compiled)
+        imu = stack["imu.accel"][:4, 1:, 0]  # the INS vehicle of each world (NaN: dropped)
+        assert 0 < np.isnan(imu).sum() < imu.size
+        for r in (0, 1, 3):
+            alone = run([r], compiled)
+            for key in ("belief.pos", "nav.cep", "truth.pos"):
+                got = np.asarray(stack[key])[[r, 4 + r]]  # (block ins_auv, block dr_auv)
+                assert np.array_equal(got, np.asarray(alone[key]), equal_nan=True), (r, key)

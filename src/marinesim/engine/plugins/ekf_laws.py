@@ -15,9 +15,10 @@ Each step is the plugin's, per vehicle, with the filter's own per-row laws
 :func:`~marinesim.sensors.ekf_rows.update_law`, which the plugin runs too): the attitude of
 the AHRS quaternion (:func:`~marinesim.core.frames.rotation_quat_c`), the prediction to the
 IMU sample's time with the last specific force of each vehicle (the process noise's powers of
-dt by ``pow``, as Python's ``dt**4``), the depth, GPS and DVL updates with their χ² gates
-(the DVL's predicted velocity R̂ᵀv + ω × r summed as ``einsum`` and ``np.cross`` do), the
-rejections counted, and at the end the prediction to the tick's time when no IMU sample came.
+dt by ``pow``, as Python's ``dt**4``), the depth, GPS and DVL updates with their χ² gates,
+each after a prediction to its time when no IMU sample came (the DVL's predicted velocity
+R̂ᵀv + ω × r summed as ``einsum`` and ``np.cross`` do), the rejections counted, and at the
+end the prediction to the tick's time when no IMU sample came.
 The belief wires (:mod:`~marinesim.engine.plugins.belief_laws`) then hold the estimate: the
 position, the AHRS attitude, the body velocity R̂ᵀv̂.  The logs (``cep``, ``pos_std``,
 ``cov_ne``, ``rejected``) and the frames' ``belief.*`` come from one component-major log
@@ -177,7 +178,8 @@ def ekf_estimate(k, j, t, h, prm, Rd, Rg, Rv, x, P, rot, tk, quat, f, w, rej, ni
                         f[i, c] = val[i, c]
                         w[i, c] = val[i, 3 + c]
             _predict_all(t, prm, x, P, f, rot, tk, q, xo, Po)
-        else:
+        else:  # an aiding message: first to its time (no IMU sample at it), then the update
+            _predict_all(t, prm, x, P, f, rot, tk, q, xo, Po)
             _apply(code, val, ok, prm, Rd, Rg, Rv, x, P, rot, w, rej, nis, nset, xo, Po, work,
                    y, Hd, Hg, Hv, msk, acc, nisr)  # fmt: skip
     if tk[0] < t - 1e-9:  # no IMU sample this tick: the last specific force held

@@ -91,6 +91,8 @@ def _truth_rotations(q: Any) -> np.ndarray:
 #: worlds) had a message, as an order taken from the bus's delivery would.
 FUSION_ORDER = ("ahrs/quat", "imu/data", "depth/depth", "gps/fix", "dvl/velocity")
 _FUSION_RANK = {topic: i for i, topic in enumerate(FUSION_ORDER)}
+#: The aiding topics: the filter predicts to their time before it updates.
+_AIDING = frozenset(FUSION_ORDER[2:])
 
 
 def _laws(kind: str) -> Any:
@@ -623,7 +625,12 @@ class NavEkfEstimator(Plugin):
                 ctx.state["f"] = np.where(mask[:, None], val[:, 0:3], ctx.state["f"])
                 ctx.state["w"] = np.where(mask[:, None], val[:, 3:6], ctx.state["w"])
                 ekf.predict(ctx.state["f"], m.t_stamp)
-            elif m.topic == "depth/depth":
+            elif m.topic in _AIDING:
+                # first to the measurement's time with the specific force held (no IMU sample
+                # at it: a dropout, a slower IMU), so that a vehicle's update does not depend
+                # on whether another row, or another stacked world, had an IMU message
+                ekf.predict(ctx.state["f"], m.t_stamp)
+            if m.topic == "depth/depth":
                 ekf.update("depth", val[:, 0:1], mask, m.t_stamp)
             elif m.topic == "gps/fix":
                 ekf.update("gps", val[:, 0:2], mask, m.t_stamp)
