@@ -60,6 +60,20 @@ SENSORS = {
 }  # fmt: skip
 
 
+#: The same with the INS/EKF as the belief writer (its sensors without a delay).
+EKF = {
+    **SENSORS,
+    "entities.0.sensors": [
+        *({**x, "params": {k: v for k, v in x["params"].items() if k != "delay"}}
+          for x in SENSORS["entities.0.sensors"][:5]),
+        {"name": "nav", "plugin": "nav_ekf", "params": {
+            "accel_noise_std": 0.02, "accel_bias_walk": 0.0002, "depth_std": 0.05, "gps_std": 2.0,
+            "dvl_std": 0.2, "initial_pos_std": 1.0, "initial_vel_std": 0.1,
+            "initial_bias_std": 0.005, "dvl_lever_arm": [0.0, 0.0, 0.0]}},
+    ],
+}  # fmt: skip
+
+
 def _decls(name: str, reps: int, sets: dict | None = None) -> list[Laws]:
     sim = build_simulation(load_scenario(name, sets=sets), replicas=range(reps))
     why, entries, _sparse = plan(sim)
@@ -261,12 +275,18 @@ def test_in_the_cuda_simulator_the_world_metrics_give_the_interpreted_bits(
         assert gmeta["values"]["cpa"] < cond
 
 
-def test_in_the_cuda_simulator_the_sensors_give_the_interpreted_bits(tmp_path: Path) -> None:
-    """Three worlds of ``demo_survey`` with five navigation sensors and ``noisy_state`` steering
-    the PID and waypoints, ``nav_error`` reading that belief: every signal, the bus counts (a
-    DVL publication is a tick where a row of any world delivered) and the metrics."""
-    ref, rmeta = _run(tmp_path, "interp", "demo_survey", 3, 130.0, SENSORS, MARINESIM_JIT="interp")
-    got, gmeta = _run(tmp_path, "cuda", "demo_survey", 3, 130.0, SENSORS, MARINESIM_JIT="cuda",
+@pytest.mark.parametrize(("belief", "end"), [("noisy_state", 130.0), ("nav_ekf", 60.0)])
+def test_in_the_cuda_simulator_the_sensors_give_the_interpreted_bits(
+    tmp_path: Path, belief: str, end: float
+) -> None:
+    """Three worlds of ``demo_survey`` with five navigation sensors and a belief writer
+    (``noisy_state``, or ``nav_ekf`` fusing them: on CUDA a world fuses a topic when a row of
+    its own delivered) steering the PID and waypoints, ``nav_error`` reading that belief: every
+    signal, the bus counts (a DVL publication is a tick where a row of any world delivered)
+    and the metrics."""
+    sets = SENSORS if belief == "noisy_state" else EKF
+    ref, rmeta = _run(tmp_path, "interp", "demo_survey", 3, end, sets, MARINESIM_JIT="interp")
+    got, gmeta = _run(tmp_path, "cuda", "demo_survey", 3, end, sets, MARINESIM_JIT="cuda",
                       NUMBA_ENABLE_CUDASIM="1")  # fmt: skip
     assert gmeta["why"] is None and gmeta["compiled"] >= 0.9 * gmeta["ticks"]
     assert sorted(got.files) == sorted(ref.files)
@@ -277,7 +297,10 @@ def test_in_the_cuda_simulator_the_sensors_give_the_interpreted_bits(tmp_path: P
     mode = got["dvl.mode"][:, 1:, 0].reshape(3, 3, -1) != 0  # worlds × vehicles × frames
     heard = mode.any(axis=1)  # a world's DVL delivered at that frame
     assert (heard.any(axis=0) & ~heard.all(axis=0)).sum() > 20  # some worlds only: the merge
-    assert gmeta["bus"][2]["dvl/velocity"] == heard.any(axis=0).sum()
+    if belief == "noisy_state":  # (the EKF takes the samples on wires, not the bus)
+        assert gmeta["bus"][2]["dvl/velocity"] == heard.any(axis=0).sum()
+    else:
+        assert gmeta["bus"][2]["nav/state"] == gmeta["ticks"] + 1 and "nav.cep" in got.files
     assert np.nanmax(got["nerr.error"]) > 0.1  # the belief is noisy, and the metric reads it
 
 
@@ -316,11 +339,12 @@ def test_on_a_device_without_numba_cuda_it_says_to_install_it(monkeypatch) -> No
     "name",
     ["demo_survey", "remus100_survey", "bluerov2_station_keeping", "bluerov2_thruster_failure",
      "tanker_heading_autopilot", "torpedo_depth_heading", "supply_dp_current",
-     "surftrak_sawtooth", "demo_survey+sensors"],
+     "surftrak_sawtooth", "demo_survey+sensors", "demo_survey+ekf"],
 )
 def test_the_kernel_compiles_for_a_device(name: str, monkeypatch, nvvm) -> None:
     monkeypatch.setenv("MARINESIM_JIT", "cuda")
-    sets = {"demo_survey": {"metrics": METRICS}, "demo_survey+sensors": SENSORS}.get(name)
+    sets = {"demo_survey": {"metrics": METRICS}, "demo_survey+sensors": SENSORS,
+            "demo_survey+ekf": EKF}.get(name)  # fmt: skip
     decls = _decls(name.split("+")[0], 2, sets)
     order, _ = wiring(decls)
     tick = gpu.GpuTick(decls, device=False)

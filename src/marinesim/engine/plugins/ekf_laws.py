@@ -44,7 +44,7 @@ from marinesim.core.frames import rotation_quat_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
 from marinesim.engine.compiled.generate import copy_into
-from marinesim.engine.compiled.law import Law, Laws, log_ticks
+from marinesim.engine.compiled.law import Law, Laws, Worlds, log_ticks
 from marinesim.engine.plugins.belief_laws import belief_velocity, load_belief
 from marinesim.engine.plugins.belief_laws import wires as belief_wires
 from marinesim.engine.plugins.sensors import FUSION_ORDER
@@ -326,8 +326,15 @@ def declare_ekf(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     law_args = ("prm", "Rd", "Rg", "Rv", "x", "P", "rot", "tk", "quat", "f", "w", "rej",
                 "nis", "nset", "q", "xo", "Po", "work", "y", "Hd", "Hg", "Hv", "msk", "acc",
                 "nisr", *args, "belief.pos", "belief.quat", "belief.speed", "belief.side", "log")  # fmt: skip
+    # on CUDA a world fuses a topic when a row of its own delivered (a sensor's ``.new`` wire
+    # is its world's there); the filter's time and noise scratch are every world's
+    layout = Worlds(
+        n, slot.ctx.n_worlds, shared=("prm", "Rd", "Rg", "Rv"),
+        world=("tk", "q", "belief.hok", *(f"none{c}new" for c in range(5))), most=("nset",),
+        axes=(("rej", 1), ("nis", 1)),
+    )  # fmt: skip
     return Laws(
         [Law("estimate", ekf_estimate, law_args)], a, state=state, logs=("log",),
         publishes=(), unheard=("nav/state", "nav/cep"), max_ticks=T, sources=(_SRC,),
-        ready=ready, load=load, commit=commit, finish=finish,
+        ready=ready, load=load, commit=commit, finish=finish, gpu=layout,
     )  # fmt: skip
