@@ -6,8 +6,10 @@ PythonVehicleSimulator fleet's closed loop.
 ``remus100_survey``: waypoints + REMUS 100 autopilot + PythonVehicleSimulator REMUS 100, one
 vehicle a world, 5 model steps a tick; ``bluerov2_station_keeping``: station keeping +
 thruster allocation + 8 T200 at the battery's voltage + Fossen 6-DOF BlueROV2 Heavy, one
-vehicle a world, 2 model steps a tick), run through ``Simulation.run`` for ``--engine-ticks``
-ticks with the compiled tick on the CPU and with ``MARINESIM_JIT=cuda`` (the same tick as a
+vehicle a world, 2 model steps a tick; on request ``surftrak_sawtooth`` and
+``auv_survey_ins``, two AUVs a world with five sensors, an INS/EKF and a sonar each), run
+through ``Simulation.run`` for ``--engine-ticks`` ticks with the compiled tick on the CPU and
+with ``MARINESIM_JIT=cuda`` (the same tick as a
 CUDA kernel, one thread per world: :mod:`marinesim.engine.compiled.gpu`); both warm, the
 recorder at 0.2 frames/s.  Figures: vehicle-steps/s of each (N · ticks times the model steps
 a tick: the unit of ``bench_survey.py``), their ratio, and the largest difference
@@ -123,7 +125,8 @@ def measure(vehicles: list[str], sizes: list[int], steps: int, repeat: int) -> l
 
 
 #: Per engine scenario: vehicles a world, model steps a tick (the vehicle-step unit).
-ENGINE = {"demo_survey": (3, 1), "remus100_survey": (1, 5), "bluerov2_station_keeping": (1, 2)}
+ENGINE = {"demo_survey": (3, 1), "remus100_survey": (1, 5), "bluerov2_station_keeping": (1, 2),
+          "surftrak_sawtooth": (1, 1), "auv_survey_ins": (2, 1)}  # fmt: skip
 
 
 def _engine_run(name: str, worlds: int, ticks: int, cuda: bool) -> tuple[float, np.ndarray]:

@@ -41,8 +41,8 @@ def test_bad_arguments_are_named() -> None:
     assert out.returncode == 2 and "--sizes" in out.stderr
     out = _run(["--parts", "engine,gpu"])
     assert out.returncode == 2 and "--parts: expected engine and/or fleet" in out.stderr
-    out = _run(["--engine-scenarios", "demo_survey,auv_survey_ins"])
-    assert out.returncode == 2 and "--engine-scenarios: unknown auv_survey_ins" in out.stderr
+    out = _run(["--engine-scenarios", "demo_survey,ardusub_sawtooth"])
+    assert out.returncode == 2 and "--engine-scenarios: unknown ardusub_sawtooth" in out.stderr
     out = _run(["--engine-worlds", "0"])
     assert out.returncode == 2 and "--engine-worlds: every value must be >= 1" in out.stderr
 

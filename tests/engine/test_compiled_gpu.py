@@ -74,6 +74,17 @@ EKF = {
 }  # fmt: skip
 
 
+#: ``auv_survey_ins`` with sonars that see all round (a detection probability below 1, false
+#: alarms): its two blocks' contacts and world metrics on CUDA.
+AUV = {
+    "entities.ins_auv.sensors.sonar.params.fov_az_deg": 360.0,
+    "entities.ins_auv.sensors.sonar.params.detection_probability": 0.5,
+    "entities.dr_auv.sensors.sonar.params.fov_az_deg": 360.0,
+    "entities.dr_auv.sensors.sonar.params.max_false_alarms": 2,
+    "entities.dr_auv.sensors.sonar.params.false_alarm_rate": 0.5,
+}
+
+
 def _decls(name: str, reps: int, sets: dict | None = None) -> list[Laws]:
     sim = build_simulation(load_scenario(name, sets=sets), replicas=range(reps))
     why, entries, _sparse = plan(sim)
@@ -123,6 +134,24 @@ def test_the_world_metrics_split_by_world() -> None:
     np.testing.assert_array_equal(tick._host(perm, part(":perm")), [0, 1, 2, 0, 1, 2])
     with pytest.raises(RuntimeError, match="names rows of another world"):
         tick._host(perm[::-1].copy(), part(":perm"))
+
+
+def test_rows_of_several_blocks_go_to_each_world_block_by_block() -> None:
+    np.testing.assert_array_equal(gpu.world_major((4, 2), 2), [0, 1, 4, 2, 3, 5])
+    decls = _decls("auv_survey_ins", 2, AUV)  # two blocks of one AUV a world, 2 worlds
+    order, _ = wiring(decls)
+    _nw, parts = gpu.parts(decls)
+    by = dict(zip(order, parts, strict=True))
+    sonar = next(d for d, laws in enumerate(decls) if "tall" in laws.arrays)
+    assert by[f"{sonar}:tall"] == gpu.Part("rows", per=2, blocks=(2, 2))  # (ins, dr) a world
+    assert by[f"{sonar}:order"] == gpu.Part("index", per=2, blocks=(2, 2))
+    assert by[f"{sonar}:off1"] == gpu.Part("shared", value=(1.0,))  # block 1 in a world's part
+    tick = gpu.GpuTick(decls, device=False)
+    tall = np.arange(8.0).reshape(4, 2)  # rows: ins@0, ins@1, dr@0, dr@1
+    np.testing.assert_array_equal(tick._host(tall, by[f"{sonar}:tall"]), tall[[0, 2, 1, 3]])
+    # targets by replica, then name: world 0's (ins@0, dr@0) are its rows 0 and 1
+    order_host = np.array([0, 2, 1, 3])
+    np.testing.assert_array_equal(tick._host(order_host, by[f"{sonar}:order"]), [0, 1, 0, 1])
 
 
 def test_the_remus_block_steps_each_world_on_its_own_thread(monkeypatch) -> None:
@@ -304,6 +333,25 @@ def test_in_the_cuda_simulator_the_sensors_give_the_interpreted_bits(
     assert np.nanmax(got["nerr.error"]) > 0.1  # the belief is noisy, and the metric reads it
 
 
+def test_in_the_cuda_simulator_two_blocks_with_contacts_give_the_interpreted_bits(
+    tmp_path: Path,
+) -> None:
+    """``auv_survey_ins``, three worlds of two blocks (an INS/EKF each, five sensors, a sonar
+    seeing the other AUV, four world metrics over both blocks): every signal, count, metric."""
+    ref, rmeta = _run(tmp_path, "interp", "auv_survey_ins", 3, 40.0, AUV, MARINESIM_JIT="interp")
+    got, gmeta = _run(tmp_path, "cuda", "auv_survey_ins", 3, 40.0, AUV, MARINESIM_JIT="cuda",
+                      NUMBA_ENABLE_CUDASIM="1")  # fmt: skip
+    assert gmeta["why"] is None and gmeta["compiled"] >= 0.9 * gmeta["ticks"]
+    assert sorted(got.files) == sorted(ref.files)
+    for key in ref.files:
+        np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
+    for key in ("bus", "metrics", "values", "events", "status"):
+        assert gmeta[key] == rmeta[key], key
+    assert (np.nansum(got["sonar.detections"][..., 0], axis=1) > 0).all()  # each AUV saw
+    assert gmeta["bus"][2]["contacts"] > 0 and np.isfinite(got["sonar.contact_pos"]).any()
+    assert got["truth.pos"].shape[0] == 6  # (ins_auv × 3 worlds, then dr_auv × 3)
+
+
 def test_without_a_device_the_run_says_why(tmp_path: Path) -> None:
     from numba import cuda
 
@@ -339,12 +387,12 @@ def test_on_a_device_without_numba_cuda_it_says_to_install_it(monkeypatch) -> No
     "name",
     ["demo_survey", "remus100_survey", "bluerov2_station_keeping", "bluerov2_thruster_failure",
      "tanker_heading_autopilot", "torpedo_depth_heading", "supply_dp_current",
-     "surftrak_sawtooth", "demo_survey+sensors", "demo_survey+ekf"],
+     "surftrak_sawtooth", "demo_survey+sensors", "demo_survey+ekf", "auv_survey_ins"],
 )
 def test_the_kernel_compiles_for_a_device(name: str, monkeypatch, nvvm) -> None:
     monkeypatch.setenv("MARINESIM_JIT", "cuda")
     sets = {"demo_survey": {"metrics": METRICS}, "demo_survey+sensors": SENSORS,
-            "demo_survey+ekf": EKF}.get(name)  # fmt: skip
+            "demo_survey+ekf": EKF, "auv_survey_ins": AUV}.get(name)  # fmt: skip
     decls = _decls(name.split("+")[0], 2, sets)
     order, _ = wiring(decls)
     tick = gpu.GpuTick(decls, device=False)

@@ -63,6 +63,7 @@ __all__ = [
     "require_device",
     "require_layouts",
     "unsupported",
+    "world_major",
 ]
 
 #: CUDA threads per block (one world each).
@@ -77,13 +78,27 @@ class Part:
     (the whole array), ``events`` (its slice of an event buffer; ``col`` the row column,
     ``count`` the argument position of the buffer's count), ``count`` (its count),
     ``index`` (its ``per`` row numbers, made its own rows' numbers; read only), ``least`` or
-    ``most`` (its copy; the copies' minimum or maximum is kept)."""
+    ``most`` (its copy; the copies' minimum or maximum is kept).  ``blocks``: the row counts
+    of the blocks a ``rows`` or ``index`` array gathers (laid out world by world on the
+    device); ``value``: a ``shared`` array's value on the device."""
 
     kind: str
     axis: int = 0
     per: int = 0
     col: int = 0
     count: int = -1
+    blocks: tuple[int, ...] = ()
+    value: tuple[float, ...] | None = None
+
+
+def world_major(blocks: Sequence[int], worlds: int) -> np.ndarray:
+    """The rows of ``blocks`` (concatenated in block order) world by world: world 0's rows of
+    block 0, of block 1 …, then world 1's …  (``a[world_major(…)]`` is the device layout)."""
+    offs = np.concatenate([[0], np.cumsum(blocks)])
+    return np.concatenate([
+        np.arange(offs[b] + w * (m // worlds), offs[b] + (w + 1) * (m // worlds), dtype=np.int64)
+        for w in range(worlds) for b, m in enumerate(blocks)
+    ])  # fmt: skip
 
 
 def unsupported(decls: Sequence[Laws], names: Sequence[str]) -> list[str]:
@@ -118,8 +133,12 @@ def parts(decls: Sequence[Laws]) -> tuple[int, list[Part]]:
         arr = laws.arrays[name]
         if g.n % nw:
             raise ValueError(f"array {name!r}: {g.n} rows do not split into {nw} worlds")
+        local = dict(g.local)
+        total = sum(g.blocks)
+        if any(m % nw for m in g.blocks):
+            raise ValueError(f"array {name!r}: blocks of {g.blocks} rows do not split into {nw} worlds")
         if name in g.shared:
-            out.append(Part("shared"))
+            out.append(Part("shared", value=local.get(name)))
         elif name in g.world:
             out.append(Part("world"))
         elif name in g.least:
@@ -127,7 +146,8 @@ def parts(decls: Sequence[Laws]) -> tuple[int, list[Part]]:
         elif name in g.most:
             out.append(Part("most"))
         elif name in g.indices:
-            out.append(Part("index", per=g.n // nw))
+            per = (total if g.blocks else g.n) // nw
+            out.append(Part("index", per=per, blocks=g.blocks))
         elif name in g.per_world:
             if arr.shape[0] != nw:
                 raise ValueError(f"array {name!r} {arr.shape}: axis 0 does not hold {nw} worlds")
@@ -140,12 +160,16 @@ def parts(decls: Sequence[Laws]) -> tuple[int, list[Part]]:
             out.append(Part("count"))
         else:
             axis = dict(g.axes).get(name, g.log_axis if name in laws.logs else 0)
-            if arr.ndim <= axis or arr.shape[axis] != g.n:
+            gathered = bool(g.blocks) and name in g.gathered
+            want = total if gathered else dict(g.sizes).get(name, g.n)
+            if arr.ndim <= axis or arr.shape[axis] != want:
                 raise ValueError(
-                    f"array {name!r} {arr.shape}: axis {axis} does not hold the block's {g.n} "
+                    f"array {name!r} {arr.shape}: axis {axis} does not hold the block's {want} "
                     "rows (name it shared or world in the declaration's Worlds)"
                 )
-            out.append(Part("rows", axis=axis, per=g.n // nw))
+            if want % nw:
+                raise ValueError(f"array {name!r}: {want} rows do not split into {nw} worlds")
+            out.append(Part("rows", axis=axis, per=want // nw, blocks=g.blocks if gathered else ()))
     return nw, out
 
 
@@ -216,9 +240,18 @@ class GpuTick:
         nw = self.worlds
         if p.kind in ("world", "least", "most"):
             return np.ascontiguousarray(np.broadcast_to(a, (nw, *a.shape)))
+        if p.kind == "shared" and p.value is not None:
+            return np.asarray(p.value, dtype=a.dtype).reshape(a.shape)
+        if p.kind == "rows" and p.blocks:
+            return np.ascontiguousarray(np.take(a, world_major(p.blocks, nw), axis=p.axis))
         if p.kind == "index":
             first = np.repeat(np.arange(nw, dtype=a.dtype) * p.per, p.per)
-            local = a - first
+            where = a
+            if p.blocks:  # a gathered row's place on the device
+                inv = np.empty(sum(p.blocks), dtype=np.int64)
+                inv[world_major(p.blocks, nw)] = np.arange(sum(p.blocks))
+                where = inv[a]
+            local = where - first
             if ((local < 0) | (local >= p.per)).any():
                 raise RuntimeError(
                     "CUDA tick: a row-number array names rows of another world (its rows "
@@ -250,11 +283,14 @@ class GpuTick:
         )
         stops = stop.copy_to_host()
         for i, (a, d, p) in enumerate(zip(arrays, dev, self.parts, strict=True)):
-            if first[id(a)] != i:  # (an alias: copied back under its first name)
-                continue
+            if first[id(a)] != i or not a.flags.writeable:  # (an alias: copied back under its
+                continue  # first name; a read-only array, which no law writes on the CPU either)
             if p.kind == "events":  # (its count's host array is written here, not copied)
                 merge_notes(a, arrays[p.count], d.copy_to_host(), dev[p.count].copy_to_host(),
                             p.col, p.per)  # fmt: skip
+            elif p.kind == "rows" and p.blocks:  # (back to the blocks' order)
+                at = (slice(None),) * p.axis + (world_major(p.blocks, self.worlds),)
+                a[at] = d.copy_to_host()
             elif p.kind == "rows":
                 d.copy_to_host(a)
             elif p.kind == "least":

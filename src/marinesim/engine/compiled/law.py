@@ -128,9 +128,21 @@ class Worlds:
     per_world : tuple of str
         Row arrays with one row per world on the first axis (a world's closest approach).
     indices : tuple of str
-        Arrays of the block's row numbers that the laws only read, world w's part naming rows
-        of world w (rows grouped by replica): each thread gets its part as numbers of its
-        world's rows (counted from 0).
+        Arrays of the block's row numbers (of the ``gathered`` rows, with ``blocks``) that the
+        laws only read, world w's part naming rows of world w (rows grouped by replica): each
+        thread gets its part as numbers of its world's rows (counted from 0).
+    blocks : tuple of int
+        With a declaration that reads several entity blocks (a world metric, the contacts
+        sonar): their rows, in block order.
+    gathered : tuple of str
+        Row arrays that hold the ``blocks``' rows one block after the other (its first axis, or
+        :attr:`log_axis` for a log): each thread gets its world's rows of every block, block
+        by block (the host lays them out so, world by world, and back after the call).
+    sizes : tuple of (str, int)
+        Row arrays with rows of another block than ``n`` (their row count).
+    local : tuple of (str, tuple of float)
+        Shared arrays with a value of their own on the device (the offset of a block's rows in
+        a world's part of the ``gathered`` rows).
     least, most : tuple of str
         Arrays the laws keep for all worlds at once as a minimum (a metric's smallest value
         over the worlds) or a maximum (a flag set where any world sets it: a sensor's
@@ -149,6 +161,10 @@ class Worlds:
     indices: tuple[str, ...] = ()
     least: tuple[str, ...] = ()
     most: tuple[str, ...] = ()
+    blocks: tuple[int, ...] = ()
+    gathered: tuple[str, ...] = ()
+    sizes: tuple[tuple[str, int], ...] = ()
+    local: tuple[tuple[str, tuple[float, ...]], ...] = ()
 
 
 @dataclass

@@ -38,7 +38,7 @@ import numpy as np
 
 from marinesim.core.frames import rotation_from_euler, rotation_quat_c
 from marinesim.core.jitable import register_jitable
-from marinesim.engine.compiled.law import Law, Laws, log_ticks
+from marinesim.engine.compiled.law import Law, Laws, Worlds, log_ticks
 from marinesim.engine.plugins.metric_laws import gather_position
 
 __all__ = ["contacts_sense", "declare_contacts", "gather_targets"]
@@ -59,7 +59,7 @@ def gather_targets(k, j, t, h, meta, src, off, tall):  # noqa: ANN001, ANN201
 
 
 @register_jitable
-def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, tok, tgrp, sid, sgrp, mount, moff, cdf, nav, cur, log):  # noqa: ANN001, ANN201, E501
+def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, pub, tall, order, tid, tok, tgrp, sid, sgrp, mount, moff, cdf, nav, rs, org, cur, log):  # noqa: ANN001, ANN201, E501
     """``contacts``: one scan per due tick (see the module docstring); every tick the frame
     logs ``cur`` (N, 5: detections, contact_pos, overflow) into row ``j`` of ``log``.
 
@@ -68,10 +68,12 @@ def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, t
     [8] / [9] min / max range, [10] / [11] half fields of view (+ 1e-12) [rad], [12] P_d,
     [13] logistic P_d (1: on), [14] its slope, [15] its range at 0.5, [16:19] σ (range,
     azimuth, elevation [rad]).  ``cnt``: [0] / [1] read positions in the normal / uniform
-    blocks, [2] scans that published.  ``tid``, ``tok``, ``tgrp`` per target (block order),
-    ``order`` the scan's target order; ``sid``, ``sgrp`` per sensing vehicle: ids as in their
+    blocks; ``pub[j]`` 1 when the scan of the call's tick j published.  ``rs`` (N, 3, 3) and
+    ``org`` (N, 3): each vehicle's sensor frame → NED (R · mount) and origin.  ``tid``,
+    ``tok``, ``tgrp`` per target (block order), ``order`` the scan's target order; ``sid``, ``sgrp`` per sensing vehicle: ids as in their
     replica's own run, and the replica groups (a vehicle sees its own replica's targets)."""
     n = nav.shape[0]
+    pub[j] = 0
     kk = k + 1
     p = int(meta[0])
     o = int(meta[1])
@@ -84,8 +86,6 @@ def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, t
         kfa = int(meta[5])
         m = order.shape[0]
         sent = False
-        rs = np.empty((3, 3))  # the sensor frame → NED: R · mount
-        org = np.empty(3)  # position + R · offset (einsum "nij,j->ni")
         for i in range(n):
             r = rotation_quat_c(nav[i, 3], nav[i, 4], nav[i, 5], nav[i, 6])
             for a in range(3):
@@ -94,9 +94,9 @@ def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, t
                     s += r[3 * a] * mount[0, b]
                     s += r[3 * a + 1] * mount[1, b]
                     s += r[3 * a + 2] * mount[2, b]
-                    rs[a, b] = s
+                    rs[i, a, b] = s
             for a in range(3):
-                org[a] = nav[i, a] + ((r[3 * a] * moff[0] + r[3 * a + 2] * moff[2]) + r[3 * a + 1] * moff[1])
+                org[i, a] = nav[i, a] + ((r[3 * a] * moff[0] + r[3 * a + 2] * moff[2]) + r[3 * a + 1] * moff[1])
             slot = 0
             over = 0
             found = 0
@@ -108,21 +108,21 @@ def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, t
                 jj = order[q]
                 if tok[jj] == 0 or tgrp[jj] != sgrp[i] or sid[i] == tid[jj]:
                     continue  # (another replica's, or itself)
-                d0 = tall[jj, 0] - org[0]
-                d1 = tall[jj, 1] - org[1]
-                d2 = tall[jj, 2] - org[2]
+                d0 = tall[jj, 0] - org[i, 0]
+                d1 = tall[jj, 1] - org[i, 1]
+                d2 = tall[jj, 2] - org[i, 2]
                 s0 = 0.0  # einsum "dji,dj->di": each sum from 0.0 in order
-                s0 += rs[0, 0] * d0
-                s0 += rs[1, 0] * d1
-                s0 += rs[2, 0] * d2
+                s0 += rs[i, 0, 0] * d0
+                s0 += rs[i, 1, 0] * d1
+                s0 += rs[i, 2, 0] * d2
                 s1 = 0.0
-                s1 += rs[0, 1] * d0
-                s1 += rs[1, 1] * d1
-                s1 += rs[2, 1] * d2
+                s1 += rs[i, 0, 1] * d0
+                s1 += rs[i, 1, 1] * d1
+                s1 += rs[i, 2, 1] * d2
                 s2 = 0.0
-                s2 += rs[0, 2] * d0
-                s2 += rs[1, 2] * d1
-                s2 += rs[2, 2] * d2
+                s2 += rs[i, 0, 2] * d0
+                s2 += rs[i, 1, 2] * d1
+                s2 += rs[i, 2, 2] * d2
                 rng = math.sqrt((s0 * s0 + s1 * s1) + s2 * s2)
                 az = math.atan2(s1, s0)
                 el = math.atan2(-s2, math.hypot(s0, s1))
@@ -151,9 +151,9 @@ def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, t
                         x1 = rr * ce * math.sin(aa)
                         x2 = -rr * math.sin(ee)
                         # origin + einsum("dij,dj->di", rs, xyz): first and last products first
-                        fx = org[0] + ((rs[0, 0] * x0 + rs[0, 2] * x2) + rs[0, 1] * x1)
-                        fy = org[1] + ((rs[1, 0] * x0 + rs[1, 2] * x2) + rs[1, 1] * x1)
-                        fz = org[2] + ((rs[2, 0] * x0 + rs[2, 2] * x2) + rs[2, 1] * x1)
+                        fx = org[i, 0] + ((rs[i, 0, 0] * x0 + rs[i, 0, 2] * x2) + rs[i, 0, 1] * x1)
+                        fy = org[i, 1] + ((rs[i, 1, 0] * x0 + rs[i, 1, 2] * x2) + rs[i, 1, 1] * x1)
+                        fz = org[i, 2] + ((rs[i, 2, 0] * x0 + rs[i, 2, 2] * x2) + rs[i, 2, 1] * x1)
                         first = True
                 slot += 1
             if over > 0:
@@ -174,8 +174,7 @@ def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, tall, order, tid, t
             cur[i, 4] = 0.0
         cnt[0] = npos + nn
         cnt[1] = upos + nu
-        if sent:
-            cnt[2] += 1
+        pub[j] = 1 if sent else 0
     for i in range(n):
         for c in range(5):
             log[c, j, i] = cur[i, c]
@@ -258,7 +257,8 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     T = log_ticks(n, 5)
     a.update(
         meta=meta, normals=np.zeros((n, 1)), uniforms=np.zeros((n, 1)),
-        cnt=np.zeros(3, dtype=np.int64), tall=np.zeros((off, 3)), order=order, tid=tid,
+        cnt=np.zeros(2, dtype=np.int64), pub=np.zeros(T, dtype=np.int64), rs=np.zeros((n, 3, 3)),
+        org=np.zeros((n, 3)), tall=np.zeros((off, 3)), order=order, tid=tid,
         tok=tok, tgrp=tg, sid=np.asarray(sids, dtype=np.int64), sgrp=sg,
         mount=np.ascontiguousarray(mount),
         moff=np.asarray(p.mount_offset, dtype=float), cdf=cdf, cur=np.zeros((n, 5)),
@@ -277,7 +277,6 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     def load(k: int) -> None:
         cnt = a["cnt"]
         load_streams(slot.rng, a, meta, 2, cnt)
-        cnt[2] = 0
         for s, c0, c1 in signals:
             a["cur"][:, c0:c1] = np.reshape(rec.last(blk.name, f"{name}.{s}"), (n, -1))
 
@@ -287,7 +286,7 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         st["last"] = None  # (the plugin's last scan: not built by the law)
 
     def counts(k: int, kstop: int) -> dict[str, int]:
-        return {"contacts": int(a["cnt"][2])}
+        return {"contacts": int(a["pub"][: kstop - k].sum())}
 
     def refill() -> bool:  # the next scan's draws, if short
         return refill_streams(slot.rng, nn, nu)
@@ -297,10 +296,24 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         return {f"{name}.{s}": lg[..., c0:c1] for s, c0, c1 in signals}
 
     law = Law("sense", contacts_sense, (
-        "meta", "normals", "uniforms", "cnt", "tall", "order", "tid", "tok", "tgrp", "sid",
-        "sgrp", "mount", "moff", "cdf", "truth.nav", "cur", "log"))  # fmt: skip
+        "meta", "normals", "uniforms", "cnt", "pub", "tall", "order", "tid", "tok", "tgrp",
+        "sid", "sgrp", "mount", "moff", "cdf", "truth.nav", "rs", "org", "cur", "log"))  # fmt: skip
+    # on CUDA a world scans its own targets: every block's rows of that world (``gathered``,
+    # laid out world by world), ``order`` made its own rows' numbers; a scan published where
+    # a vehicle of any world detected (pub: the maximum)
+    nw = slot.ctx.n_worlds
+    sizes = tuple(b.n for b in sim.blocks)
+    multi: dict[str, Any] = {}
+    if many:
+        multi = {"blocks": sizes, "gathered": ("tall", "tid", "tok", "tgrp"),
+                 "local": tuple((f"off{b}", (float(sum(sizes[:b]) // nw),))
+                                for b in range(len(sizes)))}  # fmt: skip
+    layout = Worlds(
+        n, nw, shared=("meta", "mount", "moff", "cdf", *(f"off{b}" for b in range(len(sizes)))),
+        world=("cnt",), most=("pub",), indices=("order",), **multi,
+    )  # fmt: skip
     return Laws(
         [*fill, *gather, law], a, state=("cnt", "cur"), logs=("log",), unheard=("contacts",),
         counts=counts, max_ticks=T, fresh=("normals", "uniforms"), sources=(_SRC,),
-        ready=ready, refill=refill, load=load, commit=commit, finish=finish,
+        ready=ready, refill=refill, load=load, commit=commit, finish=finish, gpu=layout,
     )  # fmt: skip

@@ -22,9 +22,10 @@ The compiled ticks run with every entity active (the route's condition), so the 
 condition on its value hands the tick back when the condition comes true: the plugins run
 that tick and the run ends there, as on the plugin route.
 
-With one entity block the metrics declare their worlds (:class:`~marinesim.engine.compiled.law.Worlds`):
-on CUDA each thread gathers and measures its own world's rows; ``min_separation``'s rows by
-replica are an ``indices`` array, its closest approaches ``per_world``, its value ``least``.
+The metrics declare their worlds (:class:`~marinesim.engine.compiled.law.Worlds`): on CUDA
+each thread gathers and measures its own world's rows (of every block, laid out world by
+world: ``gathered``); ``min_separation``'s rows by replica are an ``indices`` array, its
+closest approaches ``per_world``, its value ``least``.
 """
 
 from __future__ import annotations
@@ -189,13 +190,23 @@ def _gather(sim: Any) -> tuple[list[Law], dict[str, np.ndarray], list[tuple[str,
     return laws, arrays, rows
 
 
-def _worlds(sim: Any, **layout: Any) -> Worlds | None:
-    """The metric's CUDA layout (:class:`~marinesim.engine.compiled.law.Worlds`): with one
-    entity block, whose rows are grouped by world as its ``pos`` gathers them; None with
-    several (a world's rows would not be one slice of ``pos``)."""
-    if len(sim.blocks) != 1:
-        return None
-    return Worlds(sim.blocks[0].n, sim.n_worlds, **layout)
+def _worlds(sim: Any, gathered: tuple[str, ...], **layout: Any) -> Worlds:
+    """The metric's CUDA layout (:class:`~marinesim.engine.compiled.law.Worlds`).  With one
+    entity block its rows are grouped by world as ``pos`` gathers them; with several, the
+    ``gathered`` arrays (``pos`` and what is kept per gathered row) go to each world as its
+    rows of every block, and ``off<b>`` is block b's place in a world's part."""
+    sizes = tuple(b.n for b in sim.blocks)
+    nw = sim.n_worlds
+    if len(sizes) == 1:
+        return Worlds(sizes[0], nw, **layout)
+    local = tuple((f"off{b}", (float(sum(sizes[:b]) // nw),)) for b in range(len(sizes)))
+    return Worlds(sum(sizes), nw, blocks=sizes, gathered=("pos", *gathered), local=local,
+                  **layout)  # fmt: skip
+
+
+def _offs(sim: Any) -> tuple[str, ...]:
+    """The gathering laws' offset arrays (one per block)."""
+    return tuple(f"off{b}" for b in range(len(sim.blocks)))
 
 
 def _setup(slot: Any, sim: Any, log: str) -> str | tuple[list[Law], dict, list, int]:
@@ -258,7 +269,7 @@ def distance_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
 
     law = Law("metric", distance_tick, ("pos", "prev", "dist", "dlog"))
     return _declare(laws, law, a, ("prev", "dist"), "dlog", rows, sig, ready=ready, load=load,
-                    commit=commit, gpu=_worlds(sim, shared=("off0",)))  # fmt: skip
+                    commit=commit, gpu=_worlds(sim, ("prev", "dist", "dlog"), shared=_offs(sim)))  # fmt: skip
 
 
 def box_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
@@ -286,7 +297,7 @@ def box_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
 
     law = Law("metric", box_tick, ("pos", "box", "clk", "inside", "ilog"))
     return _declare(laws, law, a, ("clk", "inside"), "ilog", rows, sig, ready=ready, load=load,
-                    commit=commit, gpu=_worlds(sim, shared=("off0", "box"), world=("clk",)))  # fmt: skip
+                    commit=commit, gpu=_worlds(sim, ("inside", "ilog"), shared=(*_offs(sim), "box"), world=("clk",)))  # fmt: skip
 
 
 def separation_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
@@ -332,7 +343,8 @@ def separation_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     state = ("mins", "cpa_d", "cpa_t", "cpa_i", "cpa_j", "val")
     layout = None
     if m == sim.n_worlds:  # one closest approach per world
-        layout = _worlds(sim, shared=("off0", "hz", "cond"), indices=("perm",), least=("val",),
+        layout = _worlds(sim, ("mins", "slog"), shared=(*_offs(sim), "hz", "cond"),
+                         indices=("perm",), least=("val",),
                          per_world=("cpa_d", "cpa_t", "cpa_i", "cpa_j"))  # fmt: skip
     return _declare(laws, law, a, state, "slog", rows, sig, ready=ready, load=load,
                     commit=commit, gpu=layout)  # fmt: skip
@@ -392,5 +404,8 @@ def nav_error_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     return Laws(
         laws=laws, arrays=a, state=state, logs=logs,
         max_ticks=min(a[f"elog{b}"].shape[1] for _blk, b, _e, _n in per),
-        ready=ready, load=load, commit=commit, finish=finish, gpu=_worlds(sim, world=("cnt0",)),
+        ready=ready, load=load, commit=commit, finish=finish,
+        gpu=Worlds(sim.blocks[0].n, sim.n_worlds, world=tuple(f"cnt{b}" for _blk, b, _e, _n in per),
+                   sizes=tuple((f"{k}{b}", blk.n) for blk, b, _e, _n in per
+                               for k in ("sq", "final", "elog", "nlog"))),
     )  # fmt: skip
