@@ -235,6 +235,21 @@ def _run(tmp: Path, tag: str, name: str, reps: int, end: float, sets: dict | Non
     return np.load(out), json.loads(Path(str(out) + ".json").read_text())
 
 
+def _same(tmp: Path, name: str, reps: int, end: float, sets: dict) -> tuple:
+    """Run ``name`` on the interpreted tick and on CUDA in numba's simulator: every signal,
+    the bus counts, the metrics, their values and the events must be the same bits."""
+    ref, rmeta = _run(tmp, "interp", name, reps, end, sets, MARINESIM_JIT="interp")
+    got, gmeta = _run(tmp, "cuda", name, reps, end, sets, MARINESIM_JIT="cuda",
+                      NUMBA_ENABLE_CUDASIM="1")  # fmt: skip
+    assert gmeta["why"] is None and gmeta["compiled"] >= 0.9 * gmeta["ticks"]
+    assert sorted(got.files) == sorted(ref.files)
+    for key in ref.files:
+        np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
+    for key in ("bus", "metrics", "values", "events", "status", "ended_by", "ticks"):
+        assert gmeta[key] == rmeta[key], key
+    return got, gmeta
+
+
 @pytest.mark.parametrize(
     ("name", "reps", "end"),
     [("demo_survey", 3, 130.0), ("remus100_survey", 3, 40.0), ("bluerov2_station_keeping", 2, 3.0),
@@ -287,14 +302,7 @@ def test_in_the_cuda_simulator_the_world_metrics_give_the_interpreted_bits(
     sets: dict = {"metrics": METRICS}
     if cond is not None:
         sets["end_conditions"] = ["time", {"metric": "cpa", "op": "<", "value": cond}]
-    ref, rmeta = _run(tmp_path, "interp", "demo_survey", reps, end, sets, MARINESIM_JIT="interp")
-    got, gmeta = _run(tmp_path, "cuda", "demo_survey", reps, end, sets, MARINESIM_JIT="cuda",
-                      NUMBA_ENABLE_CUDASIM="1")  # fmt: skip
-    assert gmeta["why"] is None and gmeta["compiled"] >= 0.9 * gmeta["ticks"]
-    for key in ref.files:
-        np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
-    for key in ("metrics", "values", "events", "status", "ended_by", "ticks"):
-        assert gmeta[key] == rmeta[key], key
+    got, gmeta = _same(tmp_path, "demo_survey", reps, end, sets)
     assert {"dist.distance", "cpa.separation", "nav.error", "box.inside"} <= set(got.files)
     assert got["truth.pos"].shape[0] == 3 * reps
     if cond is None:  # (the worlds' own closest approaches: the smallest is the value)
@@ -313,16 +321,7 @@ def test_in_the_cuda_simulator_the_sensors_give_the_interpreted_bits(
     its own delivered) steering the PID and waypoints, ``nav_error`` reading that belief: every
     signal, the bus counts (a DVL publication is a tick where a row of any world delivered)
     and the metrics."""
-    sets = SENSORS if belief == "noisy_state" else EKF
-    ref, rmeta = _run(tmp_path, "interp", "demo_survey", 3, end, sets, MARINESIM_JIT="interp")
-    got, gmeta = _run(tmp_path, "cuda", "demo_survey", 3, end, sets, MARINESIM_JIT="cuda",
-                      NUMBA_ENABLE_CUDASIM="1")  # fmt: skip
-    assert gmeta["why"] is None and gmeta["compiled"] >= 0.9 * gmeta["ticks"]
-    assert sorted(got.files) == sorted(ref.files)
-    for key in ref.files:
-        np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
-    for key in ("bus", "metrics", "values", "events", "status"):
-        assert gmeta[key] == rmeta[key], key
+    got, gmeta = _same(tmp_path, "demo_survey", 3, end, SENSORS if belief == "noisy_state" else EKF)
     mode = got["dvl.mode"][:, 1:, 0].reshape(3, 3, -1) != 0  # worlds × vehicles × frames
     heard = mode.any(axis=1)  # a world's DVL delivered at that frame
     assert (heard.any(axis=0) & ~heard.all(axis=0)).sum() > 20  # some worlds only: the merge
@@ -338,15 +337,7 @@ def test_in_the_cuda_simulator_two_blocks_with_contacts_give_the_interpreted_bit
 ) -> None:
     """``auv_survey_ins``, three worlds of two blocks (an INS/EKF each, five sensors, a sonar
     seeing the other AUV, four world metrics over both blocks): every signal, count, metric."""
-    ref, rmeta = _run(tmp_path, "interp", "auv_survey_ins", 3, 40.0, AUV, MARINESIM_JIT="interp")
-    got, gmeta = _run(tmp_path, "cuda", "auv_survey_ins", 3, 40.0, AUV, MARINESIM_JIT="cuda",
-                      NUMBA_ENABLE_CUDASIM="1")  # fmt: skip
-    assert gmeta["why"] is None and gmeta["compiled"] >= 0.9 * gmeta["ticks"]
-    assert sorted(got.files) == sorted(ref.files)
-    for key in ref.files:
-        np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
-    for key in ("bus", "metrics", "values", "events", "status"):
-        assert gmeta[key] == rmeta[key], key
+    got, gmeta = _same(tmp_path, "auv_survey_ins", 3, 40.0, AUV)
     assert (np.nansum(got["sonar.detections"][..., 0], axis=1) > 0).all()  # each AUV saw
     assert gmeta["bus"][2]["contacts"] > 0 and np.isfinite(got["sonar.contact_pos"]).any()
     assert got["truth.pos"].shape[0] == 6  # (ins_auv × 3 worlds, then dr_auv × 3)
