@@ -28,7 +28,22 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Job", "allowed", "start"]
+__all__ = ["Job", "allowed", "child_env", "start"]
+
+
+def child_env() -> dict[str, str]:
+    """The environment of a compile process: this one's, with the folders of ``sys.path`` that
+    the interpreter does not add by itself put on ``PYTHONPATH``, so that the law functions of
+    a plugin imported from there (a script's folder, ``sys.path.insert``) import in the child
+    too (as ``multiprocessing`` passes ``sys.path`` to the processes it spawns)."""
+    own = (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
+    extra = [os.path.abspath(p or os.curdir) for p in sys.path if not p or not p.startswith(own)]
+    env = dict(os.environ)
+    old = env.get("PYTHONPATH", "")
+    paths = [*dict.fromkeys(extra), *(x for x in old.split(os.pathsep) if x)]
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
 
 
 def allowed() -> bool:
@@ -76,6 +91,7 @@ def start(path: Path, args: tuple[Any, ...], *, saved: bool = False) -> Job | No
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
+                env=child_env(),
                 start_new_session=True,  # a Ctrl-C of the run leaves it to fill the cache
             )
     except (OSError, ValueError, TypeError, pickle.PicklingError):

@@ -44,6 +44,8 @@ from typing import Any
 
 import numpy as np
 
+from marinesim.engine.compiled.background import child_env
+
 __all__ = ["all_cached", "call_law", "call_law_sub", "copy_rows", "law_path", "load", "site_table"]
 
 #: Law functions to compile per process at least (fewer: compiled in the calling process).
@@ -312,6 +314,7 @@ def compile_apart(paths: Sequence[Path], n: int) -> None:
         subprocess.Popen(  # noqa: S603 - our own module, with our own interpreter
             [sys.executable, "-m", "marinesim.engine.compiled.lawfunc", "--claim", token, *map(str, order)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=child_env(),
         )  # fmt: skip
         for _ in range(n)
     ]
