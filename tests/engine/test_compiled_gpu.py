@@ -180,6 +180,17 @@ def test_an_array_without_the_block_rows_is_named() -> None:
         gpu.parts([_laws(a, Worlds(4, 3))])
 
 
+def test_a_layout_that_does_not_fit_its_arrays_names_the_plugin() -> None:
+    bad = {"cur": np.zeros((3, 2)), "log": np.zeros((2, 8, 4))}  # cur: 3 rows, not 4
+    decls = [_laws({"cur": np.zeros((4, 2)), "log": np.zeros((2, 8, 4))}, Worlds(4, 2)),
+             _laws(bad, Worlds(4, 2))]  # fmt: skip
+    with pytest.raises(ConfigError, match=(
+        r"MARINESIM_JIT=cuda: plugin blk\.mine: its laws' CUDA layout \(Worlds\) does not fit: "
+        r"array 'cur' \(3, 2\): axis 0 does not hold the block's 4 rows"
+    )):  # fmt: skip
+        gpu.require_layouts(decls, ["blk.pid", "blk.mine"])
+
+
 def test_plugins_without_a_cuda_layout_are_named() -> None:
     a = {"cur": np.zeros((4, 2)), "log": np.zeros((2, 8, 4))}
     decls = [_laws(a, Worlds(4, 2)), _laws(dict(a), None)]

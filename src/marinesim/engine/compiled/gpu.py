@@ -55,6 +55,7 @@ from marinesim.engine.compiled.law import Laws
 
 __all__ = [
     "GpuTick",
+    "LayoutError",
     "Part",
     "compile_gpu_tick",
     "gpu_source",
@@ -101,6 +102,14 @@ def world_major(blocks: Sequence[int], worlds: int) -> np.ndarray:
     ])  # fmt: skip
 
 
+class LayoutError(ValueError):
+    """A declaration's :class:`~.law.Worlds` does not fit its arrays (``decl``: its index)."""
+
+    def __init__(self, decl: int, message: str) -> None:
+        super().__init__(message)
+        self.decl = decl
+
+
 def unsupported(decls: Sequence[Laws], names: Sequence[str]) -> list[str]:
     """``names[d]`` of each declaration that has no :class:`~.law.Worlds` layout."""
     return [names[d] for d, laws in enumerate(decls) if laws.gpu is None]
@@ -112,8 +121,10 @@ def parts(decls: Sequence[Laws]) -> tuple[int, list[Part]]:
     Raises
     ------
     ValueError
-        A declaration without a layout, blocks with different numbers of worlds, or a row
-        array whose row axis does not hold the block's rows (the message names it).
+        A declaration without a layout, or blocks with different numbers of worlds.
+    LayoutError
+        A row array whose row axis does not hold the block's rows, rows that do not split
+        into the worlds (the message names the array; ``decl`` its declaration).
     """
     order, _index = wiring(decls)
     worlds = {laws.gpu.worlds for laws in decls if laws.gpu is not None}
@@ -132,11 +143,11 @@ def parts(decls: Sequence[Laws]) -> tuple[int, list[Part]]:
         assert g is not None
         arr = laws.arrays[name]
         if g.n % nw:
-            raise ValueError(f"array {name!r}: {g.n} rows do not split into {nw} worlds")
+            raise LayoutError(d, f"array {name!r}: {g.n} rows do not split into {nw} worlds")
         local = dict(g.local)
         total = sum(g.blocks)
         if any(m % nw for m in g.blocks):
-            raise ValueError(f"array {name!r}: blocks of {g.blocks} rows do not split into {nw} worlds")
+            raise LayoutError(d, f"array {name!r}: blocks of {g.blocks} rows do not split into {nw} worlds")
         if name in g.shared:
             out.append(Part("shared", value=local.get(name)))
         elif name in g.world:
@@ -150,7 +161,7 @@ def parts(decls: Sequence[Laws]) -> tuple[int, list[Part]]:
             out.append(Part("index", per=per, blocks=g.blocks))
         elif name in g.per_world:
             if arr.shape[0] != nw:
-                raise ValueError(f"array {name!r} {arr.shape}: axis 0 does not hold {nw} worlds")
+                raise LayoutError(d, f"array {name!r} {arr.shape}: axis 0 does not hold {nw} worlds")
             out.append(Part("rows", per=1))
         elif g.events is not None and name == g.events[0]:
             out.append(
@@ -163,12 +174,12 @@ def parts(decls: Sequence[Laws]) -> tuple[int, list[Part]]:
             gathered = bool(g.blocks) and name in g.gathered
             want = total if gathered else dict(g.sizes).get(name, g.n)
             if arr.ndim <= axis or arr.shape[axis] != want:
-                raise ValueError(
-                    f"array {name!r} {arr.shape}: axis {axis} does not hold the block's {want} "
+                raise LayoutError(
+                    d, f"array {name!r} {arr.shape}: axis {axis} does not hold the block's {want} "
                     "rows (name it shared or world in the declaration's Worlds)"
                 )
             if want % nw:
-                raise ValueError(f"array {name!r}: {want} rows do not split into {nw} worlds")
+                raise LayoutError(d, f"array {name!r}: {want} rows do not split into {nw} worlds")
             out.append(Part("rows", axis=axis, per=want // nw, blocks=g.blocks if gathered else ()))
     return nw, out
 
@@ -382,7 +393,8 @@ def require_device() -> None:
 
 
 def require_layouts(decls: Sequence[Laws], names: Sequence[str]) -> None:
-    """ConfigError naming the plugins whose laws have no CUDA layout."""
+    """ConfigError naming the plugins whose laws have no CUDA layout, or the plugin whose
+    layout does not fit its arrays."""
     missing = unsupported(decls, names)
     if missing:
         raise ConfigError(
@@ -391,3 +403,10 @@ def require_layouts(decls: Sequence[Laws], names: Sequence[str]) -> None:
             + " (unset MARINESIM_JIT to run the compiled tick on the CPU)",
             param="MARINESIM_JIT=cuda",
         )
+    try:
+        parts(decls)
+    except LayoutError as exc:
+        raise ConfigError(
+            f"plugin {names[exc.decl]}: its laws' CUDA layout (Worlds) does not fit: {exc}",
+            param="MARINESIM_JIT=cuda",
+        ) from None
