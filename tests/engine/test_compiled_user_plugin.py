@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -104,3 +105,37 @@ def test_the_example_declares_a_layout_for_cuda() -> None:
     assert decls[-1].laws[0].fn.__name__ == "max_depth_tick"
     nw, parts = gpu.parts(decls)  # every array of every declaration splits among 2 worlds
     assert nw == 2 and len(parts) > 0
+
+
+def test_a_layout_that_does_not_fit_names_the_plugin(monkeypatch) -> None:
+    """The example's layout claiming twice its rows: the run would stop before its first tick
+    with a ConfigError that names the plugin and the array (``route_for`` on CUDA)."""
+    pytest.importorskip("numba")
+    sys.path.insert(0, str(EXAMPLE.parent))
+    try:
+        import max_depth_metric
+    finally:
+        sys.path.remove(str(EXAMPLE.parent))
+    from marinesim.core.errors import ConfigError
+    from marinesim.engine.compiled import gpu
+    from marinesim.engine.compiled.law import Worlds
+    from marinesim.engine.compiled.route import _slot_name, plan
+    from marinesim.scenario.build import build_simulation, load_scenario
+
+    declare = max_depth_metric.MaxDepth.compiled_laws
+
+    def doubled(self: Any, slot: Any, sim: Any) -> Any:
+        laws = declare(self, slot, sim)
+        laws.gpu = Worlds(2 * laws.gpu.n, laws.gpu.worlds)
+        return laws
+
+    monkeypatch.setattr(max_depth_metric.MaxDepth, "compiled_laws", doubled)
+    sc = load_scenario("demo_survey", sets={"metrics": [{"name": "deep", "plugin": "max_depth"}]})
+    sim = build_simulation(sc, replicas=range(2))
+    why, entries, _ = plan(sim)
+    assert why is None
+    with pytest.raises(ConfigError, match=(
+        r"plugin deep: its laws' CUDA layout \(Worlds\) does not fit: array 'deepest' \(6,\): "
+        r"axis 0 does not hold the block's 12 rows"
+    )):  # fmt: skip
+        gpu.require_layouts([laws for _s, laws in entries], [_slot_name(s) for s, _l in entries])
