@@ -123,3 +123,19 @@ def test_generated_loop_interpreted_equals_plugin_ticks(monkeypatch) -> None:  #
     sim = load_simulation("surftrak_sawtooth", sets={"time.end": 3}, seed=3)
     sim.compiled = False
     _same(sim.run(), b)
+
+
+def test_the_scalar_trunc_keeps_numpys_bits() -> None:
+    # numba's CUDA target has no np.trunc: the laws' scalar form (the rangefinder's
+    # centimetres, the CTUN rates) must give its bits, −0.0, ±inf, NaN and |x| ≥ 2⁵² included
+    from marinesim.engine.plugins.surftrak_laws import trunc
+
+    rng = np.random.default_rng(5)
+    xs = np.concatenate([
+        rng.normal(size=20_000) * 10.0 ** rng.uniform(-6, 18, 20_000),
+        [0.0, -0.0, -0.5, 0.5, -0.999999, 1.0, -1.0, 2.0**52 + 0.5, -(2.0**53), np.inf, -np.inf],
+    ])  # fmt: skip
+    got = np.array([trunc(float(x)) for x in xs])
+    assert got.tobytes() == np.trunc(xs).tobytes()
+    assert np.isnan(trunc(float("nan")))
+    assert np.signbit(trunc(-0.25))  # (−0.0, as np.trunc)
