@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -92,14 +93,18 @@ class Part:
     value: tuple[float, ...] | None = None
 
 
-def world_major(blocks: Sequence[int], worlds: int) -> np.ndarray:
+@lru_cache(maxsize=64)
+def world_major(blocks: tuple[int, ...], worlds: int) -> np.ndarray:
     """The rows of ``blocks`` (concatenated in block order) world by world: world 0's rows of
-    block 0, of block 1 …, then world 1's …  (``a[world_major(…)]`` is the device layout)."""
+    block 0, of block 1 …, then world 1's …  (``a[world_major(…)]`` is the device layout;
+    made once per layout, read-only)."""
     offs = np.concatenate([[0], np.cumsum(blocks)])
-    return np.concatenate([
+    out = np.concatenate([
         np.arange(offs[b] + w * (m // worlds), offs[b] + (w + 1) * (m // worlds), dtype=np.int64)
         for w in range(worlds) for b, m in enumerate(blocks)
     ])  # fmt: skip
+    out.flags.writeable = False
+    return out
 
 
 class LayoutError(ValueError):
@@ -259,9 +264,7 @@ class GpuTick:
             first = np.repeat(np.arange(nw, dtype=a.dtype) * p.per, p.per)
             where = a
             if p.blocks:  # a gathered row's place on the device
-                inv = np.empty(sum(p.blocks), dtype=np.int64)
-                inv[world_major(p.blocks, nw)] = np.arange(sum(p.blocks))
-                where = inv[a]
+                where = np.argsort(world_major(p.blocks, nw))[a]
             local = where - first
             if ((local < 0) | (local >= p.per)).any():
                 raise RuntimeError(

@@ -38,8 +38,8 @@ import numpy as np
 
 from marinesim.core.frames import rotation_from_euler, rotation_quat_c
 from marinesim.core.jitable import register_jitable
-from marinesim.engine.compiled.law import Law, Laws, Worlds, log_ticks
-from marinesim.engine.plugins.metric_laws import gather_position
+from marinesim.engine.compiled.law import Law, Laws, log_ticks
+from marinesim.engine.plugins.metric_laws import gather_position, gathered_layout
 
 __all__ = ["contacts_sense", "declare_contacts", "gather_targets"]
 
@@ -70,8 +70,9 @@ def contacts_sense(k, j, t, h, meta, normals, uniforms, cnt, pub, tall, order, t
     azimuth, elevation [rad]).  ``cnt``: [0] / [1] read positions in the normal / uniform
     blocks; ``pub[j]`` 1 when the scan of the call's tick j published.  ``rs`` (N, 3, 3) and
     ``org`` (N, 3): each vehicle's sensor frame → NED (R · mount) and origin.  ``tid``,
-    ``tok``, ``tgrp`` per target (block order), ``order`` the scan's target order; ``sid``, ``sgrp`` per sensing vehicle: ids as in their
-    replica's own run, and the replica groups (a vehicle sees its own replica's targets)."""
+    ``tok``, ``tgrp`` per target (block order), ``order`` the scan's target order; ``sid``,
+    ``sgrp`` per sensing vehicle: ids as in their replica's own run, and the replica groups
+    (a vehicle sees its own replica's targets)."""
     n = nav.shape[0]
     pub[j] = 0
     kk = k + 1
@@ -301,16 +302,9 @@ def declare_contacts(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     # on CUDA a world scans its own targets: every block's rows of that world (``gathered``,
     # laid out world by world), ``order`` made its own rows' numbers; a scan published where
     # a vehicle of any world detected (pub: the maximum)
-    nw = slot.ctx.n_worlds
-    sizes = tuple(b.n for b in sim.blocks)
-    multi: dict[str, Any] = {}
-    if many:
-        multi = {"blocks": sizes, "gathered": ("tall", "tid", "tok", "tgrp"),
-                 "local": tuple((f"off{b}", (float(sum(sizes[:b]) // nw),))
-                                for b in range(len(sizes)))}  # fmt: skip
-    layout = Worlds(
-        n, nw, shared=("meta", "mount", "moff", "cdf", *(f"off{b}" for b in range(len(sizes)))),
-        world=("cnt",), most=("pub",), indices=("order",), **multi,
+    layout = gathered_layout(
+        sim, n, ("tall", "tid", "tok", "tgrp"), shared=("meta", "mount", "moff", "cdf"),
+        world=("cnt",), most=("pub",), indices=("order",),
     )  # fmt: skip
     return Laws(
         [*fill, *gather, law], a, state=("cnt", "cur"), logs=("log",), unheard=("contacts",),

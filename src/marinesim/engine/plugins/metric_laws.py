@@ -38,7 +38,10 @@ import numpy as np
 from marinesim.core.jitable import register_jitable
 from marinesim.engine.compiled.law import Law, Laws, Worlds, log_ticks
 
-__all__ = ["POSITION_WIRES", "box_laws", "distance_laws", "nav_error_laws", "separation_laws"]
+__all__ = [
+    "POSITION_WIRES", "box_laws", "distance_laws", "gathered_layout", "nav_error_laws",
+    "separation_laws",
+]  # fmt: skip
 
 #: Truth wires whose columns 0:3 hold the position (NED, m) at t_{k+1} after the physics laws,
 #: in the order the route looks for them in a block's declarations.
@@ -190,23 +193,25 @@ def _gather(sim: Any) -> tuple[list[Law], dict[str, np.ndarray], list[tuple[str,
     return laws, arrays, rows
 
 
-def _worlds(sim: Any, gathered: tuple[str, ...], **layout: Any) -> Worlds:
-    """The metric's CUDA layout (:class:`~marinesim.engine.compiled.law.Worlds`).  With one
-    entity block its rows are grouped by world as ``pos`` gathers them; with several, the
-    ``gathered`` arrays (``pos`` and what is kept per gathered row) go to each world as its
-    rows of every block, and ``off<b>`` is block b's place in a world's part."""
+def gathered_layout(sim: Any, n: int, gathered: tuple[str, ...], **layout: Any) -> Worlds:
+    """The CUDA layout (:class:`~marinesim.engine.compiled.law.Worlds`, ``n`` rows) of a
+    declaration that gathers every block's rows (:func:`gather_position`, offsets ``off<b>``):
+    a world metric, the contacts sonar.  With one entity block the gathered rows are grouped
+    by world already; with several, the ``gathered`` arrays go to each world as its rows of
+    every block, and ``off<b>`` on the device is block b's place in a world's part."""
     sizes = tuple(b.n for b in sim.blocks)
     nw = sim.n_worlds
+    offs = tuple(f"off{b}" for b in range(len(sizes)))
+    shared = (*offs, *layout.pop("shared", ()))
     if len(sizes) == 1:
-        return Worlds(sizes[0], nw, **layout)
-    local = tuple((f"off{b}", (float(sum(sizes[:b]) // nw),)) for b in range(len(sizes)))
-    return Worlds(sum(sizes), nw, blocks=sizes, gathered=("pos", *gathered), local=local,
-                  **layout)  # fmt: skip
+        return Worlds(n, nw, shared=shared, **layout)
+    local = tuple((off, (float(sum(sizes[:b]) // nw),)) for b, off in enumerate(offs))
+    return Worlds(n, nw, shared=shared, blocks=sizes, gathered=gathered, local=local, **layout)
 
 
-def _offs(sim: Any) -> tuple[str, ...]:
-    """The gathering laws' offset arrays (one per block)."""
-    return tuple(f"off{b}" for b in range(len(sim.blocks)))
+def _worlds(sim: Any, gathered: tuple[str, ...], **layout: Any) -> Worlds:
+    """A metric's layout: its ``pos`` and ``gathered`` arrays hold every block's rows."""
+    return gathered_layout(sim, sum(b.n for b in sim.blocks), ("pos", *gathered), **layout)
 
 
 def _setup(slot: Any, sim: Any, log: str) -> str | tuple[list[Law], dict, list, int]:
@@ -269,7 +274,7 @@ def distance_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
 
     law = Law("metric", distance_tick, ("pos", "prev", "dist", "dlog"))
     return _declare(laws, law, a, ("prev", "dist"), "dlog", rows, sig, ready=ready, load=load,
-                    commit=commit, gpu=_worlds(sim, ("prev", "dist", "dlog"), shared=_offs(sim)))  # fmt: skip
+                    commit=commit, gpu=_worlds(sim, ("prev", "dist", "dlog")))  # fmt: skip
 
 
 def box_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
@@ -297,7 +302,7 @@ def box_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
 
     law = Law("metric", box_tick, ("pos", "box", "clk", "inside", "ilog"))
     return _declare(laws, law, a, ("clk", "inside"), "ilog", rows, sig, ready=ready, load=load,
-                    commit=commit, gpu=_worlds(sim, ("inside", "ilog"), shared=(*_offs(sim), "box"), world=("clk",)))  # fmt: skip
+                    commit=commit, gpu=_worlds(sim, ("inside", "ilog"), shared=("box",), world=("clk",)))  # fmt: skip
 
 
 def separation_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
@@ -343,7 +348,7 @@ def separation_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
     state = ("mins", "cpa_d", "cpa_t", "cpa_i", "cpa_j", "val")
     layout = None
     if m == sim.n_worlds:  # one closest approach per world
-        layout = _worlds(sim, ("mins", "slog"), shared=(*_offs(sim), "hz", "cond"),
+        layout = _worlds(sim, ("mins", "slog"), shared=("hz", "cond"),
                          indices=("perm",), least=("val",),
                          per_world=("cpa_d", "cpa_t", "cpa_i", "cpa_j"))  # fmt: skip
     return _declare(laws, law, a, state, "slog", rows, sig, ready=ready, load=load,

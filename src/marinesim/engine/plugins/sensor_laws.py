@@ -602,8 +602,8 @@ def declare(plugin: Any, slot: Any, sim: Any, kind: str) -> Laws | str:
         "smp": np.zeros((n, kd)), "dly": np.zeros((n, kd)), "val": np.zeros((n, kv)),
         "ok": np.zeros(n), "cur": np.zeros((n, width)), "log": np.zeros((mt, n, width)),
     }  # fmt: skip
-    args = ["meta", "normals", "uniforms", "cnt", "pub", "line", "bufv", "bufok", "buft", "smp", "dly",
-            "val", "ok", "cur", "log"]  # fmt: skip
+    args = ["meta", "normals", "uniforms", "cnt", "pub", "line", "bufv", "bufok", "buft", "smp",
+            "dly", "val", "ok", "cur", "log"]  # fmt: skip
     state = ["cnt", "line", "bufv", "bufok", "buft", "cur"]
     if kind == "imu":
         a["hist"], a["bias"] = np.zeros((3, n, 3)), np.zeros((n, 6))
