@@ -30,6 +30,14 @@ Usage::
 ``--set entities.1.controllers.1.params.mode=pinv`` overrides a scenario value (as ``marinesim
 run --set``) and ``--var allocator=qp`` sets a scenario variable (here: the ``qp`` allocator of
 ``bluerov2_station_keeping``), in every run.
+
+``--replicas R`` runs replicas 0 … R−1 stacked as the worlds of each simulation (as
+``marinesim batch`` does) and reports the ticks at which the first and the last world ended;
+with a spawn spread the worlds of ``demo_survey`` end apart, and the ticks between stay
+compiled::
+
+    python benchmarks/bench_compiled.py --only demo_survey --end 900 --replicas 125 \
+        --set entities.survey.spawn.spread.north=60
 """
 
 from __future__ import annotations
@@ -45,7 +53,8 @@ from pathlib import Path
 
 from _report import load_average as _load
 from _report import write_report
-from marinesim.scenario.build import builtin_names, load_simulation
+from marinesim.scenario import load_scenario
+from marinesim.scenario.build import build_simulation, builtin_names, load_simulation
 
 #: ``--only fleet``: the PythonVehicleSimulator fleet's bundled scenarios.
 FLEET = ("tanker_heading_autopilot", "torpedo_depth_heading", "supply_dp_current")
@@ -88,12 +97,16 @@ def _run(
     compiled: bool | None,
     sets: list[str],
     variables: dict[str, str] | None = None,
-) -> tuple[float, int]:
-    sim = load_simulation(name, variables=variables, sets=[*sets, f"time.end={end!r}"])
+    replicas: int = 1,
+) -> tuple[float, int, list[int]]:
+    sc = load_scenario(name, variables=variables, sets=[*sets, f"time.end={end!r}"])
+    sim = build_simulation(sc, replicas=list(range(replicas)) if replicas > 1 else None)
     sim.compiled = compiled
     t0 = time.perf_counter()
     res = sim.run()
-    return time.perf_counter() - t0, int(res.manifest.get("compiled_ticks", 0))
+    wall = time.perf_counter() - t0
+    ends = (res.manifest.get("worlds") or {}).get("ended_tick") or [res.manifest["ended_tick"]]
+    return wall, int(res.manifest.get("compiled_ticks", 0)), [int(k) for k in ends]
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -107,6 +120,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--cold", action="store_true", help="also the first run, empty tick cache")
     ap.add_argument("--fresh", action="store_true", help="with --cold: numba's cache empty too")
     ap.add_argument("--var", nargs="*", default=[], help="scenario variables KEY=VALUE")
+    ap.add_argument("--replicas", type=int, default=1, help="stacked worlds per simulation")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     bad = [v for v in args.var if "=" not in v]
@@ -122,20 +136,24 @@ def main(argv: list[str] | None = None) -> dict:
         except Exception as exc:  # noqa: BLE001 - SITL scenarios need their peer program
             rows[name] = {"skipped": str(exc).splitlines()[0][:120]}
             continue
-        _run(name, min(args.end, 2.0), None, args.set, var)  # warm: the compiled tick loaded
-        comp = [_run(name, args.end, None, args.set, var) for _ in range(args.repeat)]
-        py = [_run(name, args.end, False, args.set, var) for _ in range(args.repeat)]
-        wc, ticks = min(comp)
-        wp = min(w for w, _ in py)
+        reps = args.replicas
+        _run(name, min(args.end, 2.0), None, args.set, var, reps)  # warm: the tick loaded
+        comp = [_run(name, args.end, None, args.set, var, reps) for _ in range(args.repeat)]
+        py = [_run(name, args.end, False, args.set, var, reps) for _ in range(args.repeat)]
+        wc, ticks, ends = min(comp)
+        wp = min(w for w, _t, _e in py)
         rows[name] = {
             "compiled_wall_s": wc,
             "python_wall_s": wp,
             "ratio_python_over_compiled": wp / wc,
             "compiled_ticks": ticks,
+            "ticks": max(ends),
             "sim_s_per_wall_s_compiled": args.end / wc,
         }
+        if reps > 1:
+            rows[name].update(replicas=reps, first_world_ended_tick=min(ends))
         print(f"{name:28s} compiled {wc:7.3f} s  python {wp:7.3f} s  "
-              f"ratio {wp / wc:6.2f}x  compiled ticks {ticks}")  # fmt: skip
+              f"ratio {wp / wc:6.2f}x  compiled ticks {ticks} of {max(ends)}")  # fmt: skip
         if args.cold and ticks and not args.set:
             rows[name].update(_cold(name, var, args.fresh))
             what = "tick and numba caches" if args.fresh else "tick cache"

@@ -133,6 +133,12 @@ def test_world_ending_early_is_frozen_and_the_run_ends_with_the_last_world() -> 
     assert after.sum() > 1
     held = pos[rows][:, after, :]
     assert np.array_equal(held, np.broadcast_to(held[:, :1, :], held.shape))
+    # its log stops: every signal of its rows repeats the frame of its end
+    for name, sig in res.signals.items():
+        v = sig.values[rows][:, after]
+        assert np.array_equal(v, np.broadcast_to(v[:, :1], v.shape), equal_nan=True), name
+    # the other worlds went on in the compiled tick (the ended one ran on there, unseen)
+    assert res.manifest["compiled_ticks"] > ticks.min()
     # no event of that world after its end
     names = {res.entities[i]["name"] for i in rows}
     assert all(e.t <= k_end + 1e-9 for e in res.events if e.entity in names)

@@ -26,11 +26,14 @@ def _bench():  # noqa: ANN202
 def test_laws_of_demo_survey_in_the_ticks_order() -> None:
     laws = _bench().laws_of("demo_survey")
     names = [(r["law"].rsplit(".", 1)[1], r["hook"], r["calls"]) for r in laws]
-    # one block: waypoints, PID, usm (their logs by copy_log_cm), each law once per types
+    # one block: waypoints, PID, usm (their logs by copy_log_cm, an ended world's truth
+    # held by hold_rows), each law once per types: hold_rows for (N,) and (N, c) wires
     assert ("waypoints_tick", "autonomy", 1) in names
     assert ("pid_tick", "control", 1) in names
     assert ("usm_tick", "substep", 1) in names
-    assert len({(n, h) for n, h, _c in names}) == len(names)
+    kinds = {(n, h, tuple(a.ndim for a in r["arrays"])) for (n, h, _c), r in zip(names, laws, strict=True)}
+    assert len(kinds) == len(names)
+    assert {k[2] for k in kinds if k[0] == "hold_rows"} == {(1, 1, 1, 1), (1, 1, 2, 2)}
     assert all(r["arrays"] for r in laws)
 
 

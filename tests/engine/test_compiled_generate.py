@@ -53,6 +53,12 @@ def test_source_composes_the_laws_in_phase_order() -> None:
     assert "copy_" not in py_src and "save" not in py_src
     calls = [ln.strip() for ln in run_src.splitlines() if "st = call_law" in ln]
     assert calls and calls == [ln.strip() for ln in loop_src.splitlines() if "st = call_law" in ln]
+    # a law's STOP_AFTER (negative) lets its tick go on and ends the call after it: −k
+    lines = [ln.strip() for ln in run_src.splitlines()]
+    after = [lines[i + 1] for i, ln in enumerate(lines) if ln.startswith("st = call_law")]
+    assert after == ["if st < 0:"] * len(calls)
+    for body in (run_src, loop_src, py_src, pyloop_src):
+        assert "if fin != 0:\n            break\n    return -k if fin != 0 else k" in body
     pycalls = [ln.strip() for ln in py_src.splitlines() if "st = F" in ln]
     assert len(pycalls) == len(calls) and pycalls == [
         ln.strip() for ln in pyloop_src.splitlines() if "st = F" in ln

@@ -112,7 +112,8 @@ def test_each_array_of_the_usm_block_goes_to_its_world() -> None:
     i = order.index(ulog)
     assert f"    v{i} = a{i}[:, :, w * 3:(w + 1) * 3]" in src
     assert f"    v{order.index(u)} = a{order.index(u)}[w * 3:(w + 1) * 3]" in src
-    assert "    stop[w] = k" in src and "def gpu_run(k0, kend, start, dt, h, nsub, sched," in src
+    assert "    stop[w] = -k if fin != 0 else k" in src  # (−k: it ended after tick k − 1)
+    assert "def gpu_run(k0, kend, start, dt, h, nsub, sched," in src
 
 
 def test_the_world_metrics_split_by_world() -> None:
@@ -228,7 +229,7 @@ json.dump({"status": res.status, "events": ev, "why": sim.compiled_why_not,
            "compiled": res.manifest["compiled_ticks"], "ticks": res.manifest["ticks"],
            "metrics": res.metrics, "values": sim._metric_values,
            "bus": [sim.bus.published, sim.bus.delivered, sim.bus.unheard],
-           "ended_by": str(res.manifest.get("ended_by"))},
+           "ended_by": str(res.manifest.get("ended_by")), "worlds": res.manifest.get("worlds")},
           open(out + ".json", "w"), default=float)
 """
 
@@ -256,7 +257,7 @@ def _same(tmp: Path, name: str, reps: int, end: float, sets: dict) -> tuple:
     assert sorted(got.files) == sorted(ref.files)
     for key in ref.files:
         np.testing.assert_array_equal(got[key], ref[key], err_msg=key)
-    for key in ("bus", "metrics", "values", "events", "status", "ended_by", "ticks"):
+    for key in ("bus", "metrics", "values", "events", "status", "ended_by", "ticks", "worlds"):
         assert gmeta[key] == rmeta[key], key
     return got, gmeta
 
@@ -352,6 +353,20 @@ def test_in_the_cuda_simulator_two_blocks_with_contacts_give_the_interpreted_bit
     assert (np.nansum(got["sonar.detections"][..., 0], axis=1) > 0).all()  # each AUV saw
     assert gmeta["bus"][2]["contacts"] > 0 and np.isfinite(got["sonar.contact_pos"]).any()
     assert got["truth.pos"].shape[0] == 6  # (ins_auv × 3 worlds, then dr_auv × 3)
+
+
+def test_in_the_cuda_simulator_worlds_that_end_apart_give_the_interpreted_bits(
+    tmp_path: Path,
+) -> None:
+    """Four worlds of ``demo_survey`` with a small survey, which they finish (``all_done``) at
+    three ticks: the CUDA tick goes on after a world ends (its truth held where it ended, its
+    frames its end's), every signal, count, metric and world's end the interpreted tick's."""
+    lm = "entities.survey.autonomy.survey.params.lawnmower"
+    sets = {f"{lm}.length": 40.0, f"{lm}.width": 40.0, f"{lm}.spacing": 20.0,
+            "metrics": [{"name": "dist", "plugin": "distance_travelled"}]}  # fmt: skip
+    got, gmeta = _same(tmp_path, "demo_survey", 4, 150.0, sets)
+    ends = gmeta["worlds"]["ended_tick"]
+    assert len(set(ends)) == 3 and gmeta["compiled"] > min(ends)
 
 
 def test_without_a_device_the_run_says_why(tmp_path: Path) -> None:

@@ -95,7 +95,11 @@ def test_a_metric_end_condition_ends_the_run_at_the_same_tick() -> None:
     assert "cpa" in str(b.manifest["ended_by"])
     sep = np.nanmin(b["cpa.separation"][..., 0], axis=0)  # the value at each frame
     assert sep[-1] < 95.0 <= sep[:-1].min()  # it ended on the first frame below
-    assert 0 < b.manifest["compiled_ticks"] < sb.ended_tick  # the last tick was the plugins'
+    # the tick at which it came true ran compiled too (the call ended after it, STOP_AFTER):
+    # as many of its ticks were the plugins' as of the same run without the condition
+    plain = _sim(True, **{"time.end": sb.ended_tick * sb.clock.dt}).run().manifest
+    assert plain["ended_tick"] == sb.ended_tick
+    assert sb.ended_tick - b.manifest["compiled_ticks"] == plain["ended_tick"] - plain["compiled_ticks"]
 
 
 def test_stacked_replicas_keep_one_separation_per_world() -> None:

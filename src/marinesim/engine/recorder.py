@@ -141,6 +141,10 @@ class Recorder:
         #: Frames the run will record at most (None: unknown); a shorter run gets smaller
         #: chunk buffers (no 16 MB of NaN for a few thousand frames).
         self.frames_hint: int | None = None
+        #: Rows of worlds that have ended (log order) and every signal's values at their end,
+        #: (k, rows): every later frame repeats them (:meth:`freeze`).
+        self._fidx = np.zeros(0, dtype=np.int64)
+        self._fval: dict[str, NDArray[np.float64]] = {}
         self._reset_storage()
 
     # storage ----------------------------------------------------------------------------
@@ -279,6 +283,36 @@ class Recorder:
         self._pending = None
         self._record(float(t))
 
+    def freeze(self, rows: NDArray[np.int64]) -> None:
+        """Stop the log of ``rows`` (log order; an ended world's): every later frame repeats
+        their current values (those of the frame of their end), on either route of the tick.
+
+        A signal that first appears later is NaN in those rows.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        if rows.size == 0:
+            return
+        for (block, name), arr in self.current.items():
+            v = self._fval.get(name)
+            if v is None:
+                v = self._fval[name] = np.full((arr.shape[1], self.n_rows), np.nan)
+            o = self.offsets[block]
+            sel = rows[(rows >= o) & (rows < o + arr.shape[0])]
+            v[:, sel] = arr[sel - o].T
+        self._fidx = np.union1d(self._fidx, rows)
+
+    def hold_frozen(self, row: int, count: int) -> None:
+        """Write the frozen rows' held values into buffer frames ``row … row + count − 1``."""
+        idx = self._fidx
+        if idx.size == 0 or count <= 0:
+            return
+        for name, b in self._buf.items():
+            v = self._fval.get(name)
+            if v is None:
+                b[:, row : row + count, idx] = np.nan
+            else:
+                b[:, row : row + count, idx] = v[:, None, idx]
+
     def keep_pending(self) -> None:
         """Record a decimated-away frame now (the last frame of a world that has ended)."""
         if self._pending is not None:
@@ -305,6 +339,8 @@ class Recorder:
                 b = buf[name] = np.full((arr.shape[1], self._cap, self.n_rows), np.nan)
             o = self.offsets[block]
             b[:, row, o : o + arr.shape[0]] = arr.T
+        if self._fidx.size:
+            self.hold_frozen(row, 1)
         self._tbuf[row] = t
         self._row = row + 1
         if self._row >= self._cap or (
@@ -424,6 +460,7 @@ class Recorder:
             "labels": dict(self.labels),
             "held": {k: v.copy() for k, v in self.held.items()},
             "held_units": dict(self.held_units),
+            "frozen": (self._fidx.copy(), {k: v.copy() for k, v in self._fval.items()}),
         }
 
     def set_state(self, snap: dict[str, Any]) -> None:
@@ -468,6 +505,9 @@ class Recorder:
         self.labels = dict(snap["labels"])
         self.held = {k: v.copy() for k, v in snap.get("held", {}).items()}
         self.held_units = dict(snap.get("held_units", {}))
+        fidx, fval = snap.get("frozen", (np.zeros(0, dtype=np.int64), {}))
+        self._fidx = fidx.copy()
+        self._fval = {k: v.copy() for k, v in fval.items()}
         self._buf = {k: v for k, v in self._buf.items() if k in self.units}
         self._res = {k: v for k, v in self._res.items() if k in self.units}
         self._ticks = int(snap["ticks"])

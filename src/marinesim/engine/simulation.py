@@ -396,7 +396,7 @@ class Simulation:
                 if self._stop_request is not None:
                     break
                 k = self.clock.k
-                if span is not None and k >= self._span_next and not self._worlds.frozen.any():
+                if span is not None and k >= self._span_next:
                     kend = k + int(n) - done
                     if self.clock.end is not None:
                         kend = min(kend, self._end_tick())
@@ -470,13 +470,11 @@ class Simulation:
                     self._wall += _time.perf_counter() - t_wall
                     return self._finalise(final=False)
                 k = self.clock.k
-                if span is not None and self._worlds.frozen.any():
-                    span = None  # frozen worlds are held by the plugin route
                 if span is not None and k >= span_next:
                     ran = span.run(k, span_end) - k
-                    if ran > 0:  # the tick reached is the plugins' (or the end)
-                        gap = 0
-                        span_next = k + ran + 1
+                    if ran > 0:  # the tick reached is the plugins' (or the end), unless
+                        gap = 0  # the call ended only for the end conditions (a world finished)
+                        span_next = k + ran + (0 if getattr(span, "soft", False) else 1)
                         if progress is not None:  # once per compiled call
                             progress(self.clock.t, self.clock.end)
                         continue

@@ -11,9 +11,14 @@ per world.  A world whose end condition holds is **frozen** while the others go 
 * its metric summary is taken at its end (the metric plugins' ``summary`` hooks run on a copy
   of their state; their rows of that world are kept) — so metrics that count ticks or time
   stop for it exactly where its own run would stop;
-* its log stops: the frame of its end is recorded even when decimation would skip it, and the
-  frames of the world are those of its own run (:func:`world_frames`); its events after its
-  end are dropped from the result.
+* its log stops: the frame of its end is recorded even when decimation would skip it, every
+  later frame repeats its rows of that frame (``Recorder.freeze``), and the frames of the
+  world are those of its own run (:func:`world_frames`); its events after its end are dropped
+  from the result.
+
+On the compiled route (:mod:`marinesim.engine.compiled`) a frozen world's rows run on with the
+others inside the generated tick, unseen: after each call its truth rows are written back
+(:meth:`Worlds.hold`), its frames repeat its end and its events are dropped, as above.
 
 The run ends when every world has ended; ``RunResult.manifest["worlds"]`` lists each world's
 replica, ending condition and end tick.  See docs/guide/worlds.md.
@@ -192,7 +197,14 @@ class Worlds:
     def _freeze(self, new: NDArray[np.bool_]) -> None:
         """End the worlds ``new`` while others go on: last frame, summaries, held truth."""
         sim = self.sim
-        sim._recorder.keep_pending()  # the world's last frame, even off the decimation grid
+        rec = sim._recorder
+        rec.keep_pending()  # the world's last frame, even off the decimation grid
+        rec.freeze(
+            np.concatenate(
+                [rec.offsets[b.name] + np.flatnonzero(new[b.world]) for b in sim.blocks]
+                or [np.zeros(0, dtype=np.int64)]
+            )
+        )  # its log stops: later frames repeat that one
         self._harvest(new)
         for blk in sim.blocks:
             rows = new[blk.world]

@@ -140,12 +140,14 @@ def tick_body(decls: Sequence[Laws]) -> tuple[list[str], list[Site]]:
                     body += [
                         f"        if st == 0 and ({p} == 1 or (k >= {o} and (k - {o}) % {p} == 0)):",
                         f"            st = {call(d, law, 'k, j, t, h')}",
+                        *_after_call("            "),
                     ]  # fmt: skip
                 elif hook == "substep":
                     body += [
                         "        if st == 0:",
                         "            for s in range(nsub):",
                         f"                st = {call(d, law, 'k, j, s, t + s * h, h')}",
+                        *_after_call("                "),
                         "                if st != 0:",
                         "                    break",
                     ]
@@ -153,8 +155,15 @@ def tick_body(decls: Sequence[Laws]) -> tuple[list[str], list[Site]]:
                     body += [
                         "        if st == 0:",
                         f"            st = {call(d, law, 'k, j, start + (k + 1) * dt, h')}",
+                        *_after_call("            "),
                     ]
     return body, sites
+
+
+def _after_call(indent: str) -> list[str]:
+    """After a law call: a negative result (the tick goes on; the call ends after it, so that
+    Python looks at what the tick did: a world that finished) sets ``fin``."""
+    return [f"{indent}if st < 0:", f"{indent}    fin = 1", f"{indent}    st = 0"]
 
 
 def law_aliases(sites: Sequence[Site]) -> tuple[dict[Any, str], list[str]]:
@@ -253,15 +262,16 @@ def loop_source(
     tables: bool = False,
     prologue: Sequence[str] = (),
     stopped: Sequence[str] = ("            return k",),
-    end: Sequence[str] = ("    return k",),
+    end: Sequence[str] = ("    return -k if fin != 0 else k",),
 ) -> list[str]:
     """The loop over ticks ``name(params…)`` running ``body`` each tick; with ``state``, the
     state arrays saved at the tick's start and restored on a hand-back when ``save`` is set
     (``tables``: as the rows of the copy table ``SV``, :func:`~.lawfunc.copy_rows`).
 
     ``prologue``: lines before the loop; ``stopped``: what a hand-back at tick k does (return
-    k); ``end``: the lines after the loop (return k).  The CUDA tick
-    (:mod:`~marinesim.engine.compiled.gpu`) writes its thread's world there."""
+    k); ``end``: the lines after the loop: return k, or −k when a law asked for the call to
+    end after its tick (a negative result: :data:`~.law.STOP_AFTER`), k − 1 whole.  The CUDA
+    tick (:mod:`~marinesim.engine.compiled.gpu`) writes its thread's world there."""
     if tables:
         save = ["            copy_rows(SV, 0)"]
         restore = ["                copy_rows(SV, 1)"]
@@ -272,6 +282,7 @@ def loop_source(
         f"def {name}({', '.join(x for x in params if x)}):",
         *prologue,
         "    k = k0",
+        "    fin = 0",
         "    while k < kend:",
         "        j = k - k0 + j0",
         "        t = start + k * dt",
@@ -282,6 +293,8 @@ def loop_source(
         *(["            if save != 0:", *restore] if state else []),
         *stopped,
         "        k += 1",
+        "        if fin != 0:",
+        "            break",
         *end,
     ]
 

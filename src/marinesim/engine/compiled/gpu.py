@@ -219,8 +219,8 @@ def gpu_source(decls: Sequence[Laws]) -> str:
             write_sites(body, calls),
             [],
             prologue=["    w = cuda.grid(1)", "    if w >= stop.shape[0]:", "        return", *views],
-            stopped=["            break"],
-            end=["    stop[w] = k"],
+            stopped=["            fin = 0", "            break"],
+            end=["    stop[w] = -k if fin != 0 else k"],
         ),
         "",
     ]  # fmt: skip
@@ -296,6 +296,8 @@ class GpuTick:
             k0, kend, start, dt, h, nsub, cuda.to_device(np.asarray(sched)), *dev, stop, j0
         )
         stops = stop.copy_to_host()
+        ticks = np.abs(stops)  # (−k: the world ended its call after tick k − 1, STOP_AFTER)
+        k1 = int(ticks.min())
         for i, (a, d, p) in enumerate(zip(arrays, dev, self.parts, strict=True)):
             if first[id(a)] != i or not a.flags.writeable:  # (an alias: copied back under its
                 continue  # first name; a read-only array, which no law writes on the CPU either)
@@ -316,13 +318,14 @@ class GpuTick:
                 # early left its copy partway, and the route loads and runs these ticks again)
                 got = d.copy_to_host()
                 same = (got == got[0]) | ((got != got) & (got[0] != got[0]))  # (NaN = NaN)
-                if stops.min() == kend and not same.all():
+                if k1 == kend and not same.all():
                     raise RuntimeError(
                         "CUDA tick: the worlds' copies of a world array differ (a law keeps "
                         "something of its rows in it: declare it a row array)"
                     )
                 a[...] = got[0]
-        return int(stops.min())
+        # every world that stopped first ended its call after a whole tick: so does the call
+        return -k1 if (stops[ticks == k1] < 0).all() else k1
 
     def ptx(self, arrays: Sequence[np.ndarray], cc: tuple[int, int] = (9, 0)) -> str:
         """The kernel compiled to PTX for compute capability ``cc`` with the argument types

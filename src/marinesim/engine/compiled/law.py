@@ -22,9 +22,11 @@ A law's signature is ``fn(k, j, t, h, *arrays)`` for ``autonomy`` / ``control`` 
 ``estimate`` (a belief writer's estimate at t_{k+1}, after every ``sense`` law) / ``metric`` (a
 world metric at t_{k+1}, after every entity law; tick
 ``k``, the ``j``-th of this call, time ``t`` of the hook) and ``fn(k, j, s, t, h, *arrays)``
-for ``substep`` (substep ``s``); it returns 0 when the tick may go on and anything else to
+for ``substep`` (substep ``s``); it returns 0 when the tick may go on, a positive number to
 hand the tick back to the plugins (the generated loop then restores every state array to
-the start of that tick: nothing of it is done).
+the start of that tick: nothing of it is done), or :data:`STOP_AFTER` (negative) when the
+tick may go on but the call must end after it, so that Python looks at what it did before
+the next tick (a world whose vehicles are all done: its end condition).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ __all__ = [
     "Laws",
     "Worlds",
     "MAX_TICKS",
+    "STOP_AFTER",
     "copy_log",
     "copy_log_cm",
     "log_ticks",
@@ -62,6 +65,10 @@ HOOKS = ("autonomy", "control", "substep", "after_physics", "sense", "estimate",
 #: Prefixes of the wire names: arrays shared by the declarations of one block (a bus topic
 #: kept in the tick, a truth field, the block's navigation estimate).
 WIRE_PREFIXES = ("bus.", "truth.", "belief.")
+
+#: A law's result that lets its tick go on and ends the compiled call after it (the engine
+#: then checks the end conditions, and the next call goes on at once).
+STOP_AFTER = -1
 
 #: Ticks of one compiled call at most (the per-tick log arrays' first axis).
 MAX_TICKS = 2048
@@ -240,6 +247,11 @@ class Laws:
     gpu : Worlds, optional
         How the CUDA tick splits the arrays among worlds (None: these laws do not run on
         CUDA; ``MARINESIM_JIT=cuda`` then says so).
+    holds : bool
+        A motion declaration whose laws hold the truth wires of ended (frozen) worlds where
+        they ended (:mod:`~marinesim.engine.compiled.frozen`): a stacked run whose worlds end
+        at different ticks stays compiled after the first ends only when every motion
+        declaration of it does.
     """
 
     laws: list[Law]
@@ -263,6 +275,7 @@ class Laws:
     commit: Callable[[int, int, int], None] = lambda k, kstop, ticks: None
     finish: Callable[[int], dict[str, np.ndarray]] = field(default=lambda ticks: {})
     gpu: Worlds | None = None
+    holds: bool = False
 
     def __post_init__(self) -> None:
         for law in self.laws:

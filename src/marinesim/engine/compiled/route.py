@@ -91,6 +91,13 @@ class CompiledRoute:
         self._fresh: list[tuple[int, Laws, str, int]] = []  # see _call
         self._fresh_held: tuple[Any, ...] = ()  # the fresh arrays the tables point at
         self._bg_tried = False
+        #: The last call ended after a whole tick at a law's request (``STOP_AFTER``: a world
+        #: finished): the engine checks the end conditions, and the next tick may be compiled.
+        self.soft = False
+        #: Every motion declaration holds the truth of ended worlds (Laws.holds).
+        self._holds = all(
+            laws.holds for _s, laws in entries if any(law.hook == "substep" for law in laws.laws)
+        )
         self._sched = np.array(
             [x for hook in ("autonomy", "control") for s, laws in entries for law in laws.laws
              if law.hook == hook for x in (s.period, s.offset)],
@@ -104,6 +111,8 @@ class CompiledRoute:
             return False
         if sim.bus.pending:
             return False
+        if sim._worlds.frozen.any() and not self._holds:
+            return False  # a motion that cannot hold an ended world: the plugins hold it
         taken = {id(s) for _s, laws in self.entries for s in laws.inboxes}
         for slot, laws in self.entries:
             sub = getattr(slot, "sub", None)
@@ -146,6 +155,7 @@ class CompiledRoute:
         :meth:`flush`; one call per ``run``.
         """
         self.sync()
+        self.soft = False
         if self._dn:  # ticks whose bookkeeping waits (an externally clocked run: defer)
             if k == self._dk0 + self._dn and self._same_truth() and not self.sim.bus.pending:
                 lim = self._limit(self._dk0, kend)  # the recorder's state is that of tick _dk0
@@ -163,6 +173,8 @@ class CompiledRoute:
             # (e.g. SURFTRAK's pilot climb rates for ticks k …), which the last call's arrays
             # hold for its own ticks (tests/interop/test_surftrak_kernel.py, pilot)
             k1 = self._run_once(k, kend)
+            if self.soft:  # a world finished at k1 − 1: its end condition is Python's
+                return k1
             if k1 < lim and k1 != refilled and self._ready() and self._refill():
                 refilled = k = k1  # a random block was used up: drawn, on from that tick
                 continue
@@ -258,6 +270,10 @@ class CompiledRoute:
             laws.commit(k, kstop, ticks)
         if len(self.blocks) > 1 and len(events) - n0 > 1:
             events[n0:] = sorted(events[n0:], key=lambda e: e.t)
+        # the rows of ended worlds ran on in the generated tick, unseen: their truth is held
+        # where they ended (as after the plugins' physics), their frames repeat their end
+        # (_record) and their events are dropped (Worlds.events)
+        self.sim._worlds.hold()
 
     def _same_truth(self) -> bool:
         """Every block's truth is the object the last deferred call left (nothing ran since)."""
@@ -352,21 +368,25 @@ class CompiledRoute:
                     lawfunc.load(tick_module_of([laws for _s, laws in self.entries]))
                 kstop = int(fn(*args))
             self._warmed.add(saved)
+        # −kstop: a law asked to end the call after tick kstop − 1 (STOP_AFTER), done whole
+        soft, kstop = kstop < 0, abs(kstop)
         if kstop == k:
             return k
-        if kstop < kend and not save:
-            # handed back at kstop with part of that tick done: the plugins' state is that of
-            # tick k (committed by the last call, or loaded from), so load it and run ticks
-            # k … kstop − 1 again (the same laws on the same arrays: the same bits; the
-            # interpreted tick ignores numpy's warnings as above)
+        if kstop < kend and not save and (not soft or (not saved and on_cuda())):
+            # handed back at kstop with part of that tick done (or, on CUDA, worlds went on
+            # past kstop): the plugins' state is that of tick k (committed by the last call,
+            # or loaded from), so load it and run ticks k … kstop − 1 again (the same laws on
+            # the same arrays: the same bits; the interpreted tick ignores numpy's warnings as
+            # above)
             for _slot, laws in self.entries:
                 laws.load(k)
             for _slot, laws in self.entries:
                 laws.inputs(k)
             with np.errstate(all="ignore"):
-                again = int(fn(k, kstop, *head[2:], *tail, j0))
+                again = abs(int(fn(k, kstop, *head[2:], *tail, j0)))
             if again != kstop:  # pragma: no cover - a law that is not deterministic
                 raise RuntimeError(f"compiled tick: replay of ticks {k}…{kstop - 1} stopped at {again}")
+        self.soft = soft
         ticks = kstop - k
         self._commit(k, kstop, ticks)
         if self.defer and not self.sparse:  # the bookkeeping waits for flush()
@@ -517,6 +537,7 @@ class CompiledRoute:
                     dst[:, row : row + r, ob : ob + v.shape[1]] = vs.transpose(2, 0, 1)
         for key, v in vals.items():
             rec.hold(key, v[-1])
+        rec.hold_frozen(row, r)  # the rows of ended worlds repeat their end
         rec._ticks = ticks0 + ticks
         rec._row = row + r
         last_skipped = (ticks0 + ticks - 1) % every != 0

@@ -27,6 +27,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from marinesim.control.pvs_fleet import STATE_SIZE, control_row, law
+from marinesim.engine.compiled.frozen import FROZEN_SHARED, frozen_laws, load_held
 from marinesim.engine.compiled.law import Law, Laws, Worlds, copy_log_cm, log_ticks
 from marinesim.engine.plugins.remus_laws import (
     MAX_RATE,
@@ -35,6 +36,7 @@ from marinesim.engine.plugins.remus_laws import (
     pvs_after,
     rows_commit,
     truth_frames,
+    truth_wires,
 )
 from marinesim.models.sixdof.fleet.kernel import REMUS_CA_ZERO, STEP_OF
 
@@ -121,6 +123,7 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
         "xlog": np.zeros((nx, T, n)), "elog": np.zeros((3, T, n)),
         "slog": np.zeros((STATE_SIZE, T, n)),
     }  # fmt: skip
+    hold = frozen_laws(a, ("truth.eta", "truth.quat", "truth.nu"))  # an ended world stays
     mname = plugin.name
     rows: dict[int, tuple[int, np.ndarray]] = {}
 
@@ -148,6 +151,7 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
         a["ost"][...] = 0.0
         for c, key in enumerate(names):
             a["ost"][:, c] = ob[key]
+        load_held(sim, blk, a, truth_wires)
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         rows_commit(sim, blk, st, a, kstop)
@@ -178,6 +182,7 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
             Law("after_physics", pvs_after, ("x", "truth.eta", "truth.quat", "truth.nu", "xlog",
                                              "elog")),
             Law("after_physics", copy_log_cm, ("ost", "slog")),
+            *hold,
         ],
         arrays=a,
         state=("u", "ost", "x", "xb", "xq", "alive", "status", "size", "tmodel", "truth.eta",
@@ -187,6 +192,8 @@ def fleet_laws(plugin: Any, slot: Any, sim: Any) -> Laws:
                  _SRC / "control" / "autopilots.py", _SRC / "core" / "frames.py"),
         ready=ready, load=load, commit=commit, finish=finish,
         gpu=Worlds(n, slot.ctx.n_worlds,
-                   shared=("nsub", "kind", "par", "zero", "code", "cpar", "table"),
+                   shared=("nsub", "kind", "par", "zero", "code", "cpar", "table",
+                           *FROZEN_SHARED),
                    world=("tmodel",)),
+        holds=True,
     )  # fmt: skip

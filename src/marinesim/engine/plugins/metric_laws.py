@@ -19,8 +19,9 @@ the plugin's belief is the truth's alias there).
 
 The compiled ticks run with every entity active (the route's condition), so the plugins'
 ``np.where(active, …)`` terms are the active branch.  ``min_separation`` with a metric end
-condition on its value hands the tick back when the condition comes true: the plugins run
-that tick and the run ends there, as on the plugin route.
+condition on its value ends the compiled call after the tick at which the condition comes
+true (``STOP_AFTER``): the engine then checks the condition, and the run ends there, as on
+the plugin route.
 
 The metrics declare their worlds (:class:`~marinesim.engine.compiled.law.Worlds`): on CUDA
 each thread gathers and measures its own world's rows (of every block, laid out world by
@@ -36,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from marinesim.core.jitable import register_jitable
-from marinesim.engine.compiled.law import Law, Laws, Worlds, log_ticks
+from marinesim.engine.compiled.law import STOP_AFTER, Law, Laws, Worlds, log_ticks
 
 __all__ = [
     "POSITION_WIRES", "box_laws", "distance_laws", "gathered_layout", "nav_error_laws",
@@ -100,8 +101,8 @@ def separation_tick(  # noqa: ANN201
 ):
     """``min_separation``: each entity's nearest other entity of its replica (rows grouped by
     replica: ``perm``), the per-entity minima and each replica's closest approach; ``val[0]``
-    the smallest closest approach (the metric's value); non-zero when ``cond`` (operator code,
-    threshold) holds for it (the plugins' tick then ends the run)."""
+    the smallest closest approach (the metric's value); ``STOP_AFTER`` when ``cond`` (operator
+    code, threshold) holds for it (the engine's check after the tick then ends the run)."""
     m = cpa_d.shape[0]
     g = perm.shape[0] // m
     inf = np.inf
@@ -145,7 +146,7 @@ def separation_tick(  # noqa: ANN201
             (op == 1 and v < thr) or (op == 2 and v <= thr)
             or (op == 3 and v > thr) or (op == 4 and v >= thr)
         ):  # fmt: skip
-            return 1
+            return STOP_AFTER
     return 0
 
 
@@ -306,7 +307,7 @@ def box_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
 
 
 def separation_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
-    """The ``min_separation`` declaration (a metric end condition on its value hands back)."""
+    """The ``min_separation`` declaration (a metric end condition on its value ends the call)."""
     conds = [c for c in sim.end_conditions if getattr(c, "metric", None) == plugin.name]
     if len(conds) > 1:
         return "more than one end condition on its value"

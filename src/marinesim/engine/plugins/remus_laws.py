@@ -37,6 +37,7 @@ from marinesim.core.frames import (
     wrap_pi_c,
 )
 from marinesim.core.state import VehicleState
+from marinesim.engine.compiled.frozen import FROZEN_SHARED, frozen_laws, load_held
 from marinesim.engine.compiled.law import Law, Laws, Worlds, log_ticks, on_cuda
 from marinesim.models.sixdof.pvs_vehicles import STEP, step_one
 
@@ -199,6 +200,16 @@ def truth_frames(xlog: np.ndarray, elog: np.ndarray, ticks: int) -> dict[str, np
 
 
 # ------------------------------------------------------------------------------ declarations
+def truth_wires(tr: VehicleState) -> dict[str, np.ndarray]:
+    """The truth wires (``truth.eta``, ``truth.quat``, ``truth.nu``) of a truth state: what an
+    ended world's rows hold (:func:`~marinesim.engine.compiled.frozen.load_held`)."""
+    return {
+        "truth.eta": np.concatenate([tr.pos, euler_from_quat(tr.quat)], axis=1),
+        "truth.quat": tr.quat,
+        "truth.nu": np.concatenate([tr.vel, tr.ang_vel], axis=1),
+    }
+
+
 def rows_commit(sim: Any, blk: Any, st: dict[str, Any], a: dict[str, np.ndarray], kstop: int) -> None:
     """The model's rows, specific force and truth at tick ``kstop`` (what the plugin's last
     substep leaves): ``a["x"]`` the rows, ``a["xq"]`` those before the last substep,
@@ -314,6 +325,7 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         "truth.eta": np.zeros((n, 6)), "truth.quat": np.zeros((n, 4)), "truth.nu": np.zeros((n, 6)),
         "xlog": np.zeros((m, T, n)), "elog": np.zeros((3, T, n)),
     }  # fmt: skip
+    hold = frozen_laws(a, ("truth.eta", "truth.quat", "truth.nu"))  # an ended world stays
     mname = plugin.name
 
     def ready() -> bool:
@@ -334,6 +346,7 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         a["truth.eta"][:, :3] = a["x"][:, :3]
         a["truth.eta"][:, 3:] = euler_from_quat(tr.quat)  # the autopilot's belief at t_k
         a["truth.nu"][...] = a["x"][:, 6:12]
+        load_held(sim, blk, a, truth_wires)
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         rows_commit(sim, blk, st, a, kstop)
@@ -360,11 +373,14 @@ def pvs_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
                 "xb", "xq", "alive", "status", "size", "tmodel")),
             Law("after_physics", pvs_after, ("x", "truth.eta", "truth.quat", "truth.nu", "xlog",
                                              "elog")),
+            *hold,
         ],
         arrays=a,
         state=("bus.fins_cmd", "bus.propeller_cmd", "cmd", "x", "xq", "alive", "status",
                "size", "tmodel", "truth.eta", "truth.quat", "truth.nu"),
         logs=("xlog", "elog"), max_ticks=T, sources=(_SRC / "models" / "sixdof", _SRC / "core" / "frames.py"),
         ready=ready, load=load, commit=commit, finish=finish,
-        gpu=Worlds(n, slot.ctx.n_worlds, shared=("nsub", "kind", "par", "zero"), world=("tmodel",)),
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=("nsub", "kind", "par", "zero", *FROZEN_SHARED),
+                   world=("tmodel",)),
+        holds=True,
     )  # fmt: skip

@@ -44,6 +44,7 @@ from marinesim.actuators.t200 import V_MAX, V_MIN
 from marinesim.control.station_keeping import dot3_einsum, gain_row, station_keeping_row
 from marinesim.core.frames import euler_from_quat_c, rotation_quat_c
 from marinesim.core.state import VehicleState
+from marinesim.engine.compiled.frozen import FROZEN_SHARED, frozen_laws, load_held
 from marinesim.engine.compiled.law import MAX_TICKS, Law, Laws, Worlds
 from marinesim.models import battery as battery_model
 from marinesim.models.battery import battery_row
@@ -358,6 +359,7 @@ def motion_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         "status": np.zeros(n, dtype=np.int8), "size": np.zeros(n), "tmodel": np.zeros(1),
         "xlog": np.zeros((MAX_TICKS, n, 16)), "alog": np.zeros((MAX_TICKS, n, 3 * k + 8)), **w,
     }  # fmt: skip
+    hold = frozen_laws(a, ("truth.x6",))  # an ended world's truth stays where it ended
     mname = plugin.name
     pubs = tuple(t for t in ("battery/voltage", "thrusters/current", "thrusters/thrust")
                  if slot.ctx.wants(t))  # fmt: skip
@@ -375,6 +377,8 @@ def motion_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         a["x"][:, 3:7] = x.att
         a["x"][:, 7:13] = x.nu
         a["truth.x6"][...] = a["x"]
+        load_held(sim, blk, a, lambda tr: {"truth.x6": np.concatenate(
+            [tr.pos, tr.quat, tr.vel, tr.ang_vel], axis=1)})  # fmt: skip
         a["tmodel"][0] = x.t
         a["enabled"][...] = st["enabled"]
         a["cmd"][...] = st["cmd"]
@@ -434,6 +438,7 @@ def motion_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
             Law("after_physics", motion_after, (
                 "x", "truth.x6", "thrust", "rotor", "cur", "volt", "soc", "wrench", "xlog",
                 "alog")),
+            *hold,
         ],
         arrays=a,
         state=("cmd", "rotor", "thrust", "cur", "wrench", "soc", "volt", "x", "xq", "alive",
@@ -444,6 +449,8 @@ def motion_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
                  _SRC / "actuators" / "plant.py", _SRC / "actuators" / "t200_law.py",
                  _SRC / "core" / "frames.py"),
         ready=ready, load=load, commit=commit, finish=finish,
-        gpu=Worlds(n, slot.ctx.n_worlds, shared=("nsub", "prow", "bp", "fp", "inv", "par", "zero"),
+        gpu=Worlds(n, slot.ctx.n_worlds, shared=("nsub", "prow", "bp", "fp", "inv", "par", "zero",
+                                                 *FROZEN_SHARED),
                    world=("tmodel",), log_axis=1),
+        holds=True,
     )  # fmt: skip

@@ -14,9 +14,9 @@ Wires: the autonomy writes ``bus.desired`` (N, 3: heading, speed, depth — the
 (N, 3: rudder, thrust, elevator) and sets ``bus.usm_mail`` (the model applies the three
 messages at its next iteration); the model writes ``truth.pos``, ``truth.quat``,
 ``truth.speed``.  A waypoint reached stays in the tick (its event is noted and emitted at the
-commit).  What only Python does hands the tick back: a vehicle's finish that leaves its world
-with every vehicle done (the ``all_done`` end condition), a script event due, a setpoint that
-is not finite; and while the model's state is one the rows do not take (paused, differential
+commit); a vehicle's finish that leaves its world with every vehicle done ends the compiled
+call after its tick (the ``all_done`` end condition is Python's).  What only Python does hands
+the tick back: a script event due, a setpoint that is not finite; and while the model's state is one the rows do not take (paused, differential
 or reverse thrust, buoyancy or trim requests, water depth), the declarations' ``ready`` keeps
 the ticks the plugins'.
 """
@@ -34,7 +34,8 @@ from marinesim.control.pid import PidState, pid_row
 from marinesim.core.frames import quat_from_half_trig_c
 from marinesim.core.jitable import register_jitable
 from marinesim.core.state import VehicleState
-from marinesim.engine.compiled.law import Law, Laws, Worlds, copy_log_cm, log_ticks
+from marinesim.engine.compiled.frozen import FROZEN_SHARED, frozen_laws, load_held
+from marinesim.engine.compiled.law import STOP_AFTER, Law, Laws, Worlds, copy_log_cm, log_ticks
 from marinesim.environment.current import force_row
 from marinesim.models.usm import rows as R
 from marinesim.models.usm.state import _evolve
@@ -102,8 +103,9 @@ def waypoints_tick(
 
     A waypoint reached is noted in ``evb`` (t, row, next index or −1 when done; the
     plugin's events, emitted at the commit); the tick goes back to the plugins when the
-    note buffer is full or when a vehicle's finish leaves its world with every vehicle done
-    (the ``all_done`` end condition looks at that tick).
+    note buffer is full.  A vehicle's finish that leaves its world with every vehicle done
+    ends the compiled call after this tick (``STOP_AFTER``: the ``all_done`` end condition
+    looks at the next tick's start).
     """
     n = pos.shape[0]
     rep = int(wp[6])
@@ -113,6 +115,7 @@ def waypoints_tick(
     # costs O(N), not O(N²); nothing allocated (the CUDA tick calls this law too)
     wdone = -1
     ndone = 0
+    res = 0
     for i in range(n):
         code = waypoint_row(
             i,
@@ -142,7 +145,7 @@ def waypoints_tick(
                 else:
                     ndone += 1
                 if ndone == per:
-                    return 1
+                    res = STOP_AFTER
             e = evn[0]
             if e >= evb.shape[0]:
                 return 1
@@ -161,7 +164,7 @@ def waypoints_tick(
         cur[i, 1] = out[i, 2]
         cur[i, 2] = float(idx[i])
         cur[i, 3] = 1.0 if done[i] else 0.0
-    return 0
+    return res
 
 
 @register_jitable
@@ -507,6 +510,8 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         "truth.heading": np.zeros(n), "truth.hok": np.zeros(1, dtype=np.int64),
         "ulog": np.zeros((14, T, n)),
     }  # fmt: skip
+    # an ended world's truth stays where it ended (its model goes on, as the plugin's)
+    hold = frozen_laws(a, ("truth.pos", "truth.quat", "truth.speed", "truth.heading"))
     name = plugin.name
 
     def field_of(cfg: Any) -> Any:
@@ -544,6 +549,9 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         a["truth.quat"][...] = tr.quat
         a["truth.speed"][...] = tr.vel[:, 0]
         a["truth.hok"][0] = 0  # the heading of the loaded quaternion: not computed yet
+        load_held(sim, blk, a, lambda tr: {"truth.pos": tr.pos, "truth.quat": tr.quat,
+                                           "truth.speed": tr.vel[:, 0],
+                                           "truth.heading": tr.heading_deg})  # fmt: skip
 
     def commit(k: int, kstop: int, ticks: int) -> None:
         u = a["u"]
@@ -583,13 +591,15 @@ def usm_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str:
         laws=[Law("substep", usm_tick, (
             "nsub", "clk", "u", "it", "pc", "cfx", "cfy", "cfvx", "cfvy", "cfr", "cact", "fx",
             "fy", "dxt", "dyt", "w", "bus.usm_cmd", "bus.usm_mail", "truth.pos", "truth.quat",
-            "truth.speed", "truth.heading", "truth.hok", "ulog"))],
+            "truth.speed", "truth.heading", "truth.hok", "ulog")), *hold],
         arrays=a,
         state=("u", "it", "bus.usm_cmd", "bus.usm_mail", "truth.pos", "truth.quat", "truth.speed",
                "truth.heading", "truth.hok"),
         logs=("ulog",), sources=(_SRC / "models" / "usm", _SRC / "environment" / "current.py"),
         max_ticks=T, ready=ready, load=load, commit=commit, finish=finish,
         gpu=Worlds(n, slot.ctx.n_worlds,
-                   shared=("nsub", "clk", "pc", "cfx", "cfy", "cfvx", "cfvy", "cfr"),
+                   shared=("nsub", "clk", "pc", "cfx", "cfy", "cfvx", "cfvy", "cfr",
+                           *FROZEN_SHARED),
                    world=("bus.usm_mail", "truth.hok")),
+        holds=True,
     )  # fmt: skip

@@ -309,7 +309,7 @@ class EnginePlant:
             if type(data) is not bytes:
                 data = bytes(data)
             self._dec(data, raw, chan, dirs, apwm, spwm)
-            k1 = self._tick(k, k + 1, *self._targs, route._dn)
+            k1 = abs(self._tick(k, k + 1, *self._targs, route._dn))  # (−: STOP_AFTER, done)
             if k1 == k + 1:
                 route._dn += 1
                 route._dc += 1
