@@ -4,27 +4,16 @@ compile measured end to end in a fresh process (no speed asserted)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 pytest.importorskip("numba")
 
 
-def _bench():  # noqa: ANN202
-    sys.path.insert(0, str(BENCH))
-    try:
-        import bench_compile
-    finally:
-        sys.path.remove(str(BENCH))
-    return bench_compile
-
-
-def test_laws_of_demo_survey_in_the_ticks_order() -> None:
-    laws = _bench().laws_of("demo_survey")
+def test_laws_of_demo_survey_in_the_ticks_order(bench: Any) -> None:
+    laws = bench("bench_compile").laws_of("demo_survey")
     names = [(r["law"].rsplit(".", 1)[1], r["hook"], r["calls"]) for r in laws]
     # one block: waypoints, PID, usm (their logs by copy_log_cm, an ended world's truth
     # held by hold_rows), each law once per types: hold_rows for (N,) and (N, c) wires
@@ -37,9 +26,9 @@ def test_laws_of_demo_survey_in_the_ticks_order() -> None:
     assert all(r["arrays"] for r in laws)
 
 
-def test_a_cold_tick_compile_is_measured_and_reported(tmp_path: Path) -> None:
+def test_a_cold_tick_compile_is_measured_and_reported(tmp_path: Path, bench: Any) -> None:
     js = tmp_path / "compile.json"
-    _bench().main(["--only", "demo_survey", "--json", str(js)])
+    bench("bench_compile").main(["--only", "demo_survey", "--json", str(js)])
     rep = json.loads(js.read_text())
     (row,) = rep["results"]
     assert row["scenario"] == "demo_survey"

@@ -5,22 +5,16 @@ compiled ticks in the report."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 pytest.importorskip("numba")
 
 
-def test_replicas_run_stacked_and_report_the_worlds_ends(tmp_path: Path) -> None:
-    sys.path.insert(0, str(BENCH))
-    try:
-        import bench_compiled
-    finally:
-        sys.path.remove(str(BENCH))
+def test_replicas_run_stacked_and_report_the_worlds_ends(tmp_path: Path, bench: Any) -> None:
+    bench_compiled = bench("bench_compiled")
     js = tmp_path / "compiled.json"
     lm = "entities.survey.autonomy.survey.params.lawnmower"
     bench_compiled.main([

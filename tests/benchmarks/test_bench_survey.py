@@ -5,22 +5,16 @@ sensors (same run) are in the report."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 pytest.importorskip("numba")
 
 
-def test_sensors_flag_reports_both_routes_and_the_baseline(tmp_path: Path) -> None:
-    sys.path.insert(0, str(BENCH))
-    try:
-        import bench_survey
-    finally:
-        sys.path.remove(str(BENCH))
+def test_sensors_flag_reports_both_routes_and_the_baseline(tmp_path: Path, bench: Any) -> None:
+    bench_survey = bench("bench_survey")
     js = tmp_path / "survey.json"
     bench_survey.main(["--n", "8", "--ticks", "30", "--repeat", "1", "--sensors", "--json", str(js)])
     rep = json.loads(js.read_text())
