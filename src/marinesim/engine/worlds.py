@@ -17,8 +17,10 @@ per world.  A world whose end condition holds is **frozen** while the others go 
   from the result.
 
 On the compiled route (:mod:`marinesim.engine.compiled`) a frozen world's rows run on with the
-others inside the generated tick, unseen: after each call its truth rows are written back
-(:meth:`Worlds.hold`), its frames repeat its end and its events are dropped, as above.
+others inside the generated tick, as on the plugins: each motion declaration writes their
+truth wires back after the physics (:mod:`marinesim.engine.compiled.frozen`), the route
+writes the committed truth back (:meth:`Worlds.hold`), and the frames and events are cut as
+above.
 
 The run ends when every world has ended; ``RunResult.manifest["worlds"]`` lists each world's
 replica, ending condition and end tick.  See docs/guide/worlds.md.
