@@ -5,7 +5,9 @@
 call counts and the plugins' end state must be bit-identical whether ``demo_survey`` runs
 compiled or through the plugins.  A waypoint reached (its event, the next lane) and a
 script event are the plugins' ticks.  Every test here uses the same plugin set (one compile
-per machine, cached on disk).
+per machine, cached on disk).  The ``waypoints`` law's second pass, which notes the rows
+that reached a waypoint (:func:`~marinesim.engine.plugins.usm_laws.waypoint_notes`), is
+also checked on its own, interpreted and compiled.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import numpy as np
 import pytest
 
 from marinesim.core.errors import ConfigError
+from marinesim.engine.compiled.law import STOP_AFTER
+from marinesim.engine.plugins.usm_laws import waypoint_notes
 from marinesim.scenario.build import load_simulation
 from marinesim.testing import assert_runs_identical, assert_values_identical
 
@@ -202,3 +206,30 @@ def test_deg360_is_angle360_bit_for_bit_interpreted_and_compiled() -> None:
 
     a, b = both(vals)
     assert a.tobytes() == b.tobytes() == want.tobytes()
+
+
+def _notes(fn, codes, done, per, room=16):  # noqa: ANN001, ANN202
+    n = len(codes)
+    evb, evn = np.zeros((room, 3)), np.zeros(1, dtype=np.int64)
+    idx = np.arange(n, dtype=np.int64) + 1
+    st = fn(7.5, np.array(codes, dtype=np.int64), idx, np.array(done), evb, evn, per)
+    return st, evb[: evn[0]].tolist()
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_waypoint_notes_in_row_order_and_a_world_done_once(compiled: bool) -> None:
+    fn = numba.njit(waypoint_notes) if compiled else waypoint_notes
+    # world 0 (rows 0–2): rows 0 and 2 finish now, row 1 was done before: it ends
+    # world 1 (rows 3–5): row 3 goes on to its next point, row 4 finishes, row 5 is not done
+    codes = [2, 0, 2, 1, 2, 0]
+    done = [True, True, True, False, True, False]
+    st, ev = _notes(fn, codes, done, 3)
+    assert st == STOP_AFTER
+    assert ev == [[7.5, 0, -1], [7.5, 2, -1], [7.5, 3, 4], [7.5, 4, -1]]
+    # world 0 without its row 1: no world ends (counted once, not once per finish)
+    st, _ev = _notes(fn, codes, [True, False, True, False, True, False], 3)
+    assert st == 0
+    # the note buffer full: the plugins run the tick
+    st, ev = _notes(fn, codes, done, 3, room=2)
+    assert st == 1 and len(ev) == 2
+    assert _notes(fn, [0] * 6, [False] * 6, 3) == (0, [])

@@ -97,62 +97,26 @@ def level_quat(pitch, yaw):  # noqa: ANN001, ANN201
 
 @register_jitable
 def waypoints_tick(
-    k, j, t, h, pts, npts, idx, loops, mind, done, prev, lasth, wp, out, evb, evn, pos, desired, cur
+    k, j, t, h, pts, npts, idx, loops, mind, done, prev, lasth, wp, out, evb, evn, pos, desired, cur,
+    codes,
 ):  # noqa: ANN001, ANN201, E501
     """One ``waypoints`` autonomy call of every vehicle.
 
-    A waypoint reached is noted in ``evb`` (t, row, next index or −1 when done; the
-    plugin's events, emitted at the commit); the tick goes back to the plugins when the
-    note buffer is full.  A vehicle's finish that leaves its world with every vehicle done
-    ends the compiled call after this tick (``STOP_AFTER``: the ``all_done`` end condition
-    looks at the next tick's start).
+    Two passes: every row's waypoint law and setpoints, each row's outcome kept in ``codes``;
+    then, only where a waypoint was reached, :func:`waypoint_notes` in row order.  (One pass
+    with the notes inside ran twice as long, every row paying for the rare branch:
+    ``marinesim bench laws demo_survey``.)
     """
     n = pos.shape[0]
     rep = int(wp[6])
-    per = int(wp[7])  # vehicles per world
-    # vehicles done in the world of the last finish, counted at the tick's first finish there
-    # and then kept up (the rows run world by world), so a tick where a whole world finishes
-    # costs O(N), not O(N²); nothing allocated (the CUDA tick calls this law too)
-    wdone = -1
-    ndone = 0
-    res = 0
+    hits = 0
     for i in range(n):
         code = waypoint_row(
-            i,
-            pos[i, 0],
-            pos[i, 1],
-            pts,
-            npts,
-            idx,
-            loops,
-            mind,
-            done,
-            prev,
-            wp[0],
-            wp[1],
-            wp[2],
-            rep,
-            out,
-        )  # noqa: E501
-        if code != 0:  # (a hand-back undoes the rows written before it)
-            if code == 2:
-                w = i // per
-                if w != wdone:  # vehicle i's finish included
-                    wdone = w
-                    ndone = 0
-                    for r in range(w * per, w * per + per):
-                        ndone += 1 if done[r] else 0
-                else:
-                    ndone += 1
-                if ndone == per:
-                    res = STOP_AFTER
-            e = evn[0]
-            if e >= evb.shape[0]:
-                return 1
-            evb[e, 0] = t
-            evb[e, 1] = i
-            evb[e, 2] = idx[i] if code == 1 else -1
-            evn[0] = e + 1
+            i, pos[i, 0], pos[i, 1], pts, npts, idx, loops, mind, done, prev, wp[0], wp[1], wp[2],
+            rep, out,
+        )  # fmt: skip
+        codes[i] = code
+        hits += 1 if code != 0 else 0
         hd = out[i, 0]
         if hd != hd:
             hd = lasth[i]
@@ -164,6 +128,44 @@ def waypoints_tick(
         cur[i, 1] = out[i, 2]
         cur[i, 2] = float(idx[i])
         cur[i, 3] = 1.0 if done[i] else 0.0
+    if hits == 0:
+        return 0
+    return waypoint_notes(t, codes, idx, done, evb, evn, int(wp[7]))
+
+
+@register_jitable
+def waypoint_notes(t, codes, idx, done, evb, evn, per):  # noqa: ANN001, ANN201
+    """The rows that reached a waypoint (``codes``: 1 the next one, 2 the last) noted in
+    ``evb`` (t, row, next index or −1 when done; the plugin's events, emitted at the commit),
+    in row order; 1 (the plugins run the tick) when the note buffer is full.  A world whose
+    vehicles are all done after a finish this tick ends the compiled call after the tick
+    (``STOP_AFTER``: the ``all_done`` end condition looks at the next tick's start); each such
+    world is counted once, at its first finish (the rows run world by world), so a tick where
+    a whole world finishes costs O(N), not O(N²); nothing allocated (the CUDA tick calls this
+    law too).  A hand-back leaves the rows' state half done: the plugins' state is reloaded.
+    """
+    res = 0
+    wdone = -1
+    for i in range(codes.shape[0]):
+        code = codes[i]
+        if code == 0:
+            continue
+        if code == 2:
+            w = i // per
+            if w != wdone:  # every finish of this tick included: the world's count once
+                wdone = w
+                ndone = 0
+                for r in range(w * per, w * per + per):
+                    ndone += 1 if done[r] else 0
+                if ndone == per:
+                    res = STOP_AFTER
+        e = evn[0]
+        if e >= evb.shape[0]:
+            return 1
+        evb[e, 0] = t
+        evb[e, 1] = i
+        evb[e, 2] = idx[i] if code == 1 else -1
+        evn[0] = e + 1
     return res
 
 
@@ -343,6 +345,7 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
                         1.0 if p.end_action == "stop" else 0.0, p.repeat, max(per, 1)]),
         "out": np.zeros((n, 3)), "evb": np.zeros((max(64, 2 * n), 3)),
         "evn": np.zeros(1, dtype=np.int64), "cur": np.zeros((n, 4)), "log": np.zeros((4, T, n)),
+        "codes": np.zeros(n, dtype=np.int64),  # (each call's scratch: every row written first)
     }  # fmt: skip
     name = plugin.name
 
@@ -390,7 +393,7 @@ def waypoints_laws(plugin: Any, slot: Any, sim: Any) -> Laws | str | None:
         laws=[
             Law("autonomy", waypoints_tick, (
                 "pts", "npts", "idx", "loops", "mind", "done", "prev", "lasth", "wp", "out",
-                "evb", "evn", pos, "bus.desired", "cur")),
+                "evb", "evn", pos, "bus.desired", "cur", "codes")),
             Law("after_physics", copy_log_cm, ("cur", "log")),
         ],
         arrays=a, state=("idx", "loops", "mind", "done", "prev", "lasth", "evn", "cur"),
