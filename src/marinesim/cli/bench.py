@@ -9,6 +9,10 @@ the same process for comparison.
 :func:`marinesim.cli.bench_sixdof.measure`: PythonVehicleSimulator's REMUS 100 loop on
 the compiled 6-DOF kernels (and the generic ``fossen6dof`` model), against a per-vehicle
 Python loop of the same step measured in the same process.
+
+``marinesim bench laws SCENARIO [--set PATH=VALUE] [--ticks K] [--json]`` runs the scenario
+with each law call of its generated tick timed inside the tick
+(:func:`marinesim.engine.compiled.profile.law_costs`).
 """
 
 from __future__ import annotations
@@ -127,6 +131,51 @@ def register(app: typer.Typer) -> None:
             f"bare model step {res['model_step_us']:.1f} us "
             f"(tick/step {res['usm_tick_over_model_step']:.2f}x)"
         )
+
+    @bench_app.command("laws")
+    def bench_laws(
+        scenario: str = typer.Argument(
+            ..., help="Scenario YAML file (or a bundled scenario name).", metavar="SCENARIO"
+        ),
+        set_: list[str] = typer.Option(
+            None,
+            "--set",
+            help="Override PATH=VALUE, e.g. entities.0.count=10000 (repeatable).",
+            metavar="PATH=VALUE",
+        ),
+        var: list[str] = typer.Option(
+            None, "--var", help="Template variable NAME=VALUE (repeatable).", metavar="NAME=VALUE"
+        ),
+        warm: int = typer.Option(
+            10, "--warm", min=1,
+            help="Ticks run first, not timed (more until one has run compiled).",
+        ),
+        ticks: int = typer.Option(
+            0, "--ticks", "-k", min=0,
+            help="Ticks timed after them (0: the rest of the run, as marinesim run runs it).",
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    ) -> None:
+        """Where the generated tick's time goes: each law call timed inside the tick
+        (microseconds per tick, nanoseconds per vehicle and tick), the compiled calls and the
+        wall clock around them.  The run waits for its tick to compile."""
+        from marinesim.core.errors import MarinesimError
+        from marinesim.engine.compiled.profile import law_costs, step_until_compiled
+        from marinesim.scenario import load_simulation
+
+        try:
+            sim = load_simulation(scenario, variables=var, sets=set_)
+            sim.compiled = True  # (the tick compiles here, not in the background)
+            step_until_compiled(sim, warm)
+            prof = law_costs(sim, ticks or None)
+        except MarinesimError as exc:
+            typer.echo(f"marinesim: error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        if as_json:
+            typer.echo(json.dumps({"scenario": scenario, **prof.to_dict()}))
+            return
+        typer.echo(f"{scenario}: {prof.ticks} ticks from tick {sim.clock.k - prof.ticks}")
+        typer.echo(prof.table())
 
     @bench_app.command("warmup")
     def bench_warmup(

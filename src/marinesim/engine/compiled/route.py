@@ -79,7 +79,13 @@ class CompiledRoute:
         self._kernel: Any = None  # (fn, arrays, interpreted, saved): the loop called now
         self._kernels: dict[bool, Any] = {}  # both loops, by ``saved``, once made
         #: The loops (by ``saved``) that have run once (typed, machine code loaded).
-        self._warmed: set[bool] = set()
+        self._warmed: set[Any] = set()
+        #: Per call site, the cycles its law took (:mod:`~marinesim.engine.compiled.profile`
+        #: sets it): while set, the calls go through the profiled copies of the loops.
+        self.prof: np.ndarray | None = None
+        self.prof_s = 0.0  # seconds in the profiled loops' calls, and their ticks
+        self.prof_ticks = 0
+        self.prof_compile_s = 0.0  # (and in compiling the profiled loops)
         #: Hold the engine's bookkeeping of consecutive calls back until :meth:`flush` (set
         #: by ``Simulation.step``: one tick per call of an externally clocked run).
         self.defer = False
@@ -224,6 +230,8 @@ class CompiledRoute:
         kern = self._kernel
         if not self.defer or not self._dn or self.sparse or kern is None or kern[2] or not kern[3] or self._fresh:
             return k  # (fresh arrays: their addresses change between calls)
+        if kern is not self._kernels.get(True):
+            return k  # the profiled loop (profile.py): its calls count cycles, through _call
         if k != self._dk0 + self._dn or not self._same_truth() or sim.bus.pending:
             return k
         if self._direct is None:  # (the kernel: the compiled tick_loop and its tables)
@@ -302,13 +310,19 @@ class CompiledRoute:
         # (``tick_run``, the loop without the save copies: compiled apart, less to compile)
         # (each kept once made, with its tables: direct() passes the same addresses)
         saved = self.defer
-        kern = self._kernels.get(saved)
+        prof = self.prof is not None and not _interpreted() and not on_cuda()
+        kind: Any = ("prof", saved) if prof else saved  # (the loop: its kernel, warmed)
+        kern = self._kernels.get(kind)
         if kern is not None:
             self._kernel = kern
         else:
             decls = [laws for _s, laws in self.entries]
             interp = _interpreted()
-            if not saved and on_cuda():  # (a stepped run's tick_loop stays on the CPU)
+            if prof:  # the same loop with each law call timed (profile.py)
+                from marinesim.engine.compiled.profile import compile_prof
+
+                fn, order, state = compile_prof(decls, saved=saved)
+            elif not saved and on_cuda():  # (a stepped run's tick_loop stays on the CPU)
                 from marinesim.engine.compiled.gpu import compile_gpu_tick
 
                 fn, order, state = compile_gpu_tick(decls)
@@ -321,7 +335,7 @@ class CompiledRoute:
             # (the state's save copies too), made once; the interpreted one the arrays
             pairs = [(arrays[i], c) for i, c in zip(state, saves, strict=False)]  # (none: not saved)
             tables = None if interp else arena_tables(arrays, pairs)
-            self._kernel = self._kernels[saved] = (fn, (*arrays, *saves), interp, saved, tables)
+            self._kernel = self._kernels[kind] = (fn, (*arrays, *saves), interp, saved, tables)
             # arrays a load may replace (Laws.fresh): their argument positions (and where
             # their shapes start in the shape table)
             self._fresh = []
@@ -353,8 +367,18 @@ class CompiledRoute:
         # (see below); a deferred run's (Simulation.step) is not all in the plugins' state
         save = 1 if saved else 0
         head = (k, kend, clock.start, clock.dt, clock.h, int(clock.substeps), self._sched)
-        args = (*head, *tail, save, j0) if saved else (*head, *tail, j0)
-        warm = saved in self._warmed
+        extra = (self.prof,) if prof else ()
+        args = (*head, *tail, save, j0, *extra) if saved else (*head, *tail, j0, *extra)
+        warm = kind in self._warmed
+        if not warm and prof:  # compiled (and the laws loaded) by a call that runs no tick
+            t_c = _time.perf_counter()
+            with np.errstate(all="ignore"), compiling(fn, [laws for _s, laws in self.entries], saved):
+                lawfunc.load(tick_module_of([laws for _s, laws in self.entries]))
+                fn(k, k, *args[2:])
+            self._warmed.add(kind)
+            self.prof_compile_s += _time.perf_counter() - t_c
+            warm = True
+        t_call = _time.perf_counter()
         if not warm and not interp and self._compiling_apart(fn, args):
             return k  # the plugins run this tick (the same bits)
         if warm and not interp:  # typed: no compile notice to check (≈ 0.25 ms a call);
@@ -367,7 +391,7 @@ class CompiledRoute:
                 if not interp:  # the law functions' pointers (compiled first if missing)
                     lawfunc.load(tick_module_of([laws for _s, laws in self.entries]))
                 kstop = int(fn(*args))
-            self._warmed.add(saved)
+            self._warmed.add(kind)
         # −kstop: a law asked to end the call after tick kstop − 1 (STOP_AFTER), done whole
         soft, kstop = kstop < 0, abs(kstop)
         if kstop == k:
@@ -383,11 +407,14 @@ class CompiledRoute:
             for _slot, laws in self.entries:
                 laws.inputs(k)
             with np.errstate(all="ignore"):
-                again = abs(int(fn(k, kstop, *head[2:], *tail, j0)))
+                again = abs(int(fn(k, kstop, *head[2:], *tail, j0, *extra)))
             if again != kstop:  # pragma: no cover - a law that is not deterministic
                 raise RuntimeError(f"compiled tick: replay of ticks {k}…{kstop - 1} stopped at {again}")
         self.soft = soft
         ticks = kstop - k
+        if prof:  # (a replay's ticks counted again: its laws' cycles are in the counts)
+            self.prof_s += _time.perf_counter() - t_call
+            self.prof_ticks += ticks * (2 if kstop < kend and not save and not soft else 1)
         self._commit(k, kstop, ticks)
         if self.defer and not self.sparse:  # the bookkeeping waits for flush()
             dn = self._dn
