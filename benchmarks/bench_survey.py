@@ -47,6 +47,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import time
 from pathlib import Path
@@ -140,6 +141,10 @@ def one_run(
     hands its tick back to the plugins), timed to its last tick (the frames recorded
     included, the result built after it not, as ``step`` builds none).
     """
+    # the runs before: freed now, not by the collector during this one (a simulation holds
+    # reference cycles); else this run's frames land in memory never touched before, which
+    # costs most of an every-frame run on a VM that backs its memory lazily
+    gc.collect()
     dt, per_tick = SCENARIOS[scenario]
     end = 900 if not compiled else round((WARMUP + ticks) * dt, 9)
     sim = load_simulation(scenario, sets=_sets(scenario, n, end, log_rate, sensors))
@@ -196,6 +201,7 @@ def main(argv: list[str] | None = None) -> dict:
     sim = None
     sens: bool | str = "ekf" if args.ekf else bool(args.sensors)
     for _ in range(args.repeat):
+        sim = None  # (the last run's simulation: not alive during this one)
         r, sim, _ran, _w, _res = one_run(
             args.n, args.ticks, False, args.scenario, args.log_rate, sens
         )
@@ -214,7 +220,7 @@ def main(argv: list[str] | None = None) -> dict:
             cticks.append(ran)
             cwalls.append(w)
             cresults.append(res_s)
-            del _sim  # (its result's arrays: not alive during the next run)
+            del _sim  # (its result's arrays: not alive during the next run, see one_run)
             if sens:  # the baseline: the same block without the sensors, alternating
                 m, _sim, _ran, _w, _res = one_run(args.n, args.ticks, True, args.scenario, args.log_rate)
                 mrates.append(m)
