@@ -91,8 +91,10 @@ def _tick_child(name: str, sets: dict[str, Any] | None = None) -> dict[str, Any]
     wall = time.perf_counter() - t0
     timers: dict[str, float] = {}
     for mod in generate._LOADED.values():
-        fn = getattr(mod, "_compiled_run", None)
-        for sig in getattr(fn, "signatures", ()):
+        if not hasattr(mod, "tick_run"):
+            continue  # (a law function's module)
+        fn = generate.jit_tick(mod, saved=False)  # the run's compiled tick_run, made once
+        for sig in fn.signatures:
             for k, v in fn.get_metadata(sig)["timers"].items():
                 timers[k] = timers.get(k, 0.0) + v
     comp, llvm = timers.get("compiler_lock", 0.0), timers.get("llvm_lock", 0.0)

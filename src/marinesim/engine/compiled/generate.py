@@ -493,15 +493,16 @@ def tick_module_of(decls: Sequence[Laws]) -> Any:
     return tick_module(_path(tick_source(decls)[0], decls))
 
 
-def jit_tick(mod: Any, *, saved: bool = True) -> Any:
+def jit_tick(mod: Any, *, saved: bool = True, prefix: str = "tick") -> Any:
     """The module's ``tick_loop`` (``saved``) or ``tick_run`` as numba compiles it (``njit``,
-    disk cache, numpy's error model), made once per module."""
-    attr = "_compiled" if saved else "_compiled_run"
+    disk cache, numpy's error model), made once per module; ``prefix``: another pair of loops
+    of the same two signatures (``prof``: :mod:`~marinesim.engine.compiled.profile`)."""
+    attr = f"_compiled_{prefix}_{'loop' if saved else 'run'}"
     fn = getattr(mod, attr, None)
     if fn is None:
         import numba
 
-        fn = numba.njit(cache=True, error_model="numpy")(mod.tick_loop if saved else mod.tick_run)
+        fn = numba.njit(cache=True, error_model="numpy")(getattr(mod, f"{prefix}_{'loop' if saved else 'run'}"))
         setattr(mod, attr, fn)
     return fn
 

@@ -166,10 +166,8 @@ except ImportError:  # pragma: no cover - profiling needs numba
     cycles = lap = _now = None  # type: ignore[assignment]
 
 
-def prof_source(decls: Any) -> str:
-    """The profiled loops of the plugin set ``decls``: ``prof_run`` and ``prof_loop`` are the
-    tick module's ``tick_run`` and ``tick_loop`` with one more argument, ``PC`` (int64, one
-    count per call site), each law call written ``lap(PC, c, cycles(), <the call>)``."""
+def _prof_module(decls: Any) -> tuple[str, list[str], list[int]]:
+    """The profiled loops' module text, the array keys and the state positions (the tick's)."""
     from pathlib import Path
 
     from marinesim.engine.compiled.generate import (
@@ -183,7 +181,7 @@ def prof_source(decls: Any) -> str:
     )
     from marinesim.engine.compiled.lawfunc import SYMBOL
 
-    source, _order, state = tick_source(decls)
+    source, order, state = tick_source(decls)
     body, sites = tick_body(decls)
     _t, _py, jit, six = site_calls(decls, sites)
     sym = SYMBOL + Path(_path(source, decls)).stem  # the tick module's table of law pointers
@@ -207,30 +205,28 @@ def prof_source(decls: Any) -> str:
                      state, tables=True),  # fmt: skip
         "",
     ]
-    return "\n".join(lines)
+    return "\n".join(lines), order, state
+
+
+def prof_source(decls: Any) -> str:
+    """The profiled loops of the plugin set ``decls``: ``prof_run`` and ``prof_loop`` are the
+    tick module's ``tick_run`` and ``tick_loop`` with one more argument, ``PC`` (int64, one
+    count per call site), each law call written ``lap(PC, c, cycles(), <the call>)``."""
+    return _prof_module(decls)[0]
 
 
 def compile_prof(decls: Any, *, saved: bool) -> tuple[Any, list[str], list[int]]:
     """The profiled loop (``prof_loop`` when ``saved``, else ``prof_run``) of ``decls`` as
     :func:`~marinesim.engine.compiled.generate.compile_tick` returns the tick's: the function
     (numba ``njit``, disk-cached beside the ticks), the array keys and the state positions."""
-    import numba
-
     from marinesim.core.compile import package_digest
-    from marinesim.engine.compiled.generate import cache_dir, tick_module, tick_source, write_once
+    from marinesim.engine.compiled.generate import cache_dir, jit_tick, tick_module, write_once
 
-    _src, order, state = tick_source(decls)
-    text = prof_source(decls)
+    text, order, state = _prof_module(decls)
     digest = hashlib.sha256((text + package_digest()).encode()).hexdigest()[:20]
     path = cache_dir() / f"prof_{digest}.py"
     write_once(path, text)
-    mod = tick_module(path)
-    attr = "_compiled_loop" if saved else "_compiled_run"
-    fn = getattr(mod, attr, None)
-    if fn is None:
-        fn = numba.njit(cache=True, error_model="numpy")(mod.prof_loop if saved else mod.prof_run)
-        setattr(mod, attr, fn)
-    return fn, order, state
+    return jit_tick(tick_module(path), saved=saved, prefix="prof"), order, state
 
 
 # ------------------------------------------------------------------------------ profiling
